@@ -1,0 +1,116 @@
+"""Command-line helper: run the pipeline on files without the server.
+
+The project's ``fotopronta retouch IN... -o OUT/`` command builds its parser with
+:func:`add_arguments` and calls :func:`run`. This is the only module of the package that touches files.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .encode import encode_png
+from .errors import BadImageError
+from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, retouch
+from .presets import PRESETS
+from .segment import DEFAULT_MODEL
+
+__all__ = ["add_arguments", "run", "main"]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the retouch options to ``parser``.
+
+    Positional ``inputs`` (one or more files), ``-o/--output`` directory, ``--preset``, ``--matte``,
+    ``--cutout``, ``--no-shadow``, ``--background CATEGORY``, ``--model NAME``, plus the optional seller
+    hints ``--brand``, ``--category`` and ``--short-id``.
+    """
+    parser.add_argument("inputs", metavar="IN", nargs="+", type=Path, help="foto da elaborare")
+    parser.add_argument("-o", "--output", metavar="OUT", type=Path, required=True, help="cartella di uscita")
+    parser.add_argument("--preset", default="original", choices=sorted(PRESETS), help="preset di uscita")
+    parser.add_argument("--matte", action="store_true", help="salva anche NAME.matte.png (maschera 8 bit)")
+    parser.add_argument(
+        "--cutout", action="store_true", help="salva anche NAME.cutout.png (RGBA trasparente)"
+    )
+    parser.add_argument("--no-shadow", dest="shadow", action="store_false", help="senza ombra")
+    parser.add_argument(
+        "--background",
+        metavar="CATEGORY",
+        default=None,
+        choices=SMART_BACKGROUND_CATEGORIES,
+        help="sfondo intelligente (default: bianco puro)",
+    )
+    parser.add_argument(
+        "--model", metavar="NAME", default=DEFAULT_MODEL, help="modello rembg (default u2netp)"
+    )
+    parser.add_argument("--brand", default=None, help="marca (per il nome file SEO)")
+    parser.add_argument("--category", default=None, help="categoria prodotto (per il nome file SEO)")
+    parser.add_argument("--short-id", dest="short_id", default=None, help="id breve nel nome file SEO")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Process every input; write ``OUT/NAME.jpg`` and ``OUT/NAME.webp`` (+ matte / cutout PNGs).
+
+    Prints one line per file. A file that fails prints its (Italian) error; the others are still
+    processed.
+
+    Returns:
+        0 when every file succeeded, 1 when at least one failed (2 for an unusable output directory).
+    """
+    out_dir: Path = args.output
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(f"Impossibile creare la cartella di uscita {out_dir}: {exc}", file=sys.stderr)
+        return 2
+    options = RetouchOptions(
+        preset=args.preset,
+        shadow=getattr(args, "shadow", True),
+        background_category=getattr(args, "background", None),
+        brand=getattr(args, "brand", None),
+        category=getattr(args, "category", None),
+        short_id=getattr(args, "short_id", None),
+    )
+    model = getattr(args, "model", DEFAULT_MODEL) or DEFAULT_MODEL
+    failures = 0
+    for path in args.inputs:
+        name = Path(path).stem
+        try:
+            data = Path(path).read_bytes()
+        except OSError as exc:
+            print(f"ERRORE {path}: impossibile leggere il file ({exc.strerror or exc})")
+            failures += 1
+            continue
+        try:
+            result = retouch(data, options, model_name=model)
+        except BadImageError as exc:
+            print(f"ERRORE {path}: {exc}")
+            failures += 1
+            continue
+        (out_dir / f"{name}.jpg").write_bytes(result.jpeg)
+        (out_dir / f"{name}.webp").write_bytes(result.webp)
+        extra = ""
+        if getattr(args, "matte", False):
+            (out_dir / f"{name}.matte.png").write_bytes(encode_png(result.matte))
+            extra += " +matte"
+        if getattr(args, "cutout", False):
+            (out_dir / f"{name}.cutout.png").write_bytes(result.cutout_png())
+            extra += " +cutout"
+        seo = result.details.get("seo_filename", "")
+        print(
+            f"OK {path} -> {out_dir / name}.jpg {result.width}x{result.height} "
+            f"jpeg {len(result.jpeg) // 1024} KB, webp {len(result.webp) // 1024} KB, seo {seo}{extra}"
+        )
+    return 1 if failures else 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Stand-alone entry point: ``python -m retouch.cli IN... -o OUT``."""
+    parser = argparse.ArgumentParser(prog="retouch", description="Ritocco foto prodotto (FotoPronta)")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

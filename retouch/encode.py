@@ -1,0 +1,62 @@
+"""Output encoding: optimised progressive JPEG and WebP, sRGB-tagged.
+
+Quality settings: JPEG quality 90 with 4:2:0 chroma subsampling and optimised Huffman tables in
+progressive mode is the usual "visually lossless" point for photographs (libjpeg/Guetzli studies put
+the just-noticeable difference around q 85-90 on natural images); WebP quality 88 (method 4) is
+comparable. Both embed the sRGB ICC profile (Amazon and browsers assume sRGB; the tag makes it explicit).
+"""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+from PIL import Image
+
+from .decode import srgb_icc_bytes
+
+__all__ = ["encode_jpeg", "encode_webp", "encode_png", "JPEG_QUALITY", "WEBP_QUALITY"]
+
+JPEG_QUALITY = 90
+WEBP_QUALITY = 88
+
+
+def encode_jpeg(rgb: np.ndarray, quality: int = JPEG_QUALITY) -> bytes:
+    """Encode ``rgb`` (uint8, (H, W, 3), sRGB) as an optimised progressive baseline-compatible JPEG.
+
+    Returns:
+        the JPEG bytes (sRGB ICC profile embedded, no EXIF: orientation is already applied).
+    """
+    buf = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(
+        buf,
+        "JPEG",
+        quality=quality,
+        optimize=True,
+        progressive=True,
+        subsampling="4:2:0",
+        icc_profile=srgb_icc_bytes(),
+    )
+    return buf.getvalue()
+
+
+def encode_webp(rgb: np.ndarray, quality: int = WEBP_QUALITY) -> bytes:
+    """Encode ``rgb`` (uint8, (H, W, 3), sRGB) as lossy WebP (method 4: good size/speed trade-off).
+
+    Returns:
+        the WebP bytes (sRGB ICC profile embedded).
+    """
+    buf = io.BytesIO()
+    Image.fromarray(rgb, "RGB").save(buf, "WEBP", quality=quality, method=4, icc_profile=srgb_icc_bytes())
+    return buf.getvalue()
+
+
+def encode_png(arr: np.ndarray, *, compress_level: int = 3) -> bytes:
+    """Encode an array as PNG: (H, W) uint8 -> 8-bit grey, (H, W, 4) uint8 -> RGBA, (H, W, 3) -> RGB.
+
+    ``compress_level`` 3 is much faster than Pillow's default 6 for a few % larger files.
+    """
+    mode = {2: "L"}.get(arr.ndim) or {3: "RGB", 4: "RGBA"}[arr.shape[2]]
+    buf = io.BytesIO()
+    Image.fromarray(arr, mode).save(buf, "PNG", compress_level=compress_level)
+    return buf.getvalue()

@@ -1,0 +1,96 @@
+"""Coarse segmentation with a rembg model: sessions created once per process and reused.
+
+rembg (danielgatis/rembg) wraps salient-object models (U^2-Net, IS-Net, BiRefNet ...) behind
+``new_session(name)``; ``session.predict(pil_image)`` returns a greyscale mask the size of its input.
+We always feed it an image already reduced to the working resolution, so its internal resizes
+(to the network's 320x320 or 1024x1024 input and back) stay cheap.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from PIL import Image
+
+__all__ = ["get_session", "predict_mask", "DEFAULT_MODEL"]
+
+DEFAULT_MODEL = "u2netp"
+
+_SESSIONS: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+def _default_model_home() -> str | None:
+    """Return the repository's ``.data/models`` when it holds model files and U2NET_HOME is unset."""
+    here = Path(__file__).resolve().parent.parent / ".data" / "models"
+    return str(here) if here.is_dir() else None
+
+
+def get_session(model_name: str = DEFAULT_MODEL) -> Any:
+    """Return the rembg session for ``model_name``, creating it on first use (one per process).
+
+    Args:
+        model_name: any rembg model name (``u2netp``, ``isnet-general-use``, ``birefnet-general`` ...);
+            its ``.onnx`` file must already be present under ``U2NET_HOME`` (nothing is downloaded:
+            rembg would try to, so we check first).
+
+    Returns:
+        The cached ``rembg.sessions.base.BaseSession``; thread-safe to share between calls
+        (onnxruntime's ``InferenceSession.run`` is thread-safe).
+
+    Raises:
+        ValueError: unknown model name.
+        FileNotFoundError: the model file is not present locally.
+    """
+    with _LOCK:
+        session = _SESSIONS.get(model_name)
+        if session is not None:
+            return session
+        if not os.environ.get("U2NET_HOME"):
+            home = _default_model_home()
+            if home:
+                os.environ["U2NET_HOME"] = home
+        from rembg.sessions import sessions_class
+
+        cls = next((c for c in sessions_class if c.name() == model_name), None)
+        if cls is None:
+            raise ValueError(f"Modello di segmentazione sconosciuto: {model_name}")
+        if cls.resolve_existing(f"{model_name}.onnx") is None:
+            raise FileNotFoundError(
+                f"Modello {model_name!r} non trovato in U2NET_HOME={os.environ.get('U2NET_HOME')!r}"
+            )
+        from rembg import new_session
+
+        session = new_session(model_name)
+        _SESSIONS[model_name] = session
+        return session
+
+
+def predict_mask(rgb: np.ndarray, model_name: str = DEFAULT_MODEL) -> np.ndarray:
+    """Run the segmentation network on an RGB image.
+
+    Args:
+        rgb: uint8 array (H, W, 3), sRGB; pass it already at the working resolution.
+        model_name: rembg model name (see :func:`get_session`).
+
+    Returns:
+        float32 array (H, W) in [0, 1], 1 = foreground (the network's min-max normalised saliency).
+    """
+    session = get_session(model_name)
+    masks = session.predict(Image.fromarray(rgb, "RGB"))
+    mask = np.asarray(masks[0].convert("L"), dtype=np.float32) / 255.0
+    if mask.shape != rgb.shape[:2]:
+        mask = (
+            np.asarray(
+                Image.fromarray((mask * 255).astype(np.uint8)).resize(
+                    (rgb.shape[1], rgb.shape[0]), Image.Resampling.BILINEAR
+                ),
+                dtype=np.float32,
+            )
+            / 255.0
+        )
+    return mask
