@@ -1,0 +1,3 @@
+export { toast, useToastStore } from './toast-store';
+export type { ToastInput, ToastVariant } from './toast-store';
+export { Toaster } from './toaster';

@@ -1,0 +1,27 @@
+import { api } from '@/lib/api-client';
+import type { Session } from '@/types/api';
+
+export interface SignupInput {
+  email: string;
+  password: string;
+  first_name: string;
+  last_name: string;
+}
+
+/** `POST /api/auth/signup` → 201 (the account must be confirmed from the e-mailed link). */
+export const signup = (input: SignupInput) => api<unknown>('/api/auth/signup', { method: 'POST', json: input, anonymous: true });
+
+/** `POST /api/auth/verify` with the e-mailed link's token → a session like login. */
+export const verifyLink = (input: { token_hash: string; type: string }) =>
+  api<Session>('/api/auth/verify', { method: 'POST', json: input, anonymous: true });
+
+/** `POST /api/auth/password/forgot` → sends a 6-digit code (and a reset link) by e-mail. */
+export const forgotPassword = (email: string) =>
+  api<unknown>('/api/auth/password/forgot', { method: 'POST', json: { email }, anonymous: true });
+
+/** `POST /api/auth/password/verify-otp` → sets the new password when the code is right. */
+export const verifyOtp = (input: { email: string; token: string; password: string }) =>
+  api<unknown>('/api/auth/password/verify-otp', { method: 'POST', json: input, anonymous: true });
+
+/** `POST /api/auth/password/reset` for a signed-in recovery session (reached from the e-mailed link). */
+export const resetPassword = (password: string) => api<unknown>('/api/auth/password/reset', { method: 'POST', json: { password } });

@@ -1,0 +1,52 @@
+import type { ReactNode } from 'react';
+import { Navigate, Outlet, useLocation } from 'react-router-dom';
+import { FullPageSpinner } from '@/components/ui/spinner';
+import { effectiveRole, useMe } from '@/lib/auth';
+import { errorMessage } from '@/lib/api-client';
+import { useSessionStore } from '@/stores/session';
+import type { UserRole } from '@/types/api';
+import { AccessDenied, type AccessDeniedVariant } from './access-denied';
+
+function ProfileError({ error, retry }: { error: unknown; retry: () => void }) {
+  return (
+    <div className="full-page-center">
+      <div role="alert" className="card">
+        <h1>Errore</h1>
+        <p>{errorMessage(error)}</p>
+        <button type="button" className="btn btn-primary" onClick={retry}>
+          Riprova
+        </button>
+      </div>
+    </div>
+  );
+}
+
+/** Any signed-in user: spinner while loading, redirect to /auth (replace) without a user. */
+export function RequireAuth({ children }: { children?: ReactNode }) {
+  const session = useSessionStore((s) => s.session);
+  const location = useLocation();
+  const me = useMe();
+  if (!session) return <Navigate to="/auth" replace state={{ from: location.pathname }} />;
+  if (me.isPending) return <FullPageSpinner />;
+  if (me.isError) return <ProfileError error={me.error} retry={() => void me.refetch()} />;
+  return children ?? <Outlet />;
+}
+
+/**
+ * Role guard (SPEC §2, §6): unauthorised when the profile is missing, inactive or has another role.
+ * Must sit inside RequireAuth.
+ */
+export function RequireRole({ allow, variant, children }: { allow: UserRole[]; variant: AccessDeniedVariant; children?: ReactNode }) {
+  const me = useMe();
+  if (me.isPending) return <FullPageSpinner />;
+  const profile = me.data;
+  if (!profile || !profile.is_active || !allow.includes(effectiveRole(profile))) return <AccessDenied variant={variant} />;
+  return children ?? <Outlet />;
+}
+
+/** Public pages that a signed-in visitor should not see (e.g. /auth): go to /dashboard. */
+export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
+  const session = useSessionStore((s) => s.session);
+  if (session) return <Navigate to="/dashboard" replace />;
+  return children;
+}

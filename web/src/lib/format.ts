@@ -1,0 +1,58 @@
+import { differenceInCalendarDays, format, formatDistanceToNow, isValid, parseISO } from 'date-fns';
+import { it } from 'date-fns/locale';
+
+function toDate(value: string | Date | null | undefined): Date | null {
+  if (!value) return null;
+  const d = typeof value === 'string' ? parseISO(value) : value;
+  return isValid(d) ? d : null;
+}
+
+/** "3 minuti fa", "circa 2 ore fa" (date-fns, Italian locale). */
+export function relativeTime(value: string | Date | null | undefined, now: Date = new Date()): string {
+  const d = toDate(value);
+  if (!d) return '';
+  if (d.getTime() > now.getTime()) return 'adesso';
+  return formatDistanceToNow(d, { addSuffix: true, locale: it });
+}
+
+/** Notification time (SPEC §9): 'Ora' under a minute, then m, h, g with 'fa' up to 6 days, then dd/mm. */
+export function notificationTime(value: string | Date, now: Date = new Date()): string {
+  const d = toDate(value);
+  if (!d) return '';
+  const minutes = Math.floor((now.getTime() - d.getTime()) / 60000);
+  if (minutes < 1) return 'Ora';
+  if (minutes < 60) return `${minutes}m fa`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours}h fa`;
+  const days = Math.floor(hours / 24);
+  if (days <= 6) return `${days}g fa`;
+  return format(d, 'dd/MM', { locale: it });
+}
+
+/** "12 marzo 2025". */
+export function formatDate(value: string | Date | null | undefined): string {
+  const d = toDate(value);
+  return d ? format(d, 'd MMMM yyyy', { locale: it }) : '';
+}
+
+export function formatDateTime(value: string | Date | null | undefined): string {
+  const d = toDate(value);
+  return d ? format(d, "d MMM yyyy, HH:mm", { locale: it }) : '';
+}
+
+export function daysUntil(value: string | Date | null | undefined, now: Date = new Date()): number | null {
+  const d = toDate(value);
+  return d ? differenceInCalendarDays(d, now) : null;
+}
+
+const eur = new Intl.NumberFormat('it-IT', { style: 'currency', currency: 'EUR' });
+export const formatEuro = (amount: number) => eur.format(amount);
+export const formatCents = (cents: number) => eur.format(cents / 100);
+
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '';
+  if (bytes < 1024) return `${bytes} B`;
+  const kb = bytes / 1024;
+  if (kb < 1024) return `${kb.toFixed(0)} KB`;
+  return `${(kb / 1024).toFixed(1).replace('.', ',')} MB`;
+}

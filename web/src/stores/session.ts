@@ -1,0 +1,29 @@
+import { create } from 'zustand';
+import { createJSONStorage, persist } from 'zustand/middleware';
+import type { Session } from '@/types/api';
+
+export const SESSION_STORAGE_KEY = 'fotopronta-session';
+
+interface SessionState {
+  session: Session | null;
+  setSession: (session: Session) => void;
+  clearSession: () => void;
+}
+
+/** The signed-in session (tokens + auth user), persisted in localStorage. */
+export const useSessionStore = create<SessionState>()(
+  persist(
+    (set) => ({
+      session: null,
+      setSession: (session) => set({ session }),
+      clearSession: () => set({ session: null }),
+    }),
+    {
+      name: SESSION_STORAGE_KEY,
+      storage: createJSONStorage(() => localStorage),
+      partialize: (state) => ({ session: state.session }),
+    },
+  ),
+);
+
+export const getAccessToken = () => useSessionStore.getState().session?.access_token ?? null;

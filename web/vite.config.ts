@@ -1,0 +1,53 @@
+/// <reference types="vitest/config" />
+import { fileURLToPath, URL } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+import { VitePWA } from 'vite-plugin-pwa';
+
+export const THEME_COLOR = '#1d4ed8';
+
+export default defineConfig({
+  plugins: [
+    react(),
+    VitePWA({
+      registerType: 'autoUpdate',
+      includeAssets: ['favicon.svg', 'apple-touch-icon.png'],
+      manifest: {
+        name: 'FotoPronta',
+        short_name: 'FotoPronta',
+        description: 'Foto prodotto professionali per il tuo e-commerce, pronte in poche ore.',
+        lang: 'it',
+        start_url: '/dashboard',
+        scope: '/',
+        display: 'standalone',
+        background_color: '#ffffff',
+        theme_color: THEME_COLOR,
+        icons: [
+          { src: '/pwa-192x192.png', sizes: '192x192', type: 'image/png' },
+          { src: '/pwa-512x512.png', sizes: '512x512', type: 'image/png' },
+          { src: '/maskable-512x512.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+          { src: '/favicon.svg', sizes: 'any', type: 'image/svg+xml' },
+        ],
+      },
+      workbox: {
+        navigateFallback: '/index.html',
+        // The API (and its server-sent events) must never be answered by the service worker.
+        navigateFallbackDenylist: [/^\/api\//, /^\/healthz/],
+        globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
+      },
+    }),
+  ],
+  resolve: {
+    alias: { '@': fileURLToPath(new URL('./src', import.meta.url)) },
+  },
+  server: {
+    proxy: { '/api': 'http://localhost:8000' },
+  },
+  test: {
+    globals: true,
+    environment: 'jsdom',
+    setupFiles: ['./src/test/setup.ts'],
+    include: ['src/**/*.test.{ts,tsx}'],
+    css: false,
+  },
+});
