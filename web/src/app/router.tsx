@@ -7,24 +7,21 @@ import {
   ResetPasswordPage,
   VerifyOtpPage,
 } from '@/features/auth';
+import { LandingPage } from '@/features/landing/landing-page';
+import { CookiePolicyPage, PrivacyPolicyPage, TermsOfServicePage } from '@/features/legal/legal-pages';
 import { NotFoundPage } from '@/features/misc/not-found-page';
 
-function Home() {
-  return (
-    <main className="full-page-center">
-      <h1>FotoPronta</h1>
-    </main>
-  );
-}
-
 export const routes: RouteObject[] = [
-  { path: '/', element: <Home /> },
+  { path: '/', element: <LandingPage /> },
   { path: '/home', element: <Navigate to="/" replace /> },
   { path: '/auth', element: <AuthPage /> },
   { path: '/auth/callback', element: <AuthCallbackPage /> },
   { path: '/forgot-password', element: <ForgotPasswordPage /> },
   { path: '/verify-otp', element: <VerifyOtpPage /> },
   { path: '/reset-password', element: <ResetPasswordPage /> },
+  { path: '/privacy-policy', element: <PrivacyPolicyPage /> },
+  { path: '/terms-of-service', element: <TermsOfServicePage /> },
+  { path: '/cookie-policy', element: <CookiePolicyPage /> },
   { path: '*', element: <NotFoundPage /> },
 ].map((r) => ({ ...r, element: <ErrorBoundary name={r.path}>{r.element}</ErrorBoundary> }));
 
