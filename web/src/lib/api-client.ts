@@ -20,14 +20,22 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string | null;
   readonly detail: string;
+  /** Optional toast title suggested by the server (SPEC §8 titles). */
+  readonly title: string | null;
 
-  constructor(status: number, detail: string, code: string | null = null) {
+  constructor(status: number, detail: string, code: string | null = null, title: string | null = null) {
     super(detail);
     this.name = 'ApiError';
     this.status = status;
     this.code = code;
     this.detail = detail;
+    this.title = title;
   }
+}
+
+/** The server's toast title for an error, else `fallback`. */
+export function errorTitle(error: unknown, fallback: string): string {
+  return error instanceof ApiError && error.title ? error.title : fallback;
 }
 
 /** The message to show for any error thrown by the client (or anything else). */
@@ -36,12 +44,13 @@ export function errorMessage(error: unknown, fallback = GENERIC_ERROR): string {
   return fallback;
 }
 
-function detailFrom(body: unknown): { detail: string | null; code: string | null } {
+function detailFrom(body: unknown): { detail: string | null; code: string | null; title?: string | null } {
   if (!body || typeof body !== 'object') return { detail: null, code: null };
-  const { detail, code } = body as { detail?: unknown; code?: unknown };
+  const { detail, code, title } = body as { detail?: unknown; code?: unknown; title?: unknown };
   const codeStr = typeof code === 'string' ? code : null;
+  const titleStr = typeof title === 'string' && title.trim() !== '' ? title : null;
   if (typeof detail === 'string' && detail.trim() !== '') {
-    return { detail: translateMessage(detail), code: codeStr };
+    return { detail: translateMessage(detail), code: codeStr, title: titleStr };
   }
   // FastAPI validation errors: detail is a list of {msg, loc}.
   if (Array.isArray(detail) && detail.length > 0) {
@@ -61,8 +70,8 @@ async function toApiError(response: Response): Promise<ApiError> {
   } catch {
     body = null;
   }
-  const { detail, code } = detailFrom(body);
-  return new ApiError(response.status, detail ?? GENERIC_ERROR, code);
+  const { detail, code, title } = detailFrom(body);
+  return new ApiError(response.status, detail ?? GENERIC_ERROR, code, title ?? null);
 }
 
 export interface RequestOptions {

@@ -1,4 +1,4 @@
-import { differenceInCalendarDays, format, formatDistanceToNow, isValid, parseISO } from 'date-fns';
+import { differenceInCalendarDays, format, formatDistance, isValid, parseISO } from 'date-fns';
 import { it } from 'date-fns/locale';
 
 function toDate(value: string | Date | null | undefined): Date | null {
@@ -12,7 +12,7 @@ export function relativeTime(value: string | Date | null | undefined, now: Date 
   const d = toDate(value);
   if (!d) return '';
   if (d.getTime() > now.getTime()) return 'adesso';
-  return formatDistanceToNow(d, { addSuffix: true, locale: it });
+  return formatDistance(d, now, { addSuffix: true, locale: it });
 }
 
 /** Notification time (SPEC §9): 'Ora' under a minute, then m, h, g with 'fa' up to 6 days, then dd/mm. */

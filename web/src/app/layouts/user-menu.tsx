@@ -1,0 +1,91 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { toast } from '@/components/ui/toast';
+import { logout } from '@/lib/auth';
+import type { Profile } from '@/types/api';
+
+function initials(p: Profile | undefined): string {
+  const s = `${p?.first_name?.[0] ?? ''}${p?.last_name?.[0] ?? ''}`.trim();
+  return (s || p?.email?.[0] || '?').toUpperCase();
+}
+
+/** Avatar button with Profilo, Impostazioni (→ /profile, per DESIGN) and Esci. */
+export function UserMenu({ profile }: { profile: Profile | undefined }) {
+  const [open, setOpen] = useState(false);
+  const navigate = useNavigate();
+  const queryClient = useQueryClient();
+  const ref = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (e: MouseEvent) => {
+      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
+    };
+    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
+    document.addEventListener('mousedown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+
+  const go = (to: string) => {
+    setOpen(false);
+    navigate(to);
+  };
+
+  const signOut = async () => {
+    setOpen(false);
+    await logout();
+    queryClient.clear();
+    toast({ title: 'Logout effettuato', description: 'A presto!' });
+    navigate('/', { replace: true });
+  };
+
+  const name = [profile?.first_name, profile?.last_name].filter(Boolean).join(' ');
+
+  return (
+    <div className="popover-anchor" ref={ref}>
+      <button
+        type="button"
+        className="avatar-button"
+        aria-label="Menu utente"
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls="user-menu"
+        onClick={() => setOpen((o) => !o)}
+      >
+        <span className="avatar" aria-hidden="true">
+          {initials(profile)}
+        </span>
+      </button>
+      {open ? (
+        <div className="popover user-menu">
+          <div className="popover-header user-menu-header">
+            <strong>{name || 'Il tuo account'}</strong>
+            <span className="muted">{profile?.email}</span>
+          </div>
+          <ul id="user-menu" role="menu" aria-label="Menu utente">
+            <li role="none">
+              <button type="button" role="menuitem" className="menu-item" onClick={() => go('/profile')}>
+                Profilo
+              </button>
+            </li>
+            <li role="none">
+              <button type="button" role="menuitem" className="menu-item" onClick={() => go('/profile')}>
+                Impostazioni
+              </button>
+            </li>
+            <li role="none">
+              <button type="button" role="menuitem" className="menu-item danger" onClick={signOut}>
+                Esci
+              </button>
+            </li>
+          </ul>
+        </div>
+      ) : null}
+    </div>
+  );
+}

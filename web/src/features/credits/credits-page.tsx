@@ -1,0 +1,133 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { Card, CardHeader } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/components/ui/toast';
+import { errorMessage } from '@/lib/api-client';
+import { ME_QUERY_KEY, useMe } from '@/lib/auth';
+import { daysUntil, formatCents, formatDate } from '@/lib/format';
+import { purchaseName, startCheckout, usePackages, usePurchases } from './credits-api';
+
+function expiryText(date: string | null | undefined): { text: string; soon: boolean } {
+  if (!date) return { text: 'Non impostata', soon: false };
+  const days = daysUntil(date);
+  if (days === null) return { text: 'Non impostata', soon: false };
+  if (days < 0) return { text: `Scaduti il ${formatDate(date)}`, soon: true };
+  if (days === 0) return { text: 'Scadono oggi', soon: true };
+  if (days === 1) return { text: 'Scadono domani', soon: true };
+  if (days <= 30) return { text: `Scadono tra ${days} giorni`, soon: true };
+  return { text: formatDate(date), soon: false };
+}
+
+export function CreditsPage() {
+  const me = useMe();
+  const purchases = usePurchases();
+  const packages = usePackages();
+  const queryClient = useQueryClient();
+  const [buying, setBuying] = useState<string | null>(null);
+
+  const completed = (purchases.data ?? []).filter((p) => p.status === 'completed').slice(0, 5);
+  const expiry = expiryText(me.data?.credits_expiry_date);
+  const buyable = (packages.data ?? []).filter((p) => p.price_cents > 0).sort((a, b) => a.price_cents - b.price_cents);
+
+  const refresh = async () => {
+    await queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY });
+    await queryClient.invalidateQueries({ queryKey: ['credit-purchases'] });
+    toast({ title: 'Crediti aggiornati' });
+  };
+
+  const buy = async (id: string) => {
+    setBuying(id);
+    try {
+      const { url } = await startCheckout(id);
+      if (!url) {
+        toast({ title: 'URL di pagamento non ricevuto', description: 'URL di pagamento non valido', variant: 'destructive' });
+        return;
+      }
+      window.location.assign(url);
+    } catch (error) {
+      toast({ title: 'Impossibile avviare il pagamento', description: errorMessage(error), variant: 'destructive' });
+    } finally {
+      setBuying(null);
+    }
+  };
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Crediti</h1>
+        <p className="muted">1 credito = 1 foto elaborata con l’AI. I crediti valgono 365 giorni dall’acquisto.</p>
+      </header>
+      <section className="stat-grid three" aria-label="Riepilogo crediti">
+        <Card role="group" aria-label="Crediti rimanenti">
+          <p className="stat-label">Crediti rimanenti</p>
+          <p className="stat-value">{me.data?.credits_remaining ?? '…'}</p>
+        </Card>
+        <Card role="group" aria-label="Scadenza">
+          <p className="stat-label">Scadenza</p>
+          <p className={`stat-value small ${expiry.soon ? 'text-warning' : ''}`}>{expiry.text}</p>
+        </Card>
+        <Card role="group" aria-label="Acquisti recenti">
+          <p className="stat-label">Acquisti recenti</p>
+          <p className="stat-value">{purchases.isSuccess ? purchases.data.length : '–'}</p>
+        </Card>
+      </section>
+
+      <div className="grid-2">
+        <Card>
+          <CardHeader title="Acquista crediti" description="Scegli un pacchetto: il pagamento avviene su una pagina sicura." />
+          {packages.isPending ? (
+            <Spinner />
+          ) : packages.isError || buyable.length === 0 ? (
+            <p className="muted">Nessun pacchetto acquistabile al momento.</p>
+          ) : (
+            <ul className="package-list">
+              {buyable.map((p) => (
+                <li key={p.id} className="package-row">
+                  <div>
+                    <strong>{p.name}</strong>
+                    {p.name.toLowerCase().includes('pro') ? <Badge tone="brand">Popolare</Badge> : null}
+                    <p className="muted">
+                      {p.credits} crediti · {formatCents(p.price_cents / p.credits)} a credito
+                    </p>
+                  </div>
+                  <button type="button" className="btn btn-primary btn-sm" disabled={buying !== null} onClick={() => void buy(p.id)}>
+                    {formatCents(p.price_cents)}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </Card>
+        <Card>
+          <CardHeader title="Aggiorna saldo" description="Hai appena completato un pagamento? Aggiorna il saldo dei crediti." />
+          <button type="button" className="btn btn-outline" onClick={() => void refresh()}>
+            Aggiorna
+          </button>
+        </Card>
+      </div>
+
+      <Card>
+        <CardHeader title="Ultimi acquisti completati" />
+        {purchases.isPending ? (
+          <Spinner />
+        ) : completed.length === 0 ? (
+          <p className="muted">Nessun acquisto completato.</p>
+        ) : (
+          <ul className="simple-list">
+            {completed.map((p) => (
+              <li key={p.id}>
+                <span>
+                  <strong>{purchaseName(p)}</strong> · {p.credits_purchased} crediti
+                </span>
+                <span className="muted">{formatDate(p.created_at)}</span>
+                <span>{formatCents(p.amount_paid_cents)}</span>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}

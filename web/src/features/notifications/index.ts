@@ -1,0 +1,2 @@
+export { NotificationBell } from './components/notification-bell';
+export { unreadBadge } from './api/notifications-api';

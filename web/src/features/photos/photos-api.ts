@@ -1,0 +1,22 @@
+import { apiFetch, api } from '@/lib/api-client';
+import { saveBlob } from '@/lib/download';
+import { latestJob } from '@/lib/photos';
+import type { Photo } from '@/types/api';
+
+export type DownloadFormat = 'jpeg' | 'webp';
+
+/** File name for a download: the job's SEO name (else the original's), with the format's extension. */
+export function downloadName(photo: Photo, format: DownloadFormat): string {
+  const seo = latestJob(photo)?.processing_details?.seo_filename?.trim();
+  const base = (seo || photo.original_filename || 'foto').replace(/\.[a-z0-9]{2,5}$/i, '');
+  return `${base}.${format === 'webp' ? 'webp' : 'jpg'}`;
+}
+
+/** `GET /api/photos/{id}/download` with the bearer token → saved as a file. */
+export async function downloadPhoto(photo: Photo, format: DownloadFormat = 'jpeg'): Promise<void> {
+  const response = await apiFetch(`/api/photos/${photo.id}/download`, { query: format === 'webp' ? { format: 'webp' } : undefined });
+  saveBlob(await response.blob(), downloadName(photo, format));
+}
+
+export const deletePhoto = (id: string) => api<unknown>(`/api/photos/${id}`, { method: 'DELETE' });
+export const reprocessPhoto = (id: string) => api<unknown>(`/api/photos/${id}/reprocess`, { method: 'POST' });

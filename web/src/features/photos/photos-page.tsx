@@ -1,0 +1,209 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useMemo, useState } from 'react';
+import { Link } from 'react-router-dom';
+import { Card } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/components/ui/toast';
+import { errorMessage, errorTitle } from '@/lib/api-client';
+import { ME_QUERY_KEY, useMe } from '@/lib/auth';
+import { filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
+import type { Photo } from '@/types/api';
+import { isDownloadable, PhotoCard } from './photo-card';
+import { deletePhoto, downloadPhoto, reprocessPhoto, type DownloadFormat } from './photos-api';
+
+const FILTERS: { value: StatusFilter; label: string }[] = [
+  { value: 'all', label: 'Tutte' },
+  { value: 'completed', label: 'Completate' },
+  { value: 'processing', label: 'In elaborazione' },
+  { value: 'failed', label: 'Con errori' },
+  { value: 'pending', label: 'In attesa' },
+];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function PhotosPage() {
+  const photos = usePhotos();
+  const me = useMe();
+  const queryClient = useQueryClient();
+  const [search, setSearch] = useState('');
+  const [filter, setFilter] = useState<StatusFilter>('all');
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [busyId, setBusyId] = useState<string | null>(null);
+  const [bulkBusy, setBulkBusy] = useState(false);
+
+  const all = useMemo(() => photos.data ?? [], [photos.data]);
+  const counts = useMemo(() => {
+    const groups = all.map((p) => filterGroup(latestJob(p)?.status));
+    return {
+      total: all.length,
+      completed: groups.filter((g) => g === 'completed').length,
+      processing: groups.filter((g) => g === 'processing').length,
+    };
+  }, [all]);
+
+  const visible = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    return all.filter((p) => {
+      const job = latestJob(p);
+      if (filter !== 'all' && filterGroup(job?.status) !== filter) return false;
+      if (!q) return true;
+      const seo = job?.processing_details?.seo_filename ?? '';
+      return p.original_filename.toLowerCase().includes(q) || seo.toLowerCase().includes(q);
+    });
+  }, [all, filter, search]);
+
+  const downloadable = all.filter(isDownloadable);
+  const selectedPhotos = downloadable.filter((p) => selected.has(p.id));
+
+  const toggle = (id: string, on: boolean) =>
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+
+  const download = async (photo: Photo, format: DownloadFormat) => {
+    setBusyId(photo.id);
+    try {
+      await downloadPhoto(photo, format);
+    } catch (error) {
+      toast({ title: 'Errore download', description: errorMessage(error, 'Impossibile scaricare la foto'), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  const downloadSelected = async () => {
+    setBulkBusy(true);
+    let failed = 0;
+    for (const [i, photo] of selectedPhotos.entries()) {
+      if (i > 0) await sleep(500);
+      try {
+        await downloadPhoto(photo, 'jpeg');
+      } catch {
+        failed++;
+      }
+    }
+    setBulkBusy(false);
+    if (failed > 0) toast({ title: 'Errore download', description: 'Errore durante il download di alcune foto', variant: 'destructive' });
+  };
+
+  const remove = async (photo: Photo) => {
+    if (!window.confirm(`Eliminare definitivamente "${photo.original_filename}"?`)) return;
+    setBusyId(photo.id);
+    try {
+      await deletePhoto(photo.id);
+      toast({ title: 'Foto eliminata' });
+      toggle(photo.id, false);
+      await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+    } catch (error) {
+      toast({ title: 'Errore', description: errorMessage(error, "Impossibile eliminare la foto"), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  const reprocess = async (photo: Photo) => {
+    if ((me.data?.credits_remaining ?? 0) <= 0) {
+      toast({ title: 'Crediti insufficienti', description: 'Acquista crediti per rielaborare la foto.', variant: 'destructive' });
+      return;
+    }
+    setBusyId(photo.id);
+    try {
+      await reprocessPhoto(photo.id);
+      toast({ title: 'Rielaborazione avviata', description: photo.original_filename });
+      await Promise.all([queryClient.invalidateQueries({ queryKey: PHOTOS_KEY }), queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY })]);
+    } catch (error) {
+      toast({ title: errorTitle(error, 'Errore processamento'), description: errorMessage(error, 'Impossibile avviare la rielaborazione'), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Foto Processate</h1>
+        <p className="muted" aria-live="polite">
+          {counts.total} foto · {counts.completed} completate · {counts.processing} in elaborazione · {selectedPhotos.length} selezionate
+        </p>
+      </header>
+
+      <Card className="photos-toolbar">
+        <div className="field grow">
+          <label htmlFor="photo-search">Cerca per nome file</label>
+          <input id="photo-search" type="search" className="input" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Nome originale o nome SEO" />
+        </div>
+        <div className="field">
+          <label htmlFor="photo-filter">Stato</label>
+          <select id="photo-filter" className="input" value={filter} onChange={(e) => setFilter(e.target.value as StatusFilter)}>
+            {FILTERS.map((f) => (
+              <option key={f.value} value={f.value}>
+                {f.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="toolbar-buttons">
+          <button type="button" className="btn btn-outline" disabled={downloadable.length === 0} onClick={() => setSelected(new Set(downloadable.map((p) => p.id)))}>
+            Seleziona completate
+          </button>
+          <button type="button" className="btn btn-primary" disabled={selectedPhotos.length === 0 || bulkBusy} onClick={downloadSelected}>
+            {bulkBusy ? 'Download in corso...' : `Scarica selezionate (${selectedPhotos.length})`}
+          </button>
+        </div>
+      </Card>
+
+      {photos.isPending ? (
+        <Spinner label="Caricamento foto..." />
+      ) : photos.isError ? (
+        <Card role="alert" className="empty-state">
+          <p>Impossibile caricare le foto processate</p>
+          <p>{errorMessage(photos.error)}</p>
+          <button type="button" className="btn btn-primary" onClick={() => void photos.refetch()}>
+            Riprova
+          </button>
+        </Card>
+      ) : all.length === 0 ? (
+        <Card className="empty-state">
+          <h2>Nessuna foto ancora</h2>
+          <p>Carica le tue prime foto: le trovi qui appena elaborate.</p>
+          <Link to="/upload" className="btn btn-primary">
+            Carica foto
+          </Link>
+        </Card>
+      ) : visible.length === 0 ? (
+        <Card className="empty-state">
+          <h2>Nessuna foto trovata</h2>
+          <p>Nessuna foto corrisponde alla ricerca o al filtro scelto.</p>
+          <button
+            type="button"
+            className="btn btn-outline"
+            onClick={() => {
+              setSearch('');
+              setFilter('all');
+            }}
+          >
+            Mostra tutte
+          </button>
+        </Card>
+      ) : (
+        <div className="photo-grid">
+          {visible.map((p) => (
+            <PhotoCard
+              key={p.id}
+              photo={p}
+              selected={selected.has(p.id)}
+              onSelect={(on) => toggle(p.id, on)}
+              onDownload={(format) => void download(p, format)}
+              onReprocess={() => void reprocess(p)}
+              onDelete={() => void remove(p)}
+              busy={busyId === p.id}
+            />
+          ))}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,261 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef, useState, type DragEvent } from 'react';
+import { Link } from 'react-router-dom';
+import { Badge } from '@/components/ui/badge';
+import { Card } from '@/components/ui/card';
+import { Progress } from '@/components/ui/progress';
+import { toast } from '@/components/ui/toast';
+import { LARGE_BATCH_THRESHOLD, UPLOAD_LIMITS } from '@/config/constants';
+import { errorMessage, errorTitle } from '@/lib/api-client';
+import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
+import { formatBytes } from '@/lib/format';
+import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, usePhotos } from '@/lib/photos';
+import { SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from './upload-api';
+import { checkBatch, estimatedMinutes } from './validation';
+
+type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
+
+interface UploadItem {
+  id: string;
+  file: File;
+  preview: string | null;
+  status: ItemStatus;
+  photoId?: string;
+  errorMessage?: string;
+}
+
+const LOCAL_LABELS: Record<ItemStatus, string> = {
+  queued: 'In coda',
+  uploading: 'Caricamento...',
+  uploaded: 'Caricata',
+  error: 'Errore upload',
+};
+
+let counter = 0;
+const makePreview = (f: File) => (typeof URL.createObjectURL === 'function' ? URL.createObjectURL(f) : null);
+
+export function UploadPage() {
+  const me = useMe();
+  const photos = usePhotos();
+  const queryClient = useQueryClient();
+  const inputRef = useRef<HTMLInputElement>(null);
+  const [items, setItems] = useState<UploadItem[]>([]);
+  const [dragging, setDragging] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [jobType, setJobType] = useState<UploadInput['jobType']>('background_removal');
+  const [category, setCategory] = useState<string>(SMART_BACKGROUND_CATEGORIES[0].value);
+
+  const role = effectiveRole(me.data);
+  const limits = role === 'admin' ? UPLOAD_LIMITS.admin : UPLOAD_LIMITS.standard;
+  const credits = me.data?.credits_remaining;
+  const creditsLoading = me.isPending;
+  const queued = items.filter((i) => i.status === 'queued');
+  const costPerPhoto = jobType === 'smart_backgrounds' ? 2 : 1;
+
+  const itemsRef = useRef(items);
+  itemsRef.current = items;
+  // Revoke the previews when leaving the page.
+  useEffect(() => () => itemsRef.current.forEach((i) => i.preview && URL.revokeObjectURL(i.preview)), []);
+
+  const addFiles = (list: FileList | File[] | null) => {
+    if (!list) return;
+    const files = Array.from(list);
+    const listedBytes = queued.reduce((s, i) => s + i.file.size, 0);
+    const { accepted, issues } = checkBatch(files, queued.length, listedBytes, limits);
+    issues.forEach((issue) => toast({ ...issue, variant: 'destructive' }));
+    if (accepted.length === 0) return;
+    setItems((prev) => [
+      ...prev,
+      ...accepted.map((file) => ({ id: `u${++counter}`, file, preview: makePreview(file), status: 'queued' as const })),
+    ]);
+  };
+
+  const remove = (id: string) =>
+    setItems((prev) =>
+      prev.filter((i) => {
+        if (i.id === id && i.preview) URL.revokeObjectURL(i.preview);
+        return i.id !== id;
+      }),
+    );
+
+  const start = async () => {
+    if (creditsLoading) {
+      toast({ title: 'Caricamento crediti in corso...', description: 'Attendi un momento e riprova.' });
+      return;
+    }
+    const batch = items.filter((i) => i.status === 'queued');
+    if (batch.length === 0) return;
+    const ids = new Set(batch.map((i) => i.id));
+    setBusy(true);
+    setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploading' } : i)));
+    try {
+      const created = await uploadPhotos({ files: batch.map((i) => i.file), jobType, backgroundCategory: category });
+      const byItem = new Map(batch.map((item, idx) => [item.id, created[idx]?.id]));
+      setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploaded', photoId: byItem.get(i.id) } : i)));
+      toast({ title: 'Foto caricate', description: `${batch.length} foto in elaborazione.` });
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: PHOTOS_KEY }),
+        queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY }),
+      ]);
+    } catch (error) {
+      const message = errorMessage(error);
+      setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'error', errorMessage: message } : i)));
+      toast({ title: errorTitle(error, 'Errore upload'), description: message, variant: 'destructive' });
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const retry = (id: string) => setItems((prev) => prev.map((i) => (i.id === id ? { ...i, status: 'queued', errorMessage: undefined } : i)));
+
+  const onDrop = (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    addFiles(e.dataTransfer.files);
+  };
+
+  const photoById = new Map((photos.data ?? []).map((p) => [p.id, p]));
+  const notEnoughCredits = credits !== undefined && queued.length * costPerPhoto > credits;
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Carica le tue foto</h1>
+        <p className="muted">
+          Trascina le immagini o sceglile dal computer. Formati supportati: JPG, PNG, WEBP. Massimo {limits.maxFiles} foto e{' '}
+          {limits.maxTotalMb}MB per caricamento {limits.label}.
+        </p>
+      </header>
+
+      <div className="upload-grid">
+        <Card>
+          <fieldset className="job-type">
+            <legend>Tipo di elaborazione</legend>
+            <label className="radio">
+              <input type="radio" name="job_type" value="background_removal" checked={jobType === 'background_removal'} onChange={() => setJobType('background_removal')} />
+              Sfondo bianco (AI) – 1 credito a foto
+            </label>
+            <label className="radio">
+              <input type="radio" name="job_type" value="smart_backgrounds" checked={jobType === 'smart_backgrounds'} onChange={() => setJobType('smart_backgrounds')} />
+              Sfondo creativo (AI) – 2 crediti a foto
+            </label>
+            {jobType === 'smart_backgrounds' ? (
+              <div className="field">
+                <label htmlFor="bg-category">Categoria di sfondo</label>
+                <select id="bg-category" className="input" value={category} onChange={(e) => setCategory(e.target.value)}>
+                  {SMART_BACKGROUND_CATEGORIES.map((c) => (
+                    <option key={c.value} value={c.value}>
+                      {c.label}
+                    </option>
+                  ))}
+                </select>
+              </div>
+            ) : null}
+          </fieldset>
+
+          <div
+            className={`dropzone ${dragging ? 'dragging' : ''}`}
+            onDragOver={(e) => {
+              e.preventDefault();
+              setDragging(true);
+            }}
+            onDragLeave={() => setDragging(false)}
+            onDrop={onDrop}
+            data-testid="dropzone"
+          >
+            <span className="dropzone-icon" aria-hidden="true">
+              📷
+            </span>
+            <p>
+              <strong>Trascina qui le tue foto</strong>
+            </p>
+            <p className="muted">oppure</p>
+            <button type="button" className="btn btn-outline" onClick={() => inputRef.current?.click()}>
+              Scegli file
+            </button>
+            <input
+              ref={inputRef}
+              type="file"
+              accept="image/*"
+              multiple
+              className="sr-only"
+              aria-label="Seleziona foto"
+              onChange={(e) => {
+                addFiles(e.target.files);
+                e.target.value = '';
+              }}
+            />
+          </div>
+        </Card>
+
+        <Card className="upload-side" aria-label="Crediti e coda">
+          <p className="stat-label">Crediti disponibili</p>
+          <p className="stat-value" aria-live="polite">
+            {creditsLoading ? '…' : (credits ?? 0)}
+          </p>
+          <p className="muted">
+            In coda: {queued.length} foto · costo {queued.length * costPerPhoto} crediti
+          </p>
+          {queued.length > LARGE_BATCH_THRESHOLD ? (
+            <p className="notice" role="note">
+              Caricamento numeroso: {queued.length} foto. Tempo stimato circa {estimatedMinutes(queued.length)} minuti.
+            </p>
+          ) : null}
+          {notEnoughCredits ? (
+            <p className="notice warning" role="note">
+              Crediti insufficienti per tutte le foto: le elaborazioni in eccesso attenderanno nuovi crediti.{' '}
+              <Link to="/credits">Acquista crediti</Link>
+            </p>
+          ) : null}
+          <button type="button" className="btn btn-primary btn-block" disabled={busy || queued.length === 0 || creditsLoading} onClick={start}>
+            {creditsLoading ? 'Caricamento crediti in corso...' : busy ? 'Caricamento...' : `Carica ${queued.length} foto`}
+          </button>
+          <Link to="/photos" className="btn btn-ghost btn-block">
+            Vai alle foto processate
+          </Link>
+        </Card>
+      </div>
+
+      {items.length > 0 ? (
+        <section aria-labelledby="upload-list-title">
+          <h2 id="upload-list-title" className="card-title">
+            File selezionati
+          </h2>
+          <ul className="upload-list">
+            {items.map((item) => {
+              const photo = item.photoId ? photoById.get(item.photoId) : undefined;
+              const job = photo ? latestJob(photo) : null;
+              const label = photo ? jobStatusLabel(job?.status ?? null) : LOCAL_LABELS[item.status];
+              const tone = photo ? jobStatusTone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
+              const progress = job?.status === 'processing' || job?.status === 'in_progress_human' ? (job.progress_percentage ?? 0) : null;
+              return (
+                <li key={item.id} className="upload-item" aria-label={item.file.name}>
+                  {item.preview ? <img src={item.preview} alt="" className="upload-thumb" /> : <span className="upload-thumb" aria-hidden="true" />}
+                  <div className="upload-info">
+                    <p className="upload-name">{item.file.name}</p>
+                    <p className="muted upload-size">{formatBytes(item.file.size)}</p>
+                    {item.status === 'uploading' ? <Progress value={50} label={`Caricamento di ${item.file.name}`} /> : null}
+                    {progress !== null ? <Progress value={progress} label={`Elaborazione di ${item.file.name}`} /> : null}
+                    {item.errorMessage ? <p className="form-error">{item.errorMessage}</p> : null}
+                    {job?.error_message ? <p className="form-error">{job.error_message}</p> : null}
+                  </div>
+                  <Badge tone={tone}>{label}</Badge>
+                  {item.status === 'queued' ? (
+                    <button type="button" className="btn btn-ghost btn-sm" aria-label={`Rimuovi ${item.file.name}`} onClick={() => remove(item.id)}>
+                      ×
+                    </button>
+                  ) : null}
+                  {item.status === 'error' ? (
+                    <button type="button" className="btn btn-outline btn-sm" onClick={() => retry(item.id)}>
+                      Riprova
+                    </button>
+                  ) : null}
+                </li>
+              );
+            })}
+          </ul>
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,53 @@
+import { UPLOAD_LIMITS } from '@/config/constants';
+import { checkBatch, estimatedMinutes } from './validation';
+
+const MB = 1024 * 1024;
+function file(name: string, type: string, size = 1000): File {
+  const f = new File(['x'], name, { type });
+  Object.defineProperty(f, 'size', { value: size });
+  return f;
+}
+const images = (n: number, size = 1000) => Array.from({ length: n }, (_, i) => file(`f${i}.jpg`, 'image/jpeg', size));
+
+describe('upload batch checks (SPEC §5, limits §9)', () => {
+  it('accepts images within the standard limits', () => {
+    const r = checkBatch(images(10), 0, 0, UPLOAD_LIMITS.standard);
+    expect(r.accepted).toHaveLength(10);
+    expect(r.issues).toEqual([]);
+  });
+
+  it('drops non-images with a notice and keeps the images', () => {
+    const r = checkBatch([file('a.jpg', 'image/jpeg'), file('doc.pdf', 'application/pdf')], 0, 0, UPLOAD_LIMITS.standard);
+    expect(r.accepted.map((f) => f.name)).toEqual(['a.jpg']);
+    expect(r.issues).toEqual([{ title: 'Alcuni file ignorati', description: 'Solo le immagini sono supportate' }]);
+  });
+
+  it('refuses more than 10 files including those already listed (standard)', () => {
+    const r = checkBatch(images(3), 8, 0, UPLOAD_LIMITS.standard);
+    expect(r.accepted).toEqual([]);
+    expect(r.issues).toEqual([{ title: 'Troppi file', description: 'Puoi caricare al massimo 10 foto alla volta (Limite standard)' }]);
+  });
+
+  it('lets admins add up to 25 files', () => {
+    expect(checkBatch(images(25), 0, 0, UPLOAD_LIMITS.admin).accepted).toHaveLength(25);
+    const r = checkBatch(images(26), 0, 0, UPLOAD_LIMITS.admin);
+    expect(r.issues[0]).toEqual({ title: 'Troppi file', description: 'Puoi caricare al massimo 25 foto alla volta (Limite admin)' });
+  });
+
+  it('refuses batches above 100 MB (standard) and 250 MB (admin)', () => {
+    const big = images(2, 60 * MB);
+    expect(checkBatch(big, 0, 0, UPLOAD_LIMITS.standard).issues).toEqual([
+      { title: 'Batch troppo grande', description: 'La dimensione totale non può superare 100MB' },
+    ]);
+    expect(checkBatch(big, 0, 0, UPLOAD_LIMITS.admin).accepted).toHaveLength(2);
+    expect(checkBatch(images(1, 10 * MB), 1, 245 * MB, UPLOAD_LIMITS.admin).issues[0].description).toBe(
+      'La dimensione totale non può superare 250MB',
+    );
+  });
+
+  it('estimates half a minute per photo, rounded up', () => {
+    expect(estimatedMinutes(1)).toBe(1);
+    expect(estimatedMinutes(6)).toBe(3);
+    expect(estimatedMinutes(7)).toBe(4);
+  });
+});

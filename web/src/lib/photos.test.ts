@@ -1,0 +1,79 @@
+import type { Photo } from '@/types/api';
+import { filterGroup, hasActiveJobs, isRetryableError, jobStatusLabel, latestJob, photoStats } from './photos';
+
+const job = (status: string, created_at = '2025-01-01T10:00:00Z') => ({
+  id: `j-${status}-${created_at}`,
+  job_type: 'background_removal',
+  status,
+  progress_percentage: 0,
+  error_message: null,
+  processing_details: null,
+  created_at,
+  completed_at: null,
+});
+
+const photo = (status: string, jobs: ReturnType<typeof job>[] = []): Photo => ({
+  id: `p-${Math.random()}`,
+  original_filename: 'scarpa.jpg',
+  file_size: 1000,
+  file_format: 'image/jpeg',
+  status,
+  created_at: '2025-01-01T10:00:00Z',
+  processed_path: null,
+  jobs,
+});
+
+describe('job status badges (SPEC §4)', () => {
+  it.each([
+    [null, 'Non processata'],
+    ['pending', 'In attesa'],
+    ['processing', 'Processamento AI'],
+    ['completed', 'Completata'],
+    ['failed', 'Errore'],
+    ['pending_human', 'In coda per grafici'],
+    ['assigned_to_graphic', 'Assegnato a grafico'],
+    ['in_progress_human', 'In lavorazione'],
+    ['completed_human', 'Processata da grafico'],
+    ['rejected_human', 'Rifiutata'],
+    ['something_else', 'Sconosciuto'],
+  ])('%s → %s', (status, label) => {
+    expect(jobStatusLabel(status)).toBe(label);
+  });
+
+  it('groups statuses for the filter', () => {
+    expect(filterGroup('completed_human')).toBe('completed');
+    expect(filterGroup('in_progress_human')).toBe('processing');
+    expect(filterGroup('rejected_human')).toBe('failed');
+    expect(filterGroup('pending_human')).toBe('pending');
+  });
+});
+
+describe('photo helpers', () => {
+  it('shows the newest job', () => {
+    const p = photo('processing', [job('failed', '2025-01-01T10:00:00Z'), job('processing', '2025-01-02T10:00:00Z')]);
+    expect(latestJob(p)?.status).toBe('processing');
+    expect(latestJob(photo('uploaded'))).toBeNull();
+  });
+
+  it('polls only while some job is unfinished', () => {
+    expect(hasActiveJobs([photo('processed', [job('completed')]), photo('uploaded', [job('failed')])])).toBe(false);
+    expect(hasActiveJobs([photo('processing', [job('processing')])])).toBe(true);
+    expect(hasActiveJobs([photo('uploaded', [job('pending_human')])])).toBe(true);
+    expect(hasActiveJobs(undefined)).toBe(false);
+  });
+
+  it('counts processed and queued photos for the dashboard', () => {
+    expect(photoStats([photo('processed'), photo('uploaded'), photo('processing'), photo('processed')])).toEqual({
+      total: 4,
+      processed: 2,
+      queued: 2,
+    });
+  });
+
+  it('recognises retryable errors case-insensitively', () => {
+    expect(isRetryableError('Network Error while contacting model')).toBe(true);
+    expect(isRetryableError('Insufficient credits')).toBe(true);
+    expect(isRetryableError('Immagine non valida')).toBe(false);
+    expect(isRetryableError(null)).toBe(false);
+  });
+});

@@ -1,0 +1,113 @@
+import { useQuery } from '@tanstack/react-query';
+import type { BadgeTone } from '@/components/ui/badge';
+import { PHOTOS_POLL_MS } from '@/config/constants';
+import { api } from '@/lib/api-client';
+import type { Photo, PhotoJob } from '@/types/api';
+
+export const PHOTOS_KEY = ['photos'] as const;
+
+export const getPhotos = () => api<Photo[]>('/api/photos');
+
+/** The newest job of a photo (the one its card shows), or null. */
+export function latestJob(photo: Pick<Photo, 'jobs'>): PhotoJob | null {
+  if (!photo.jobs?.length) return null;
+  return [...photo.jobs].sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+}
+
+const FINISHED = new Set(['completed', 'failed', 'completed_human', 'rejected_human']);
+
+/** A job still moving: pending, processing, human steps, waiting for credits... */
+export function isJobActive(job: Pick<PhotoJob, 'status'> | null): boolean {
+  return job !== null && !FINISHED.has(job.status);
+}
+
+/** True while any photo has an unfinished job (the photo list then polls). */
+export function hasActiveJobs(photos: Photo[] | undefined): boolean {
+  return (photos ?? []).some((p) => (p.jobs ?? []).some((j) => isJobActive(j)));
+}
+
+/** The caller's photos, newest first; polls every 3 s while any job is unfinished. */
+export function usePhotos() {
+  return useQuery({
+    queryKey: PHOTOS_KEY,
+    queryFn: getPhotos,
+    refetchInterval: (query) => (hasActiveJobs(query.state.data) ? PHOTOS_POLL_MS : false),
+  });
+}
+
+/** Badge labels (SPEC §4). `null` = the photo has no job. */
+const STATUS_LABELS: Record<string, string> = {
+  pending: 'In attesa',
+  processing: 'Processamento AI',
+  completed: 'Completata',
+  failed: 'Errore',
+  pending_human: 'In coda per grafici',
+  assigned_to_graphic: 'Assegnato a grafico',
+  in_progress_human: 'In lavorazione',
+  completed_human: 'Processata da grafico',
+  rejected_human: 'Rifiutata',
+  waiting_for_credits: 'In attesa di crediti',
+};
+
+export function jobStatusLabel(status: string | null | undefined): string {
+  if (status === null || status === undefined) return 'Non processata';
+  return STATUS_LABELS[status] ?? 'Sconosciuto';
+}
+
+export function jobStatusTone(status: string | null | undefined): BadgeTone {
+  switch (status) {
+    case 'completed':
+    case 'completed_human':
+      return 'success';
+    case 'failed':
+    case 'rejected_human':
+      return 'danger';
+    case 'processing':
+    case 'in_progress_human':
+      return 'info';
+    case 'pending':
+    case 'pending_human':
+    case 'assigned_to_graphic':
+    case 'waiting_for_credits':
+      return 'warning';
+    default:
+      return 'neutral';
+  }
+}
+
+export type StatusFilter = 'all' | 'completed' | 'processing' | 'failed' | 'pending';
+
+/** Filter groupings (SPEC §4); 'pending' takes every other waiting state. */
+export function filterGroup(status: string | null | undefined): Exclude<StatusFilter, 'all'> {
+  switch (status) {
+    case 'completed':
+    case 'completed_human':
+      return 'completed';
+    case 'processing':
+    case 'in_progress_human':
+      return 'processing';
+    case 'failed':
+    case 'rejected_human':
+      return 'failed';
+    default:
+      return 'pending';
+  }
+}
+
+const RETRYABLE = ['insufficient credits', 'processing timeout', 'temporary service unavailable', 'server error', 'network error', 'quota exceeded'];
+
+/** A failed job may be reprocessed when its error is one of the transient kinds (SPEC §4 Reprocess). */
+export function isRetryableError(message: string | null | undefined): boolean {
+  if (!message) return false;
+  const m = message.toLowerCase();
+  return RETRYABLE.some((r) => m.includes(r));
+}
+
+/** Dashboard counters (SPEC §4): processed; uploaded and processing count as in queue. */
+export function photoStats(photos: Photo[]) {
+  return {
+    total: photos.length,
+    processed: photos.filter((p) => p.status === 'processed').length,
+    queued: photos.filter((p) => p.status === 'uploaded' || p.status === 'processing').length,
+  };
+}
