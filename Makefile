@@ -1,0 +1,48 @@
+# FotoPronta: `make dev` starts the whole stack on embedded defaults; `make test` runs every test.
+# Both install what they need first (Python virtualenv .venv, npm packages, the u2netp model).
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+
+.PHONY: dev test install web model lint pytest webtest bench-quality bench-speed clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	@rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+install: $(STAMP)
+
+model: install
+	$(PY) -m infra.provision_model
+
+web:
+	@if [ -f web/package.json ]; then \
+	  cd web && { [ -d node_modules ] && [ node_modules/.package-lock.json -nt package-lock.json ] || npm ci --no-audit --no-fund --loglevel=error; } && npm run build --silent; \
+	fi
+
+dev: install model web
+	$(PY) -m infra.devstack
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch
+
+pytest: install model
+	$(VENV)/bin/pytest -q
+
+webtest: web
+	@if [ -f web/package.json ]; then cd web && npm run lint --silent && npm test --silent; fi
+
+test: install model web lint webtest pytest
+
+bench-quality: install model
+	$(PY) -m bench.quality
+
+bench-speed: install model
+	$(PY) -m bench.speed
+
+clean:
+	rm -rf $(VENV) web/node_modules web/dist

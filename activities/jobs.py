@@ -1,0 +1,113 @@
+"""Job-state and credit activities (task queue ``photo-jobs``).
+
+Each activity is one database transaction and is idempotent, so Temporal's retries are safe: the
+credit activities are keyed by reservation id in the ledger, and the state activities write the same
+values again.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy.orm import Session, sessionmaker
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from fotopronta import ledger
+from fotopronta.models import JobStatus, Notification, Photo, PhotoProcessingJob, PhotoStatus
+from workflows.shared import (
+    INSUFFICIENT_CREDITS_ERROR,
+    CompleteJobInput,
+    CreditsInput,
+    FailJobInput,
+    JobStatusInput,
+)
+
+
+class JobActivities:
+    """Activities that change a job's rows; holds the SQLAlchemy session factory."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    @activity.defn(name="reserve_credits")
+    def reserve_credits(self, inp: CreditsInput) -> None:
+        """Reserve ``inp.amount`` credits (ledger ``reserve:{reservation_id}``).
+
+        Raises:
+            ApplicationError: type ``InsufficientCreditsError`` (non-retryable) when the balance is short.
+        """
+        with self.sessions.begin() as session:
+            try:
+                ledger.reserve(session, user_id=uuid.UUID(inp.user_id), reservation_id=inp.reservation_id,
+                               amount=inp.amount, job_id=uuid.UUID(inp.job_id))
+            except ledger.InsufficientCreditsError as exc:
+                raise ApplicationError(str(exc), type=INSUFFICIENT_CREDITS_ERROR, non_retryable=True) from exc
+
+    @activity.defn(name="charge_credits")
+    def charge_credits(self, inp: CreditsInput) -> None:
+        """Make the reservation final (ledger ``charge:{reservation_id}``)."""
+        with self.sessions.begin() as session:
+            ledger.charge(session, user_id=uuid.UUID(inp.user_id), reservation_id=inp.reservation_id,
+                          job_id=uuid.UUID(inp.job_id))
+
+    @activity.defn(name="release_credits")
+    def release_credits(self, inp: CreditsInput) -> None:
+        """Give the reservation back (ledger ``release:{reservation_id}``); no-op if nothing is held."""
+        with self.sessions.begin() as session:
+            ledger.release(session, user_id=uuid.UUID(inp.user_id), reservation_id=inp.reservation_id,
+                           job_id=uuid.UUID(inp.job_id))
+
+    @activity.defn(name="set_job_status")
+    def set_job_status(self, inp: JobStatusInput) -> None:
+        """Write the job's status (and progress, error); ``processing`` also marks the photo and
+        sets ``started_at``."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            job.status = inp.status
+            if inp.progress_percentage is not None:
+                job.progress_percentage = inp.progress_percentage
+            job.error_message = inp.error_message
+            if inp.status == JobStatus.processing:
+                job.started_at = job.started_at or datetime.now(UTC)
+                session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
+
+    @activity.defn(name="complete_job")
+    def complete_job(self, inp: CompleteJobInput) -> None:
+        """Job ``completed`` (progress 100, ``completed_at``, ``processing_details``), photo
+        ``processed`` with its result paths, and a success notification, in one transaction."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            photo = session.get_one(Photo, job.photo_id)
+            if job.status == JobStatus.completed:
+                return
+            job.status = JobStatus.completed.value
+            job.progress_percentage = 100
+            job.completed_at = datetime.now(UTC)
+            job.error_message = None
+            job.processing_details = dict(inp.result.details)
+            photo.status = PhotoStatus.processed.value
+            photo.processed_path = inp.result.jpeg_key
+            photo.processed_webp_path = inp.result.webp_key
+            session.add(Notification(
+                user_id=job.user_id, type="success", related_job_id=job.id, title="Foto pronta",
+                message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
+            ))
+
+    @activity.defn(name="fail_job")
+    def fail_job(self, inp: FailJobInput) -> None:
+        """Job ``failed`` with ``error_message``, photo back to ``uploaded``, error notification."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            photo = session.get_one(Photo, job.photo_id)
+            if job.status == JobStatus.failed and job.error_message == inp.error_message:
+                return
+            job.status = JobStatus.failed.value
+            job.error_message = inp.error_message
+            job.completed_at = None
+            photo.status = PhotoStatus.uploaded.value
+            session.add(Notification(
+                user_id=job.user_id, type="error", related_job_id=job.id, title="Errore elaborazione",
+                message=f"Non è stato possibile elaborare {photo.original_filename}: {inp.error_message}",
+            ))

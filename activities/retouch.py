@@ -1,0 +1,54 @@
+"""The retouch activity (task queue ``retouch``): original → ``retouch`` pipeline → stored results."""
+
+from __future__ import annotations
+
+import uuid
+
+from sqlalchemy.orm import Session, sessionmaker
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from fotopronta.models import Photo
+from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
+from retouch import BadImageError, RetouchOptions
+from retouch import retouch as run_pipeline
+from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
+
+
+class RetouchActivities:
+    """Holds the storage client, the session factory and the rembg model name (the rembg session
+    itself is cached per process by :func:`retouch.get_session`)."""
+
+    def __init__(self, sessions: sessionmaker[Session], storage: ObjectStorage, model_name: str) -> None:
+        self.sessions = sessions
+        self.storage = storage
+        self.model_name = model_name
+
+    @activity.defn(name="retouch_photo")
+    def retouch_photo(self, inp: RetouchInput) -> RetouchOutput:
+        """Read the original, run the pipeline with the job's options, store JPEG and WebP under
+        ``processed-photos/{user_id}/{seo_filename}-{job_id8}.{jpg,webp}``.
+
+        Raises:
+            ApplicationError: type ``BadImageError``, non-retryable, when the image cannot be decoded
+                or is refused (message in Italian). Other errors are retried by the workflow's policy.
+        """
+        with self.sessions() as session:
+            photo = session.get_one(Photo, uuid.UUID(inp.photo_id))
+            upload_path = photo.upload_path
+        original = self.storage.get(BUCKET_UPLOADS, upload_path)
+        activity.heartbeat("decoded")
+        options = RetouchOptions(
+            preset=inp.preset, shadow=inp.shadow, background_category=inp.background_category,
+            brand=inp.brand, category=inp.category, short_id=inp.job_id[:8],
+        )
+        try:
+            result = run_pipeline(original, options, model_name=self.model_name)
+        except BadImageError as exc:
+            raise ApplicationError(str(exc), type=BAD_IMAGE_ERROR, non_retryable=True) from exc
+        stem = str(result.details.get("seo_filename") or f"foto-{inp.job_id[:8]}")
+        base = f"{inp.user_id}/{stem}-{inp.job_id[:8]}"
+        self.storage.put(BUCKET_PROCESSED, f"{base}.jpg", result.jpeg, "image/jpeg")
+        self.storage.put(BUCKET_PROCESSED, f"{base}.webp", result.webp, "image/webp")
+        return RetouchOutput(jpeg_key=f"{base}.jpg", webp_key=f"{base}.webp", width=result.width,
+                             height=result.height, details=dict(result.details))

@@ -1,0 +1,57 @@
+"""API errors: every error body is ``{"detail": "<Italian message>", "code": "<machine code>"}``
+(DESIGN.md, HTTP API), plus an optional ``title`` for the web app's toast (SPEC §8 titles)."""
+
+from __future__ import annotations
+
+from fastapi import Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+
+class ApiError(Exception):
+    """An error the client shows: HTTP ``status``, Italian ``detail``, machine ``code``, toast ``title``."""
+
+    def __init__(self, status: int, detail: str, code: str, title: str | None = None) -> None:
+        super().__init__(detail)
+        self.status = status
+        self.detail = detail
+        self.code = code
+        self.title = title
+
+
+def _body(detail: str, code: str, title: str | None) -> dict[str, str]:
+    body = {"detail": detail, "code": code}
+    if title:
+        body["title"] = title
+    return body
+
+
+async def api_error_handler(_: Request, exc: Exception) -> JSONResponse:
+    """Render :class:`ApiError`."""
+    assert isinstance(exc, ApiError)
+    return JSONResponse(_body(exc.detail, exc.code, exc.title), status_code=exc.status)
+
+
+HTTP_MESSAGES = {
+    401: ("Sessione non valida o scaduta: accedi di nuovo.", "not_authenticated"),
+    403: ("Non hai i permessi necessari per questa operazione.", "forbidden"),
+    404: ("Risorsa non trovata.", "not_found"),
+    405: ("Metodo non consentito.", "method_not_allowed"),
+}
+
+
+async def http_error_handler(_: Request, exc: Exception) -> JSONResponse:
+    """Render Starlette's HTTP errors in our shape, in Italian."""
+    assert isinstance(exc, StarletteHTTPException)
+    detail, code = HTTP_MESSAGES.get(exc.status_code, (str(exc.detail), "http_error"))
+    return JSONResponse(_body(detail, code, None), status_code=exc.status_code, headers=exc.headers)
+
+
+async def validation_error_handler(_: Request, exc: Exception) -> JSONResponse:
+    """Render request validation errors (422) with an Italian message naming the first bad field."""
+    assert isinstance(exc, RequestValidationError)
+    errors = exc.errors()
+    field = ".".join(str(p) for p in errors[0]["loc"][1:]) if errors else ""
+    detail = f"Dati non validi: controlla il campo '{field}'." if field else "Dati non validi."
+    return JSONResponse(_body(detail, "validation_error", None), status_code=422)

@@ -1,0 +1,1 @@
+"""API routers, one module per feature."""

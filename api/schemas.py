@@ -1,0 +1,111 @@
+"""Pydantic request and response schemas (kept apart from the tables)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, EmailStr, Field
+
+
+class SignupIn(BaseModel):
+    """``POST /api/auth/signup`` body (SPEC §5: first name, e-mail, password ≥ 6)."""
+
+    email: EmailStr
+    password: str = Field(min_length=6, max_length=200)
+    first_name: str = Field(min_length=1, max_length=200)
+    last_name: str | None = Field(default=None, max_length=200)
+
+
+class LoginIn(BaseModel):
+    """``POST /api/auth/login`` body."""
+
+    email: str
+    password: str
+
+
+class RefreshIn(BaseModel):
+    """``POST /api/auth/refresh`` and ``/logout`` body."""
+
+    refresh_token: str
+
+
+class ProfilePublic(BaseModel):
+    """``GET /api/me``: SPEC §3 profile fields."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    email: str
+    first_name: str | None
+    last_name: str | None
+    user_role: str
+    credits_remaining: int
+    credits_expiry_date: datetime | None
+    is_active: bool
+    max_concurrent_jobs: int
+    specializations: list[str] | None
+    created_at: datetime
+    updated_at: datetime
+
+
+class ProfileUpdate(BaseModel):
+    """``PATCH /api/me``: first and last name (free text, SPEC §5)."""
+
+    first_name: str | None = Field(default=None, max_length=200)
+    last_name: str | None = Field(default=None, max_length=200)
+
+
+class SessionOut(BaseModel):
+    """A signed-in session (login, verify, refresh)."""
+
+    access_token: str
+    refresh_token: str
+    token_type: str = "bearer"
+    expires_in: int
+    expires_at: int
+    user: ProfilePublic
+
+
+class JobPublic(BaseModel):
+    """A ``photo_processing_jobs`` row as the client sees it."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    photo_id: uuid.UUID
+    job_type: str
+    status: str
+    background_category: dict[str, Any] | None
+    error_message: str | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    progress_percentage: int
+    processing_details: dict[str, Any] | None
+    priority: int
+    deadline: datetime | None
+    assigned_to: uuid.UUID | None
+    client_notes: str | None
+    graphic_notes: str | None
+    created_at: datetime
+
+
+class PhotoPublic(BaseModel):
+    """A ``photos`` row with its jobs nested (SPEC §3)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    user_id: uuid.UUID
+    original_filename: str
+    file_size: int
+    file_format: str
+    upload_path: str
+    processed_path: str | None
+    status: str
+    width: int | None
+    height: int | None
+    created_at: datetime
+    files_deleted_at: datetime | None
+    jobs: list[JobPublic]

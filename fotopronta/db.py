@@ -1,0 +1,57 @@
+"""Database engine and sessions (SQLAlchemy 2 + psycopg 3), and ``alembic upgrade head``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from pathlib import Path
+
+from sqlalchemy import Engine, create_engine
+from sqlalchemy.orm import Session, sessionmaker
+
+from fotopronta.settings import get_settings
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+
+
+@lru_cache
+def get_engine(url: str | None = None) -> Engine:
+    """Return a pooled engine for ``url`` (default: settings' database URL), created once per URL."""
+    return create_engine(url or get_settings().sqlalchemy_url, pool_pre_ping=True, pool_size=10)
+
+
+def session_factory(url: str | None = None) -> sessionmaker[Session]:
+    """A ``sessionmaker`` bound to :func:`get_engine` (``expire_on_commit=False``)."""
+    return sessionmaker(get_engine(url), expire_on_commit=False)
+
+
+@contextmanager
+def session_scope(url: str | None = None) -> Iterator[Session]:
+    """A transaction: commits on success, rolls back on error, always closes."""
+    session = session_factory(url)()
+    try:
+        yield session
+        session.commit()
+    except BaseException:
+        session.rollback()
+        raise
+    finally:
+        session.close()
+
+
+def alembic_config(url: str | None = None):  # type: ignore[no-untyped-def]
+    """An Alembic ``Config`` pointing at ``fotopronta/migrations`` and the given database URL."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.set_main_option("sqlalchemy.url", (url or get_settings().sqlalchemy_url).replace("%", "%%"))
+    return cfg
+
+
+def migrate(url: str | None = None) -> None:
+    """Apply every Alembic migration (``alembic upgrade head``)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(url), "head")

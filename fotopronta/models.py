@@ -1,0 +1,336 @@
+"""SQLAlchemy 2 table models: SPEC §3 entities plus what the server needs.
+
+SPEC §3 tables: ``profiles``, ``photos``, ``photo_processing_jobs``, ``credit_packages``,
+``credit_purchases``, ``orders``, ``notifications``. Server tables (DESIGN.md "Data"): ``users``
+(credentials), ``refresh_sessions``, ``one_time_codes``, ``credit_ledger`` (append-only, unique
+idempotency key) and ``email_outbox``. Schema changes go through Alembic only
+(``fotopronta/migrations``).
+"""
+
+from __future__ import annotations
+
+import enum
+import uuid
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.dialects.postgresql import JSONB, UUID
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every FotoPronta table."""
+
+
+class UserRole(enum.StrEnum):
+    """``profiles.user_role`` (SPEC §6)."""
+
+    client = "client"
+    graphic = "graphic"
+    admin = "admin"
+
+
+class PhotoStatus(enum.StrEnum):
+    """``photos.status`` (SPEC §4 Photo status)."""
+
+    uploaded = "uploaded"
+    processing = "processing"
+    processed = "processed"
+
+
+class JobType(enum.StrEnum):
+    """``photo_processing_jobs.job_type`` (SPEC §3)."""
+
+    background_removal = "background_removal"
+    background_removal_human = "background_removal_human"
+    smart_backgrounds = "smart_backgrounds"
+
+
+class JobStatus(enum.StrEnum):
+    """``photo_processing_jobs.status`` (SPEC §4 Job status) plus ``waiting_for_credits``.
+
+    ``waiting_for_credits`` is the durable wait of DESIGN.md (insufficient credits: the workflow
+    waits for a ``credits_added`` signal); the UI shows it as 'Crediti terminati'.
+    """
+
+    pending = "pending"
+    waiting_for_credits = "waiting_for_credits"
+    processing = "processing"
+    completed = "completed"
+    failed = "failed"
+    pending_human = "pending_human"
+    assigned_to_graphic = "assigned_to_graphic"
+    in_progress_human = "in_progress_human"
+    completed_human = "completed_human"
+    rejected_human = "rejected_human"
+
+
+class LedgerKind(enum.StrEnum):
+    """Kinds of credit-ledger entries. Signs of ``amount``: grant +, reserve −, charge 0,
+    release +, expire −; so the balance is always the sum of ``amount``."""
+
+    grant = "grant"
+    reserve = "reserve"
+    charge = "charge"
+    release = "release"
+    expire = "expire"
+
+
+def _uuid_pk() -> Mapped[uuid.UUID]:
+    return mapped_column(UUID(as_uuid=True), primary_key=True, default=uuid.uuid4)
+
+
+def _created_at() -> Mapped[datetime]:
+    return mapped_column(DateTime(timezone=True), server_default=func.now(), nullable=False)
+
+
+class User(Base):
+    """Login credentials (the auth user); ``profiles.id`` equals ``users.id`` (SPEC §3)."""
+
+    __tablename__ = "users"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    email: Mapped[str] = mapped_column(String(320), unique=True, nullable=False)
+    password_hash: Mapped[str] = mapped_column(Text, nullable=False)
+    email_confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = _created_at()
+
+    profile: Mapped[Profile] = relationship(back_populates="user", uselist=False)
+
+
+class Profile(Base):
+    """SPEC §3 ``profiles``. ``credits_remaining`` always equals the sum of the user's ledger."""
+
+    __tablename__ = "profiles"
+    __table_args__ = (
+        CheckConstraint("credits_remaining >= 0", name="credits_non_negative"),
+        CheckConstraint("user_role IN ('client','graphic','admin')", name="user_role_valid"),
+    )
+
+    id: Mapped[uuid.UUID] = mapped_column(
+        UUID(as_uuid=True), ForeignKey("users.id", ondelete="CASCADE"), primary_key=True
+    )
+    first_name: Mapped[str | None] = mapped_column(String(200))
+    last_name: Mapped[str | None] = mapped_column(String(200))
+    email: Mapped[str] = mapped_column(String(320), nullable=False)
+    user_role: Mapped[str] = mapped_column(String(20), nullable=False, default=UserRole.client.value)
+    credits_remaining: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    credits_expiry_date: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+    max_concurrent_jobs: Mapped[int] = mapped_column(Integer, nullable=False, default=5)
+    specializations: Mapped[list[str] | None] = mapped_column(JSONB)
+    created_at: Mapped[datetime] = _created_at()
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now(), nullable=False
+    )
+
+    user: Mapped[User] = relationship(back_populates="profile")
+
+
+class RefreshSession(Base):
+    """A refresh token (stored as its SHA-256), rotated on use and revocable (logout)."""
+
+    __tablename__ = "refresh_sessions"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    created_at: Mapped[datetime] = _created_at()
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    replaced_by: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+
+
+class OneTimeCode(Base):
+    """Single-use, expiring codes and link tokens (sign-up confirmation, password recovery).
+
+    ``purpose`` is ``signup`` or ``recovery``; ``code_hash`` is the SHA-256 of the 6-digit code or
+    of the link's ``token_hash``; ``used_at`` makes it single-use.
+    """
+
+    __tablename__ = "one_time_codes"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    purpose: Mapped[str] = mapped_column(String(20), nullable=False)
+    kind: Mapped[str] = mapped_column(String(10), nullable=False)  # "code" or "link"
+    code_hash: Mapped[str] = mapped_column(String(64), nullable=False, index=True)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = _created_at()
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class Photo(Base):
+    """SPEC §3 ``photos``: an uploaded original and, once processed, its result paths.
+
+    ``upload_path`` is ``{user_id}/{timestamp}-{random}.{ext}`` in bucket ``user-uploads``;
+    ``processed_path`` (JPEG) and ``processed_webp_path`` are in ``processed-photos``.
+    ``files_deleted_at`` is set when retention (30 days after delivery) removed the files.
+    """
+
+    __tablename__ = "photos"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    original_filename: Mapped[str] = mapped_column(String(500), nullable=False)
+    file_size: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    file_format: Mapped[str] = mapped_column(String(100), nullable=False)
+    upload_path: Mapped[str] = mapped_column(String(500), nullable=False)
+    processed_path: Mapped[str | None] = mapped_column(String(500))
+    processed_webp_path: Mapped[str | None] = mapped_column(String(500))
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default=PhotoStatus.uploaded.value)
+    width: Mapped[int | None] = mapped_column(Integer)
+    height: Mapped[int | None] = mapped_column(Integer)
+    files_deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = _created_at()
+
+    jobs: Mapped[list[PhotoProcessingJob]] = relationship(
+        back_populates="photo", order_by="PhotoProcessingJob.created_at", cascade="all, delete-orphan"
+    )
+
+
+class PhotoProcessingJob(Base):
+    """SPEC §3 ``photo_processing_jobs``; one ``PhotoJobWorkflow`` (id ``photo-job-{id}``) each."""
+
+    __tablename__ = "photo_processing_jobs"
+    __table_args__ = (Index("ix_jobs_status_priority", "status", "priority"),)
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    photo_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("photos.id", ondelete="CASCADE"), index=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    job_type: Mapped[str] = mapped_column(String(40), nullable=False)
+    status: Mapped[str] = mapped_column(String(30), nullable=False, default=JobStatus.pending.value)
+    background_category: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    options: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    error_message: Mapped[str | None] = mapped_column(Text)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    progress_percentage: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    processing_details: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    priority: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    deadline: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    overdue: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    assigned_to: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("profiles.id", ondelete="SET NULL"))
+    client_notes: Mapped[str | None] = mapped_column(Text)
+    graphic_notes: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = _created_at()
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now(), nullable=False
+    )
+
+    photo: Mapped[Photo] = relationship(back_populates="jobs")
+
+
+class CreditPackage(Base):
+    """SPEC §3 ``credit_packages`` (seeded: Free, Light, Standard, Maxi)."""
+
+    __tablename__ = "credit_packages"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    name: Mapped[str] = mapped_column(String(100), unique=True, nullable=False)
+    credits: Mapped[int] = mapped_column(Integer, nullable=False)
+    price_cents: Mapped[int] = mapped_column(Integer, nullable=False)
+    currency: Mapped[str] = mapped_column(String(3), nullable=False, default="EUR")
+    is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
+
+
+class CreditPurchase(Base):
+    """SPEC §3 ``credit_purchases`` (``stripe_payment_intent_id`` holds the checkout session id)."""
+
+    __tablename__ = "credit_purchases"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    package_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("credit_packages.id"))
+    credits_purchased: Mapped[int] = mapped_column(Integer, nullable=False)
+    amount_paid_cents: Mapped[int] = mapped_column(Integer, nullable=False)
+    currency: Mapped[str] = mapped_column(String(3), nullable=False, default="EUR")
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default="pending")
+    credits_expiry_date: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    stripe_payment_intent_id: Mapped[str | None] = mapped_column(String(255), unique=True)
+    created_at: Mapped[datetime] = _created_at()
+
+    package: Mapped[CreditPackage] = relationship()
+
+
+class Order(Base):
+    """SPEC §3 ``orders``."""
+
+    __tablename__ = "orders"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    package_type: Mapped[str] = mapped_column(String(100), nullable=False)
+    total_photos: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    processed_photos: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    status: Mapped[str] = mapped_column(String(20), nullable=False, default="pending")
+    total_amount: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    created_at: Mapped[datetime] = _created_at()
+
+
+class Notification(Base):
+    """SPEC §3 ``notifications`` (type: success, info, warning, error)."""
+
+    __tablename__ = "notifications"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    title: Mapped[str] = mapped_column(String(200), nullable=False)
+    message: Mapped[str] = mapped_column(Text, nullable=False)
+    type: Mapped[str] = mapped_column(String(20), nullable=False, default="info")
+    read: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    related_job_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("photo_processing_jobs.id", ondelete="SET NULL")
+    )
+    created_at: Mapped[datetime] = _created_at()
+
+
+class CreditLedgerEntry(Base):
+    """Append-only credit ledger: every grant, reservation, charge, release and expiry.
+
+    ``amount`` is signed (see :class:`LedgerKind`); ``idempotency_key`` is unique so an activity
+    retried by Temporal writes its entry at most once (e.g. ``reserve:{job_id}``).
+    """
+
+    __tablename__ = "credit_ledger"
+    __table_args__ = (
+        CheckConstraint("kind IN ('grant','reserve','charge','release','expire')", name="ledger_kind_valid"),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(10), nullable=False)
+    amount: Mapped[int] = mapped_column(Integer, nullable=False)
+    idempotency_key: Mapped[str] = mapped_column(String(200), unique=True, nullable=False)
+    job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True), index=True)
+    purchase_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = _created_at()
+
+
+class EmailOutbox(Base):
+    """Every e-mail the mailer sent (or, in development, only stored and logged)."""
+
+    __tablename__ = "email_outbox"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    to_address: Mapped[str] = mapped_column(String(320), nullable=False)
+    subject: Mapped[str] = mapped_column(String(300), nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    links: Mapped[list[str] | None] = mapped_column(JSONB)
+    sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = _created_at()

