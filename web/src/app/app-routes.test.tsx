@@ -1,0 +1,245 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import { useSessionStore } from '@/stores/session';
+import { callsTo, fakeServer } from '@/test/fake-server';
+import { makePhoto, makeProfile } from '@/test/fixtures';
+import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
+import { routes } from './router';
+
+const signIn = () => useSessionStore.getState().setSession(testSession);
+
+describe('auth screens', () => {
+  it('logs in, stores the session, toasts and goes to /dashboard', async () => {
+    const server = fakeServer({
+      'POST /api/auth/login': testSession,
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': [],
+      'GET /api/notifications': [],
+    });
+    const user = userEvent.setup();
+    const { router } = renderRoutes(routes, ['/auth']);
+
+    expect(screen.getByRole('heading', { name: 'Benvenuto' })).toBeInTheDocument();
+    expect(screen.getByRole('tab', { name: 'Accedi' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByRole('link', { name: 'Password dimenticata?' })).toHaveAttribute('href', '/forgot-password');
+    await user.type(screen.getByLabelText('Email'), 'mario@example.com');
+    await user.type(screen.getByLabelText('Password'), 'segreta1');
+    await user.click(screen.getByRole('button', { name: 'Accedi' }));
+
+    expect(await screen.findByText('Accesso effettuato')).toBeInTheDocument();
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    expect(useSessionStore.getState().session?.access_token).toBe('access-1');
+    const [, init] = callsTo(server, 'POST', '/api/auth/login')[0];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({ email: 'mario@example.com', password: 'segreta1' });
+    expect(await screen.findByRole('heading', { level: 1, name: /Mario!/ })).toBeInTheDocument();
+    expect(screen.getByText('Cosa vuoi processare oggi?')).toBeInTheDocument();
+  });
+
+  it('shows the server detail under "Errore accesso"', async () => {
+    fakeServer({
+      'POST /api/auth/login': () => jsonResponse({ detail: 'Email o password non corretti', code: 'invalid_credentials' }, 401),
+    });
+    const user = userEvent.setup();
+    renderRoutes(routes, ['/auth']);
+    await user.type(screen.getByLabelText('Email'), 'x@example.com');
+    await user.type(screen.getByLabelText('Password'), 'sbagliata');
+    await user.click(screen.getByRole('button', { name: 'Accedi' }));
+    const alert = await screen.findByRole('alert');
+    expect(alert).toHaveTextContent('Errore accesso');
+    expect(alert).toHaveTextContent('Email o password non corretti');
+  });
+
+  it('signs up with first and last name', async () => {
+    const server = fakeServer({ 'POST /api/auth/signup': () => jsonResponse({ id: 'u2' }, 201) });
+    const user = userEvent.setup();
+    renderRoutes(routes, ['/auth?from=free-trial']);
+    expect(screen.getByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
+    expect(screen.getByRole('tab', { name: 'Registrati' })).toHaveAttribute('aria-selected', 'true');
+    await user.type(screen.getByLabelText('Nome'), 'Anna');
+    await user.type(screen.getByLabelText('Cognome'), 'Bianchi');
+    await user.type(screen.getByLabelText('Email'), 'anna@example.com');
+    await user.type(screen.getByLabelText('Password'), 'segreta1');
+    await user.click(screen.getByRole('button', { name: 'Crea Account' }));
+    expect(await screen.findByText('Registrazione completata')).toBeInTheDocument();
+    expect(screen.getByText("Controlla la tua email per confermare l'account")).toBeInTheDocument();
+    const [, init] = callsTo(server, 'POST', '/api/auth/signup')[0];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({
+      email: 'anna@example.com',
+      password: 'segreta1',
+      first_name: 'Anna',
+      last_name: 'Bianchi',
+    });
+  });
+
+  it('verifies an e-mailed link on /auth/callback and goes to /dashboard', async () => {
+    const server = fakeServer({
+      'POST /api/auth/verify': testSession,
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': [],
+      'GET /api/notifications': [],
+    });
+    window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
+    const { router } = renderRoutes(routes, ['/auth/callback?token_hash=abc&type=signup']);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    const [, init] = callsTo(server, 'POST', '/api/auth/verify')[0];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({ token_hash: 'abc', type: 'signup' });
+    window.history.replaceState(null, '', '/');
+  });
+});
+
+describe('guards', () => {
+  it('redirects to /auth without a session', async () => {
+    fakeServer({});
+    const { router } = renderRoutes(routes, ['/photos']);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/auth'));
+  });
+
+  it('shows Accesso Negato to a client on the graphics dashboard', async () => {
+    signIn();
+    fakeServer({ 'GET /api/me': makeProfile(), 'GET /api/notifications': [] });
+    const user = userEvent.setup();
+    const { router } = renderRoutes(routes, ['/graphics-dashboard']);
+    expect(await screen.findByRole('heading', { name: 'Accesso Negato' })).toBeInTheDocument();
+    expect(screen.getByText('Non hai i permessi necessari per accedere alla Dashboard del Team Grafici')).toBeInTheDocument();
+    expect(screen.getByText('Questa sezione è riservata esclusivamente ai membri del team grafici autorizzati.')).toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Torna alla Dashboard' }));
+    expect(router.state.location.pathname).toBe('/dashboard');
+  });
+
+  it('uses the admin wording on /admin-dashboard and lets an admin in', async () => {
+    signIn();
+    fakeServer({ 'GET /api/me': makeProfile({ user_role: 'graphic' }), 'GET /api/notifications': [] });
+    renderRoutes(routes, ['/admin-dashboard']);
+    expect(await screen.findByText('Non hai i permessi di amministratore necessari per accedere a questa sezione')).toBeInTheDocument();
+    expect(screen.getByText('Questa sezione è riservata esclusivamente agli amministratori del sistema.')).toBeInTheDocument();
+  });
+
+  it('renders the 404 page with a link home', () => {
+    renderRoutes(routes, ['/non-esiste']);
+    expect(screen.getByRole('heading', { name: 'Pagina non trovata' })).toBeInTheDocument();
+    expect(screen.getByRole('link', { name: 'Torna alla Home' })).toHaveAttribute('href', '/');
+  });
+});
+
+describe('signed-in layout', () => {
+  it('shows the admin menus and signs out through the user menu', async () => {
+    signIn();
+    const server = fakeServer({
+      'GET /api/me': makeProfile({ user_role: 'admin' }),
+      'GET /api/photos': [],
+      'GET /api/notifications': [],
+      'POST /api/auth/logout': () => new Response(null, { status: 204 }),
+    });
+    const user = userEvent.setup();
+    const { router } = renderRoutes(routes, ['/dashboard']);
+    const admin = await screen.findByRole('navigation', { name: 'Amministrazione' });
+    expect(within(admin).getByRole('link', { name: 'Dashboard Grafici' })).toHaveAttribute('href', '/graphics-dashboard');
+    expect(within(screen.getByRole('navigation', { name: 'Area Cliente' })).getByRole('link', { name: 'Carica foto' })).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Notifiche' }));
+    expect(await screen.findByText('Nessuna notifica')).toBeInTheDocument();
+
+    await user.click(screen.getByRole('button', { name: 'Menu utente' }));
+    await user.click(screen.getByRole('menuitem', { name: 'Esci' }));
+    expect(await screen.findByText('Logout effettuato')).toBeInTheDocument();
+    expect(router.state.location.pathname).toBe('/');
+    expect(useSessionStore.getState().session).toBeNull();
+    const [, init] = callsTo(server, 'POST', '/api/auth/logout')[0];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({ refresh_token: 'refresh-1' });
+  });
+
+  it('counts unread notifications with a 9+ badge', async () => {
+    signIn();
+    const notes = Array.from({ length: 11 }, (_, i) => ({
+      id: `n${i}`,
+      title: `Foto pronta ${i}`,
+      message: 'La tua foto è pronta',
+      type: 'success',
+      read: false,
+      created_at: new Date().toISOString(),
+      related_job_id: null,
+    }));
+    fakeServer({ 'GET /api/me': makeProfile(), 'GET /api/photos': [], 'GET /api/notifications': notes });
+    renderRoutes(routes, ['/dashboard']);
+    expect(await screen.findByTestId('notification-badge')).toHaveTextContent('9+');
+  });
+});
+
+describe('dashboard, upload and photos', () => {
+  it('shows the stat cards from /api/me and /api/photos', async () => {
+    signIn();
+    fakeServer({
+      'GET /api/me': makeProfile({ credits_remaining: 12 }),
+      'GET /api/photos': [makePhoto({ id: 'a' }), makePhoto({ id: 'b', status: 'processing' }, { status: 'processing' }), makePhoto({ id: 'c', status: 'uploaded' }, null)],
+      'GET /api/notifications': [],
+    });
+    renderRoutes(routes, ['/dashboard']);
+    const card = (name: string) => screen.findByRole('group', { name });
+    expect(await card('Crediti')).toHaveTextContent('12');
+    await waitFor(async () => expect(await card('Foto Totali')).toHaveTextContent('3'));
+    expect(await card('Processate')).toHaveTextContent('1');
+    expect(await card('In Coda')).toHaveTextContent('2');
+  });
+
+  it('uploads the chosen images as multipart files + job_type', async () => {
+    signIn();
+    const server = fakeServer({
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': [],
+      'GET /api/notifications': [],
+      'POST /api/photos': () => jsonResponse([makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], 201),
+    });
+    const user = userEvent.setup({ applyAccept: false });
+    renderRoutes(routes, ['/upload']);
+    expect(await screen.findByRole('heading', { name: 'Carica le tue foto' })).toBeInTheDocument();
+    await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
+    const input = screen.getByLabelText('Seleziona foto');
+    await user.upload(input, [new File(['img'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['%PDF'], 'listino.pdf', { type: 'application/pdf' })]);
+    expect(await screen.findByText('Alcuni file ignorati')).toBeInTheDocument();
+    expect(screen.getByRole('listitem', { name: 'scarpa.jpg' })).toHaveTextContent('In coda');
+    await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
+    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos')).toHaveLength(1));
+    const body = (callsTo(server, 'POST', '/api/photos')[0][1] as RequestInit).body as FormData;
+    expect(body.getAll('files').map((f) => (f as File).name)).toEqual(['scarpa.jpg']);
+    expect(body.get('job_type')).toBe('background_removal');
+  });
+
+  it('lists photos with badges, Italian relative time, colours and downloads as the SEO name', async () => {
+    signIn();
+    const server = fakeServer({
+      'GET /api/me': makeProfile(),
+      'GET /api/notifications': [],
+      'GET /api/photos': [
+        makePhoto(),
+        makePhoto({ id: 'p2', original_filename: 'rotta.jpg', status: 'uploaded', processed_path: null }, { status: 'failed', error_message: 'Immagine non valida', processing_details: null }),
+      ],
+      'GET /api/photos/p1/download': () => new Response('jpeg', { status: 200, headers: { 'Content-Type': 'image/jpeg' } }),
+    });
+    const clicks: string[] = [];
+    vi.spyOn(HTMLAnchorElement.prototype, 'click').mockImplementation(function (this: HTMLAnchorElement) {
+      clicks.push(this.download);
+    });
+    URL.createObjectURL = vi.fn(() => 'blob:x');
+    URL.revokeObjectURL = vi.fn();
+    const user = userEvent.setup();
+    renderRoutes(routes, ['/photos']);
+
+    const card = await screen.findByRole('article', { name: 'nike-scarpa-running-rossa.jpg' });
+    expect(within(card).getByText('Completata')).toBeInTheDocument();
+    expect(within(card).getByText('5 minuti fa')).toBeInTheDocument();
+    expect(within(card).getByText('+1')).toBeInTheDocument();
+    expect(within(card).getByText('Nike')).toBeInTheDocument();
+    const failed = screen.getByRole('article', { name: 'rotta.jpg' });
+    expect(within(failed).getByText('Errore')).toBeInTheDocument();
+    expect(within(failed).getByText('Immagine non valida')).toBeInTheDocument();
+    expect(within(failed).queryByRole('button', { name: 'Rielabora' })).toBeNull();
+
+    await user.click(within(card).getByRole('button', { name: 'Scarica' }));
+    await waitFor(() => expect(clicks).toEqual(['nike-scarpa-running-rossa.jpg']));
+    const [, init] = callsTo(server, 'GET', '/api/photos/p1/download')[0];
+    expect(new Headers((init as RequestInit).headers).get('Authorization')).toBe('Bearer access-1');
+
+    await user.selectOptions(screen.getByLabelText('Stato'), 'failed');
+    expect(screen.queryByRole('article', { name: 'nike-scarpa-running-rossa.jpg' })).toBeNull();
+  });
+});
