@@ -75,6 +75,45 @@ class Settings(BaseSettings):
     max_batch_bytes_admin: int = 250 * 1024 * 1024
     max_file_bytes: int = 50 * 1024 * 1024
 
+    # accounts, e-mail and payments (issue 5; SPEC §2, §7, §8)
+    signup_link_ttl_s: int = 24 * 3600  # e-mail confirmation link
+    recovery_code_ttl_s: int = 15 * 60  # 6-digit reset code
+    recovery_link_ttl_s: int = 3600  # reset link
+    recovery_code_max_attempts: int = 5  # wrong guesses before a code is burnt
+    login_rate_limit: str = "10/15 minutes"  # failed logins per e-mail and client IP ("limits" syntax)
+    otp_rate_limit: str = "10/15 minutes"  # code attempts per e-mail
+    forgot_rate_limit: str = "5/hour"  # reset e-mails per e-mail address
+    mail_backend: Literal["outbox", "smtp"] | None = None  # None: outbox, or smtp in production
+    smtp_host: str = "127.0.0.1"
+    smtp_port: int = 25
+    smtp_user: str | None = None
+    smtp_password: str | None = None
+    smtp_from: str = "FotoPronta <noreply@fotopronta.it>"
+    smtp_starttls: bool = False
+    smtp_timeout_s: float = 30
+    payment_provider: Literal["stripe", "test"] | None = None  # None: stripe iff a secret key is set
+    stripe_secret_key: str | None = None
+    stripe_webhook_secret: str | None = None
+    stripe_api_base: str = "https://api.stripe.com"
+
+    @property
+    def effective_mail_backend(self) -> str:
+        """``smtp`` or ``outbox``: the configured backend, else smtp in production and outbox otherwise."""
+        return self.mail_backend or ("smtp" if self.environment == "production" else "outbox")
+
+    @property
+    def effective_payment_provider(self) -> str:
+        """``stripe`` or ``test``: the configured provider, else stripe iff a secret key is set.
+        Production never uses the test provider (its checkout page is development-only)."""
+        if self.payment_provider:
+            return self.payment_provider
+        return "stripe" if self.stripe_secret_key or self.environment == "production" else "test"
+
+    @property
+    def is_production(self) -> bool:
+        """Whether development-only pages (``/dev/mail``, test checkout) must be absent."""
+        return self.environment == "production"
+
     @model_validator(mode="after")
     def _check_secrets(self) -> Settings:
         if self.environment == "production" and self.jwt_secret == DEV_JWT_SECRET:

@@ -1,61 +1,387 @@
-"""Sign-up, login, refresh-token rotation and logout (``/api/auth``)."""
+"""Accounts (``/api/auth``, SPEC §2 auth routes, §5, §8 Auth / Reset link / One-time code).
+
+- ``POST /signup`` creates an *unconfirmed* client (15 credits) and e-mails a confirmation link
+  ``{public_url}/auth/callback?token_hash=…&type=signup``; login is refused until it is opened.
+- ``POST /verify {token_hash, type}`` exchanges an e-mailed link (``signup`` or ``recovery``) for a
+  session. A recovery session's access token carries ``amr=recovery`` and is what
+  ``POST /password/reset`` accepts (once).
+- ``POST /password/forgot {email}`` e-mails a 6-digit code (15 min) and a reset link (1 h); the answer
+  is the same whether or not the address exists.
+- ``POST /password/verify-otp {email, token, password}`` sets the password with the code.
+- ``POST /password/change {current_password, new_password}`` for a signed-in user.
+- ``POST /login``, ``/refresh`` (rotation, reuse revokes everything), ``/logout``.
+
+Codes and link tokens are random, single-use and expiring; only their SHA-256 is stored
+(``one_time_codes``). Failed logins and code attempts are rate limited (429, Italian message) with
+the ``limits`` library (moving window, in-process memory: one API process per deployment today; a
+shared ``limits`` storage such as Redis is a one-line change).
+"""
 
 from __future__ import annotations
 
+import hmac
+import logging
+import secrets
+import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, status
+import jwt
+from fastapi import APIRouter, Depends, Request, status
+from fastapi.concurrency import run_in_threadpool
+from fastapi.security import HTTPAuthorizationCredentials
+from limits import parse
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from pydantic import BaseModel, Field
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from api.deps import SessionDep
+from api.deps import CurrentUser, SessionDep, bearer
 from api.errors import ApiError
-from api.schemas import LoginIn, ProfilePublic, RefreshIn, SessionOut, SignupIn
-from fotopronta.accounts import EmailAlreadyRegisteredError, create_user, find_user_by_email
-from fotopronta.models import Profile, RefreshSession
-from fotopronta.security import create_access_token, new_opaque_token, sha256_hex, verify_password
+from api.schemas import LoginIn, ProfilePublic, RefreshIn, SessionOut
+from fotopronta import mailer
+from fotopronta.accounts import EmailAlreadyRegisteredError, create_user, find_user_by_email, normalise_email
+from fotopronta.models import OneTimeCode, Profile, RefreshSession, User
+from fotopronta.security import (
+    JWT_ALGORITHM,
+    hash_password,
+    new_opaque_token,
+    sha256_hex,
+    verify_password,
+)
 from fotopronta.settings import get_settings
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
+log = logging.getLogger("fotopronta.api.auth")
 
+PASSWORD_MIN = 6
+"""Minimum password length (SPEC §5, §9)."""
+
+# --- SPEC §8 messages -------------------------------------------------------------------------------
 INVALID_LOGIN = ApiError(401, "Email o password non corretti", "invalid_credentials", "Errore accesso")
+EMAIL_NOT_CONFIRMED = ApiError(
+    401,
+    "Email non confermata: apri il link che ti abbiamo inviato per attivare l'account.",
+    "email_not_confirmed",
+    "Errore accesso",
+)
+ALREADY_REGISTERED = ApiError(
+    400, "Un utente con questa email è già registrato", "user_already_registered", "Errore registrazione"
+)
+SIGNUP_OK = ("Registrazione completata", "Controlla la tua email per confermare l'account")
+RESET_SENT = ("Email inviata", "Controlla la tua email per reimpostare la password")
+PASSWORD_UPDATED = "Password aggiornata"
+LINK_INVALID = ApiError(400, "Link non valido o scaduto", "invalid_link", "Errore verifica")
+RESET_LINK_INVALID = ApiError(
+    400,
+    "Il link per il reset della password non è valido. Richiedi un nuovo link.",
+    "invalid_recovery_link",
+    "Link non valido",
+)
+RESET_LINK_EXPIRED = ApiError(
+    400,
+    "Il link per il reset della password è scaduto. Richiedi un nuovo link.",
+    "recovery_link_expired",
+    "Link non valido",
+)
+RESET_LINK_MISSING = ApiError(
+    401,
+    "Devi utilizzare il link inviato via email per reimpostare la password.",
+    "recovery_link_missing",
+    "Link mancante",
+)
+CODE_EXPIRED = ApiError(
+    400, "Il codice di verifica è scaduto. Richiedi un nuovo codice.", "otp_expired", "Verifica fallita"
+)
+CODE_INVALID = ApiError(
+    400, "Il codice di verifica non è valido. Controlla e riprova.", "otp_invalid", "Verifica fallita"
+)
+CODE_FORMAT = ApiError(400, "Inserisci un codice di verifica di 6 cifre.", "otp_format", "Codice non valido")
+TOO_MANY = "Troppi tentativi. Attendi qualche minuto e riprova."
 
 
-def issue_session(session: Session, profile: Profile) -> SessionOut:
-    """Create an access token and a stored refresh token for ``profile`` (caller commits)."""
+# --- rate limits ----------------------------------------------------------------------------------------
+_limiter = MovingWindowRateLimiter(MemoryStorage())
+
+
+def _client_ip(request: Request) -> str:
+    return request.client.host if request.client else "-"
+
+
+def _check_limit(limit: str, *identifiers: str, title: str, hit: bool) -> None:
+    """Raise 429 when the moving window of ``limit`` (e.g. ``"10/15 minutes"``) is exhausted for
+    ``identifiers``; with ``hit`` the call itself counts."""
+    item = parse(limit)
+    allowed = _limiter.hit(item, *identifiers) if hit else _limiter.test(item, *identifiers)
+    if not allowed:
+        raise ApiError(429, TOO_MANY, "rate_limited", title)
+
+
+def _record_failure(limit: str, *identifiers: str) -> None:
+    _limiter.hit(parse(limit), *identifiers)
+
+
+# --- schemas -------------------------------------------------------------------------------------------
+class SignupIn(BaseModel):
+    """``POST /api/auth/signup``: first name, e-mail and password (≥ 6, checked with SPEC §5 wording)."""
+
+    email: str = Field(max_length=320)
+    password: str = Field(max_length=200)
+    first_name: str = Field(max_length=200)
+    last_name: str | None = Field(default=None, max_length=200)
+
+
+class VerifyIn(BaseModel):
+    """``POST /api/auth/verify``: the link's ``token_hash`` and ``type``."""
+
+    token_hash: str = Field(max_length=200)
+    type: Literal["signup", "recovery", "email"]
+
+
+class ForgotIn(BaseModel):
+    """``POST /api/auth/password/forgot``."""
+
+    email: str = Field(max_length=320)
+
+
+class VerifyOtpIn(BaseModel):
+    """``POST /api/auth/password/verify-otp``: e-mail, the 6-digit code and the new password."""
+
+    email: str = Field(max_length=320)
+    token: str = Field(max_length=20)
+    password: str = Field(max_length=200)
+
+
+class ResetIn(BaseModel):
+    """``POST /api/auth/password/reset`` (bearer: a recovery session's access token)."""
+
+    password: str = Field(max_length=200)
+
+
+class ChangePasswordIn(BaseModel):
+    """``POST /api/auth/password/change`` for a signed-in user."""
+
+    current_password: str = Field(max_length=200)
+    new_password: str = Field(max_length=200)
+
+
+class MessageOut(BaseModel):
+    """A confirmation for a toast: ``title`` and ``detail`` (SPEC §8)."""
+
+    title: str
+    detail: str
+
+
+class SignupOut(ProfilePublic):
+    """The new (unconfirmed) profile plus the toast of SPEC §8 ('Registrazione completata')."""
+
+    title: str = SIGNUP_OK[0]
+    detail: str = SIGNUP_OK[1]
+
+
+# --- helpers ---------------------------------------------------------------------------------------------
+def _access_token(
+    profile: Profile, *, now: datetime, extra: dict[str, Any] | None = None
+) -> tuple[str, datetime]:
+    settings = get_settings()
+    expires_at = now + timedelta(seconds=settings.access_token_ttl_s)
+    payload: dict[str, Any] = {
+        "sub": str(profile.id),
+        "role": profile.user_role,
+        "iat": now,
+        "exp": expires_at,
+        "typ": "access",
+        **(extra or {}),
+    }
+    return jwt.encode(payload, settings.jwt_secret, algorithm=JWT_ALGORITHM), expires_at
+
+
+def issue_session(
+    session: Session, profile: Profile, *, extra_claims: dict[str, Any] | None = None
+) -> SessionOut:
+    """Create an access token (``access_token_ttl_s``) and a stored refresh token for ``profile``
+    (caller commits). ``extra_claims`` go into the access token (``amr=recovery``)."""
     settings = get_settings()
     now = datetime.now(UTC)
-    access, expires_at = create_access_token(profile.id, role=profile.user_role, now=now)
+    access, expires_at = _access_token(profile, now=now, extra=extra_claims)
     refresh = new_opaque_token()
-    session.add(RefreshSession(user_id=profile.id, token_hash=sha256_hex(refresh),
-                               expires_at=now + timedelta(seconds=settings.refresh_token_ttl_s)))
-    return SessionOut(access_token=access, refresh_token=refresh, expires_in=settings.access_token_ttl_s,
-                      expires_at=int(expires_at.timestamp()), user=ProfilePublic.model_validate(profile))
+    session.add(
+        RefreshSession(
+            user_id=profile.id,
+            token_hash=sha256_hex(refresh),
+            expires_at=now + timedelta(seconds=settings.refresh_token_ttl_s),
+        )
+    )
+    return SessionOut(
+        access_token=access,
+        refresh_token=refresh,
+        expires_in=settings.access_token_ttl_s,
+        expires_at=int(expires_at.timestamp()),
+        user=ProfilePublic.model_validate(profile),
+    )
 
 
-@router.post("/signup", status_code=status.HTTP_201_CREATED, response_model=ProfilePublic,
-             operation_id="auth-signup")
-def signup(body: SignupIn, session: SessionDep) -> Profile:
-    """Create a client account with 15 free credits (one transaction)."""
+def _new_secret(
+    session: Session, *, user_id: uuid.UUID, purpose: str, kind: str, secret: str, ttl_s: int
+) -> OneTimeCode:
+    row = OneTimeCode(
+        user_id=user_id,
+        purpose=purpose,
+        kind=kind,
+        code_hash=sha256_hex(secret),
+        expires_at=datetime.now(UTC) + timedelta(seconds=ttl_s),
+    )
+    session.add(row)
+    return row
+
+
+def _burn_unused(session: Session, user_id: uuid.UUID, purpose: str, now: datetime) -> None:
+    """Invalidate every unused code and link of ``purpose`` (a new request replaces them)."""
+    session.execute(
+        update(OneTimeCode)
+        .where(OneTimeCode.user_id == user_id, OneTimeCode.purpose == purpose, OneTimeCode.used_at.is_(None))
+        .values(used_at=now)
+    )
+
+
+def _set_password(session: Session, user: User, password: str, now: datetime) -> None:
+    """New password hash; every refresh session of the user is revoked (other devices sign out)."""
+    user.password_hash = hash_password(password)
+    session.execute(
+        update(RefreshSession)
+        .where(RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None))
+        .values(revoked_at=now)
+    )
+
+
+def _check_new_password(password: str, message: str, title: str) -> None:
+    if len(password) < PASSWORD_MIN:
+        raise ApiError(400, message, "weak_password", title)
+
+
+# --- sign-up and confirmation -------------------------------------------------------------------------------
+def _signup_tx(session: Session, body: SignupIn) -> tuple[Profile, mailer.Email]:
+    settings = get_settings()
     try:
-        profile = create_user(session, email=body.email, password=body.password, first_name=body.first_name,
-                              last_name=body.last_name)
-        session.commit()
+        profile = create_user(
+            session,
+            email=body.email,
+            password=body.password,
+            first_name=body.first_name.strip(),
+            last_name=body.last_name,
+            confirmed=False,
+        )
     except EmailAlreadyRegisteredError as exc:
-        raise ApiError(400, "Un utente con questa email è già registrato", "user_already_registered",
-                       "Errore registrazione") from exc
-    return profile
+        raise ALREADY_REGISTERED from exc
+    token = new_opaque_token()
+    _new_secret(
+        session,
+        user_id=profile.id,
+        purpose="signup",
+        kind="link",
+        secret=token,
+        ttl_s=settings.signup_link_ttl_s,
+    )
+    session.commit()
+    link = mailer.public_link("/auth/callback", token_hash=token, type="signup")
+    return profile, mailer.signup_confirmation_email(
+        to=profile.email, first_name=profile.first_name, link=link, ttl_s=settings.signup_link_ttl_s
+    )
 
 
+@router.post(
+    "/signup", status_code=status.HTTP_201_CREATED, response_model=SignupOut, operation_id="auth-signup"
+)
+async def signup(body: SignupIn, session: SessionDep) -> SignupOut:
+    """Create an unconfirmed client account with 15 free credits and e-mail the confirmation link.
+
+    Errors (title 'Errore registrazione'): 400 'Un utente con questa email è già registrato'; 400 when
+    the first name is empty, the e-mail malformed or the password shorter than 6 characters.
+    """
+    title = "Errore registrazione"
+    if not body.first_name.strip():
+        raise ApiError(400, "Il nome è obbligatorio.", "first_name_required", title)
+    email = normalise_email(body.email)
+    if "@" not in email or "." not in email.rsplit("@", 1)[-1] or " " in email:
+        raise ApiError(400, "Inserisci un indirizzo email valido.", "invalid_email", title)
+    _check_new_password(body.password, "La password deve essere di almeno 6 caratteri", title)
+    profile, email_msg = await run_in_threadpool(_signup_tx, session, body)
+    try:
+        await mailer.send_email(email_msg)
+    except mailer.MailDeliveryError:  # the account exists; 'forgot password' also confirms it
+        log.exception("confirmation e-mail to %s not delivered", profile.email)
+    return SignupOut.model_validate(profile, from_attributes=True)
+
+
+def _verify_tx(session: Session, body: VerifyIn) -> SessionOut:
+    now = datetime.now(UTC)
+    purpose = "recovery" if body.type == "recovery" else "signup"
+    invalid, expired = (
+        (RESET_LINK_INVALID, RESET_LINK_EXPIRED) if purpose == "recovery" else (LINK_INVALID, LINK_INVALID)
+    )
+    row = session.execute(
+        select(OneTimeCode)
+        .where(
+            OneTimeCode.code_hash == sha256_hex(body.token_hash),
+            OneTimeCode.purpose == purpose,
+            OneTimeCode.kind == "link",
+        )
+        .with_for_update()
+    ).scalar_one_or_none()
+    if row is None or row.used_at is not None:
+        raise invalid
+    if row.expires_at <= now:
+        raise expired
+    row.used_at = now
+    user = session.get_one(User, row.user_id)
+    if user.email_confirmed_at is None:  # opening any e-mailed link proves the address
+        user.email_confirmed_at = now
+    extra: dict[str, Any] | None = None
+    if purpose == "recovery":
+        # the right to set a new password once, within the link's remaining life
+        jti = new_opaque_token()
+        _new_secret(
+            session,
+            user_id=user.id,
+            purpose="recovery",
+            kind="session",
+            secret=jti,
+            ttl_s=max(60, int((row.expires_at - now).total_seconds())),
+        )
+        extra = {"amr": "recovery", "jti": jti}
+    out = issue_session(session, user.profile, extra_claims=extra)
+    session.commit()
+    return out
+
+
+@router.post("/verify", response_model=SessionOut, operation_id="auth-verify")
+def verify(body: VerifyIn, session: SessionDep) -> SessionOut:
+    """Exchange an e-mailed link (``type`` ``signup`` or ``recovery``) for a session; single use.
+
+    Errors (400): signup 'Link non valido o scaduto' (title 'Errore verifica'); recovery 'Il link per il
+    reset della password non è valido. Richiedi un nuovo link.' or '… è scaduto. Richiedi un nuovo link.'.
+    """
+    return _verify_tx(session, body)
+
+
+# --- login, refresh, logout ------------------------------------------------------------------------------
 @router.post("/login", response_model=SessionOut, operation_id="auth-login")
-def login(body: LoginIn, session: SessionDep) -> SessionOut:
-    """Exchange e-mail and password for a session."""
+def login(body: LoginIn, session: SessionDep, request: Request) -> SessionOut:
+    """Exchange e-mail and password for a session.
+
+    Errors (title 'Errore accesso'): 401 'Email o password non corretti'; 401 e-mail not confirmed; 429
+    after ``login_rate_limit`` failures per e-mail and client IP.
+    """
+    limit = get_settings().login_rate_limit
+    key = (normalise_email(body.email), _client_ip(request))
+    _check_limit(limit, "login", *key, title="Errore accesso", hit=False)
     user = find_user_by_email(session, body.email)
     if user is None or not verify_password(body.password, user.password_hash):
+        _record_failure(limit, "login", *key)
         raise INVALID_LOGIN
     if user.email_confirmed_at is None:
-        raise ApiError(401, "Email non confermata: apri il link che ti abbiamo inviato per attivare l'account.",
-                       "email_not_confirmed", "Errore accesso")
+        raise EMAIL_NOT_CONFIRMED
     out = issue_session(session, user.profile)
     session.commit()
     return out
@@ -76,8 +402,11 @@ def refresh(body: RefreshIn, session: SessionDep) -> SessionOut:
     if stored is None or stored.expires_at <= now:
         raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "invalid_refresh_token")
     if stored.revoked_at is not None:
-        session.execute(update(RefreshSession).where(RefreshSession.user_id == stored.user_id,
-                                                     RefreshSession.revoked_at.is_(None)).values(revoked_at=now))
+        session.execute(
+            update(RefreshSession)
+            .where(RefreshSession.user_id == stored.user_id, RefreshSession.revoked_at.is_(None))
+            .values(revoked_at=now)
+        )
         session.commit()
         raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "refresh_token_reused")
     profile = session.get_one(Profile, stored.user_id)
@@ -98,3 +427,206 @@ def logout(body: RefreshIn, session: SessionDep) -> None:
     if stored is not None and stored.revoked_at is None:
         stored.revoked_at = datetime.now(UTC)
         session.commit()
+
+
+# --- password reset and change -----------------------------------------------------------------------------
+def _forgot_tx(session: Session, email: str) -> mailer.Email | None:
+    settings = get_settings()
+    user = find_user_by_email(session, email)
+    if user is None:
+        return None
+    now = datetime.now(UTC)
+    _burn_unused(session, user.id, "recovery", now)
+    code = f"{secrets.randbelow(1_000_000):06d}"
+    token = new_opaque_token()
+    _new_secret(
+        session,
+        user_id=user.id,
+        purpose="recovery",
+        kind="code",
+        secret=code,
+        ttl_s=settings.recovery_code_ttl_s,
+    )
+    _new_secret(
+        session,
+        user_id=user.id,
+        purpose="recovery",
+        kind="link",
+        secret=token,
+        ttl_s=settings.recovery_link_ttl_s,
+    )
+    session.commit()
+    link = mailer.public_link("/auth/callback", token_hash=token, type="recovery")
+    return mailer.password_reset_email(
+        to=user.email,
+        code=code,
+        link=link,
+        code_ttl_s=settings.recovery_code_ttl_s,
+        link_ttl_s=settings.recovery_link_ttl_s,
+    )
+
+
+@router.post(
+    "/password/forgot",
+    status_code=status.HTTP_202_ACCEPTED,
+    response_model=MessageOut,
+    operation_id="auth-password-forgot",
+)
+async def forgot_password(body: ForgotIn, session: SessionDep) -> MessageOut:
+    """E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
+    earlier unused ones stop working. Same answer whether or not the address has an account.
+
+    Errors: 400 empty e-mail; 429 after ``forgot_rate_limit`` requests for one address.
+    """
+    email = normalise_email(body.email)
+    if not email:
+        raise ApiError(400, "Inserisci la tua email.", "email_required", "Errore reset password")
+    _check_limit(get_settings().forgot_rate_limit, "forgot", email, title="Errore reset password", hit=True)
+    message = await run_in_threadpool(_forgot_tx, session, email)
+    if message is not None:
+        try:
+            await mailer.send_email(message)
+        except mailer.MailDeliveryError:  # not revealed: the answer must not depend on the address
+            log.exception("reset e-mail to %s not delivered", email)
+    return MessageOut(title=RESET_SENT[0], detail=RESET_SENT[1])
+
+
+def _verify_otp_tx(session: Session, body: VerifyOtpIn) -> None:
+    settings = get_settings()
+    now = datetime.now(UTC)
+    user = find_user_by_email(session, body.email)
+    if user is None:
+        raise CODE_INVALID
+    row = session.execute(
+        select(OneTimeCode)
+        .where(
+            OneTimeCode.user_id == user.id,
+            OneTimeCode.purpose == "recovery",
+            OneTimeCode.kind == "code",
+            OneTimeCode.used_at.is_(None),
+        )
+        .order_by(OneTimeCode.created_at.desc())
+        .limit(1)
+        .with_for_update()
+    ).scalar_one_or_none()
+    if row is None:
+        raise CODE_INVALID
+    if not hmac.compare_digest(row.code_hash, sha256_hex(body.token)):
+        row.attempts += 1
+        if row.attempts >= settings.recovery_code_max_attempts:
+            row.used_at = now
+        session.commit()
+        raise CODE_INVALID
+    if row.expires_at <= now:
+        raise CODE_EXPIRED
+    _burn_unused(session, user.id, "recovery", now)  # the code and its companion link
+    _set_password(session, user, body.password, now)
+    if user.email_confirmed_at is None:
+        user.email_confirmed_at = now
+    session.commit()
+
+
+@router.post("/password/verify-otp", response_model=MessageOut, operation_id="auth-password-verify-otp")
+def verify_otp(body: VerifyOtpIn, session: SessionDep, request: Request) -> MessageOut:
+    """Set a new password with the e-mailed 6-digit code (single use; other sessions are revoked).
+
+    Errors (400, title 'Verifica fallita'): 'Il codice di verifica è scaduto. Richiedi un nuovo codice.',
+    'Il codice di verifica non è valido. Controlla e riprova.'; format errors 'Codice non valido' /
+    'Password non valida'; 429 after ``otp_rate_limit`` attempts for one address.
+    """
+    token = body.token.strip()
+    if len(token) != 6 or not token.isdigit():
+        raise CODE_FORMAT
+    _check_new_password(
+        body.password, "La password deve essere lunga almeno 6 caratteri.", "Password non valida"
+    )
+    _check_limit(
+        get_settings().otp_rate_limit, "otp", normalise_email(body.email), title="Verifica fallita", hit=True
+    )
+    _verify_otp_tx(session, body.model_copy(update={"token": token}))
+    return MessageOut(title=PASSWORD_UPDATED, detail="Ora puoi accedere con la nuova password.")
+
+
+def _recovery_claims(credentials: HTTPAuthorizationCredentials | None) -> dict[str, Any]:
+    if credentials is None:
+        raise RESET_LINK_MISSING
+    try:
+        claims: dict[str, Any] = jwt.decode(
+            credentials.credentials, get_settings().jwt_secret, algorithms=[JWT_ALGORITHM]
+        )
+    except jwt.ExpiredSignatureError as exc:
+        raise ApiError(
+            401, RESET_LINK_EXPIRED.detail, RESET_LINK_EXPIRED.code, RESET_LINK_EXPIRED.title
+        ) from exc
+    except jwt.InvalidTokenError as exc:
+        raise ApiError(
+            401, RESET_LINK_INVALID.detail, RESET_LINK_INVALID.code, RESET_LINK_INVALID.title
+        ) from exc
+    if claims.get("typ") != "access" or "sub" not in claims:
+        raise ApiError(401, RESET_LINK_INVALID.detail, RESET_LINK_INVALID.code, RESET_LINK_INVALID.title)
+    if claims.get("amr") != "recovery" or not claims.get("jti"):
+        raise ApiError(403, RESET_LINK_INVALID.detail, "not_recovery_session", RESET_LINK_INVALID.title)
+    return claims
+
+
+def _reset_tx(session: Session, claims: dict[str, Any], password: str) -> None:
+    now = datetime.now(UTC)
+    row = session.execute(
+        select(OneTimeCode)
+        .where(
+            OneTimeCode.code_hash == sha256_hex(str(claims["jti"])),
+            OneTimeCode.purpose == "recovery",
+            OneTimeCode.kind == "session",
+        )
+        .with_for_update()
+    ).scalar_one_or_none()
+    if row is None or row.used_at is not None or str(row.user_id) != str(claims["sub"]):
+        raise RESET_LINK_INVALID
+    if row.expires_at <= now:
+        raise RESET_LINK_EXPIRED
+    row.used_at = now
+    _set_password(session, session.get_one(User, row.user_id), password, now)
+    session.commit()
+
+
+@router.post("/password/reset", response_model=MessageOut, operation_id="auth-password-reset")
+def reset_password(
+    body: ResetIn,
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> MessageOut:
+    """Set a new password from the reset link: bearer = the access token that ``/verify`` returned for a
+    ``recovery`` link (usable once). Other sessions are revoked.
+
+    Errors: 401 'Link mancante' without a token; 401/400 'Il link per il reset della password non è
+    valido…' or '… è scaduto…'; 403 for an ordinary (non-recovery) session; 400 password under 6.
+    """
+    claims = _recovery_claims(credentials)
+    _check_new_password(
+        body.password, "La password deve essere di almeno 6 caratteri", "Errore aggiornamento password"
+    )
+    _reset_tx(session, claims, body.password)
+    return MessageOut(title=PASSWORD_UPDATED, detail="Ora puoi accedere con la nuova password.")
+
+
+@router.post("/password/change", response_model=MessageOut, operation_id="auth-password-change")
+def change_password(
+    body: ChangePasswordIn, user: CurrentUser, session: SessionDep, request: Request
+) -> MessageOut:
+    """Change the signed-in user's password (needs the current one; other sessions are revoked).
+
+    Errors (title 'Errore aggiornamento password'): 400 wrong current password; 400 new one under 6
+    characters; 429 after ``login_rate_limit`` wrong current passwords.
+    """
+    title = "Errore aggiornamento password"
+    limit = get_settings().login_rate_limit
+    key = ("change", str(user.id), _client_ip(request))
+    _check_limit(limit, *key, title=title, hit=False)
+    _check_new_password(body.new_password, "La password deve essere di almeno 6 caratteri", title)
+    credentials = session.get_one(User, user.id)
+    if not verify_password(body.current_password, credentials.password_hash):
+        _record_failure(limit, *key)
+        raise ApiError(400, "La password attuale non è corretta.", "wrong_password", title)
+    _set_password(session, credentials, body.new_password, datetime.now(UTC))
+    session.commit()
+    return MessageOut(title=PASSWORD_UPDATED, detail="La tua password è stata modificata.")

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import os
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -58,3 +61,46 @@ def shared_photo(name: str) -> tuple[str, bytes] | None:
         if path.is_file():
             return path.name, path.read_bytes()
     return None
+
+
+async def latest_mail(api: httpx.AsyncClient, to: str) -> dict:
+    """The newest e-mail to ``to`` from the development outbox (``GET /api/dev/mail?to=``)."""
+    resp = await api.get("/api/dev/mail", params={"to": to})
+    assert resp.status_code == 200, resp.text
+    assert resp.json(), f"no e-mail to {to}"
+    return dict(resp.json()[0])
+
+
+async def signup_and_confirm(api: httpx.AsyncClient, email: str, password: str = "segreto123",
+                             first_name: str = "Giulia", last_name: str | None = "Bianchi") -> dict:
+    """Sign up through the API and confirm the account with the e-mailed link (``POST /api/auth/verify``);
+    returns the session (``access_token``, ``refresh_token``, ``user``)."""
+    resp = await api.post("/api/auth/signup", json={"email": email, "password": password,
+                                                    "first_name": first_name, "last_name": last_name})
+    assert resp.status_code == 201, resp.text
+    link = (await latest_mail(api, email))["links"][0]
+    query = dict(part.split("=", 1) for part in link.split("?", 1)[1].split("&"))
+    resp = await api.post("/api/auth/verify", json={"token_hash": query["token_hash"], "type": query["type"]})
+    assert resp.status_code == 200, resp.text
+    return dict(resp.json())
+
+
+@contextlib.contextmanager
+def settings_env(**values: str) -> Iterator[None]:
+    """Set ``FOTOPRONTA_<NAME>`` environment variables (e.g. ``mail_backend="smtp"``) for the block and
+    rebuild the cached settings; both are restored afterwards."""
+    from fotopronta.settings import get_settings
+
+    names = {f"FOTOPRONTA_{k.upper()}": v for k, v in values.items()}
+    saved = {k: os.environ.get(k) for k in names}
+    os.environ.update(names)
+    get_settings.cache_clear()
+    try:
+        yield
+    finally:
+        for k, old in saved.items():
+            if old is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = old
+        get_settings.cache_clear()
