@@ -40,8 +40,13 @@ class JobActivities:
         """
         with self.sessions.begin() as session:
             try:
-                ledger.reserve(session, user_id=uuid.UUID(inp.user_id), reservation_id=inp.reservation_id,
-                               amount=inp.amount, job_id=uuid.UUID(inp.job_id))
+                ledger.reserve(
+                    session,
+                    user_id=uuid.UUID(inp.user_id),
+                    reservation_id=inp.reservation_id,
+                    amount=inp.amount,
+                    job_id=uuid.UUID(inp.job_id),
+                )
             except ledger.InsufficientCreditsError as exc:
                 raise ApplicationError(str(exc), type=INSUFFICIENT_CREDITS_ERROR, non_retryable=True) from exc
 
@@ -49,20 +54,28 @@ class JobActivities:
     def charge_credits(self, inp: CreditsInput) -> None:
         """Make the reservation final (ledger ``charge:{reservation_id}``)."""
         with self.sessions.begin() as session:
-            ledger.charge(session, user_id=uuid.UUID(inp.user_id), reservation_id=inp.reservation_id,
-                          job_id=uuid.UUID(inp.job_id))
+            ledger.charge(
+                session,
+                user_id=uuid.UUID(inp.user_id),
+                reservation_id=inp.reservation_id,
+                job_id=uuid.UUID(inp.job_id),
+            )
 
     @activity.defn(name="release_credits")
     def release_credits(self, inp: CreditsInput) -> None:
         """Give the reservation back (ledger ``release:{reservation_id}``); no-op if nothing is held."""
         with self.sessions.begin() as session:
-            ledger.release(session, user_id=uuid.UUID(inp.user_id), reservation_id=inp.reservation_id,
-                           job_id=uuid.UUID(inp.job_id))
+            ledger.release(
+                session,
+                user_id=uuid.UUID(inp.user_id),
+                reservation_id=inp.reservation_id,
+                job_id=uuid.UUID(inp.job_id),
+            )
 
     @activity.defn(name="set_job_status")
     def set_job_status(self, inp: JobStatusInput) -> None:
         """Write the job's status (and progress, error); ``processing`` also marks the photo and
-        sets ``started_at``."""
+        sets ``started_at``; ``pending`` (reprocess) clears the times."""
         with self.sessions.begin() as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             job.status = inp.status
@@ -71,6 +84,10 @@ class JobActivities:
             job.error_message = inp.error_message
             if inp.status == JobStatus.processing:
                 job.started_at = job.started_at or datetime.now(UTC)
+                session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
+            elif inp.status == JobStatus.pending:  # reprocess: error and times cleared (SPEC §4)
+                job.started_at = None
+                job.completed_at = None
                 session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
 
     @activity.defn(name="complete_job")
@@ -90,10 +107,15 @@ class JobActivities:
             photo.status = PhotoStatus.processed.value
             photo.processed_path = inp.result.jpeg_key
             photo.processed_webp_path = inp.result.webp_key
-            session.add(Notification(
-                user_id=job.user_id, type="success", related_job_id=job.id, title="Foto pronta",
-                message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
-            ))
+            session.add(
+                Notification(
+                    user_id=job.user_id,
+                    type="success",
+                    related_job_id=job.id,
+                    title="Foto pronta",
+                    message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
+                )
+            )
 
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:
@@ -107,7 +129,12 @@ class JobActivities:
             job.error_message = inp.error_message
             job.completed_at = None
             photo.status = PhotoStatus.uploaded.value
-            session.add(Notification(
-                user_id=job.user_id, type="error", related_job_id=job.id, title="Errore elaborazione",
-                message=f"Non è stato possibile elaborare {photo.original_filename}: {inp.error_message}",
-            ))
+            session.add(
+                Notification(
+                    user_id=job.user_id,
+                    type="error",
+                    related_job_id=job.id,
+                    title="Errore elaborazione",
+                    message=f"Non è stato possibile elaborare {photo.original_filename}: {inp.error_message}",
+                )
+            )

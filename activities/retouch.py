@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import contextvars
+import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
@@ -13,6 +17,29 @@ from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
 from retouch import BadImageError, RetouchOptions
 from retouch import retouch as run_pipeline
 from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
+
+HEARTBEAT_INTERVAL_S = 5.0
+"""Seconds between heartbeats while the pipeline runs (well under the workflow's 30 s timeout)."""
+
+
+@contextmanager
+def heartbeating(interval_s: float = HEARTBEAT_INTERVAL_S) -> Iterator[None]:
+    """Heartbeat from a background thread while the block runs, so a dead worker is noticed by its
+    heartbeat timeout and the attempt moves to another worker (the pipeline is one long call)."""
+    stop = threading.Event()
+    context = contextvars.copy_context()
+
+    def beat() -> None:
+        while not stop.wait(interval_s):
+            context.run(activity.heartbeat)
+
+    thread = threading.Thread(target=beat, name="retouch-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 class RetouchActivities:
@@ -39,16 +66,26 @@ class RetouchActivities:
         original = self.storage.get(BUCKET_UPLOADS, upload_path)
         activity.heartbeat("decoded")
         options = RetouchOptions(
-            preset=inp.preset, shadow=inp.shadow, background_category=inp.background_category,
-            brand=inp.brand, category=inp.category, short_id=inp.job_id[:8],
+            preset=inp.preset,
+            shadow=inp.shadow,
+            background_category=inp.background_category,
+            brand=inp.brand,
+            category=inp.category,
+            short_id=inp.job_id[:8],
         )
         try:
-            result = run_pipeline(original, options, model_name=self.model_name)
+            with heartbeating():
+                result = run_pipeline(original, options, model_name=self.model_name)
         except BadImageError as exc:
             raise ApplicationError(str(exc), type=BAD_IMAGE_ERROR, non_retryable=True) from exc
         stem = str(result.details.get("seo_filename") or f"foto-{inp.job_id[:8]}")
         base = f"{inp.user_id}/{stem}-{inp.job_id[:8]}"
         self.storage.put(BUCKET_PROCESSED, f"{base}.jpg", result.jpeg, "image/jpeg")
         self.storage.put(BUCKET_PROCESSED, f"{base}.webp", result.webp, "image/webp")
-        return RetouchOutput(jpeg_key=f"{base}.jpg", webp_key=f"{base}.webp", width=result.width,
-                             height=result.height, details=dict(result.details))
+        return RetouchOutput(
+            jpeg_key=f"{base}.jpg",
+            webp_key=f"{base}.webp",
+            width=result.width,
+            height=result.height,
+            details=dict(result.details),
+        )

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 import jwt
-from fastapi import Depends, Request
+from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlalchemy.orm import Session
 from temporalio.client import Client
@@ -85,3 +85,25 @@ def get_admin_user(user: CurrentUser) -> Profile:
 
 
 AdminUser = Annotated[Profile, Depends(get_admin_user)]
+
+
+def get_stream_user(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+    access_token: Annotated[str | None, Query(description="access token for EventSource")] = None,
+) -> Profile:
+    """The signed-in user of a long-lived stream (``GET /api/events``): bearer header or
+    ``?access_token=`` (browsers' ``EventSource`` cannot set headers).
+
+    Uses its own short session, so a stream open for hours holds no pooled database connection;
+    the returned profile is detached (read its loaded attributes only).
+
+    Raises:
+        ApiError: 401 as :func:`get_current_user`.
+    """
+    if credentials is None and access_token:
+        credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=access_token)
+    with session_factory()() as session:
+        return get_current_user(session, credentials)
+
+
+StreamUser = Annotated[Profile, Depends(get_stream_user)]

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import logging
 import uuid
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from temporalio.client import Client
-from temporalio.service import RPCError
+from temporalio.client import Client, WorkflowUpdateFailedError
+from temporalio.service import RPCError, RPCStatusCode
 
+from api.errors import ApiError
 from fotopronta.models import JobStatus, PhotoProcessingJob
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import CreditsAddedSignal, workflow_id_for_job
@@ -18,8 +20,9 @@ from workflows.shared import CreditsAddedSignal, workflow_id_for_job
 log = logging.getLogger("fotopronta.api.jobs")
 
 
-async def resume_waiting_jobs(temporal: Client, session: Session, user_id: uuid.UUID, *, balance: int = 0
-                              ) -> int:
+async def resume_waiting_jobs(
+    temporal: Client, session: Session, user_id: uuid.UUID, *, balance: int = 0
+) -> int:
     """Send ``credits_added`` to every job of ``user_id`` waiting for credits, oldest upload first.
 
     Call it after the user's balance rose (purchase completed, admin grant). Each workflow then
@@ -28,12 +31,18 @@ async def resume_waiting_jobs(temporal: Client, session: Session, user_id: uuid.
     Returns:
         How many workflows were signalled.
     """
-    jobs = session.execute(
-        select(PhotoProcessingJob.id)
-        .where(PhotoProcessingJob.user_id == user_id,
-               PhotoProcessingJob.status == JobStatus.waiting_for_credits.value)
-        .order_by(PhotoProcessingJob.created_at, PhotoProcessingJob.id)
-    ).scalars().all()
+    jobs = (
+        session.execute(
+            select(PhotoProcessingJob.id)
+            .where(
+                PhotoProcessingJob.user_id == user_id,
+                PhotoProcessingJob.status == JobStatus.waiting_for_credits.value,
+            )
+            .order_by(PhotoProcessingJob.created_at, PhotoProcessingJob.id)
+        )
+        .scalars()
+        .all()
+    )
     signalled = 0
     for job_id in jobs:
         handle = temporal.get_workflow_handle_for(PhotoJobWorkflow.run, workflow_id_for_job(str(job_id)))
@@ -43,3 +52,27 @@ async def resume_waiting_jobs(temporal: Client, session: Session, user_id: uuid.
         except RPCError as exc:  # workflow already closed: nothing to resume
             log.warning("cannot signal %s: %s", job_id, exc)
     return signalled
+
+
+async def run_job_update(
+    temporal: Client, job_id: uuid.UUID, update: Any, arg: object, *, title: str | None = None
+) -> Any:
+    """Send a workflow update (``assign``, ``start``, ``complete``, ``reject``, ``reprocess``) to the
+    job's ``PhotoJobWorkflow`` and return its result.
+
+    Raises:
+        ApiError: 409 with the workflow's Italian message when the validator or handler refuses, or
+            when the workflow is no longer running (code ``workflow_closed``).
+    """
+    handle = temporal.get_workflow_handle(workflow_id_for_job(str(job_id)))
+    try:
+        return await handle.execute_update(update, arg)
+    except WorkflowUpdateFailedError as exc:
+        cause = exc.cause
+        message = getattr(cause, "message", None) or str(cause)
+        code = getattr(cause, "type", None) or "update_refused"
+        raise ApiError(409, message, code, title) from exc
+    except RPCError as exc:
+        if exc.status in (RPCStatusCode.NOT_FOUND, RPCStatusCode.FAILED_PRECONDITION):
+            raise ApiError(409, "Il lavoro non è più attivo.", "workflow_closed", title) from exc
+        raise

@@ -23,10 +23,19 @@ def _create_user(args: argparse.Namespace) -> int:
         return 2
     try:
         with session_scope() as session:
-            profile = create_user(session, email=args.email, password=args.password, first_name=args.first_name,
-                                  last_name=args.last_name, role=UserRole(args.role), confirmed=True)
-            print(f"creato {profile.email} ({profile.user_role}), id {profile.id}, "
-                  f"crediti {profile.credits_remaining}")
+            profile = create_user(
+                session,
+                email=args.email,
+                password=args.password,
+                first_name=args.first_name,
+                last_name=args.last_name,
+                role=UserRole(args.role),
+                confirmed=True,
+            )
+            print(
+                f"creato {profile.email} ({profile.user_role}), id {profile.id}, "
+                f"crediti {profile.credits_remaining}"
+            )
     except EmailAlreadyRegisteredError:
         print("Un utente con questa email è già registrato", file=sys.stderr)
         return 1

@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
+from alembic.config import Config
 from sqlalchemy import Engine, create_engine
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -40,10 +41,8 @@ def session_scope(url: str | None = None) -> Iterator[Session]:
         session.close()
 
 
-def alembic_config(url: str | None = None):  # type: ignore[no-untyped-def]
+def alembic_config(url: str | None = None) -> Config:
     """An Alembic ``Config`` pointing at ``fotopronta/migrations`` and the given database URL."""
-    from alembic.config import Config
-
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.set_main_option("sqlalchemy.url", (url or get_settings().sqlalchemy_url).replace("%", "%%"))

@@ -52,19 +52,44 @@ def _entry(session: Session, key: str) -> CreditLedgerEntry | None:
     ).scalar_one_or_none()
 
 
-def _append(session: Session, profile: Profile, *, kind: LedgerKind, amount: int, key: str,
-            job_id: uuid.UUID | None = None, purchase_id: uuid.UUID | None = None,
-            expires_at: datetime | None = None, note: str | None = None) -> None:
-    session.add(CreditLedgerEntry(
-        user_id=profile.id, kind=kind.value, amount=amount, idempotency_key=key, job_id=job_id,
-        purchase_id=purchase_id, expires_at=expires_at, note=note,
-    ))
+def _append(
+    session: Session,
+    profile: Profile,
+    *,
+    kind: LedgerKind,
+    amount: int,
+    key: str,
+    job_id: uuid.UUID | None = None,
+    purchase_id: uuid.UUID | None = None,
+    expires_at: datetime | None = None,
+    note: str | None = None,
+) -> None:
+    session.add(
+        CreditLedgerEntry(
+            user_id=profile.id,
+            kind=kind.value,
+            amount=amount,
+            idempotency_key=key,
+            job_id=job_id,
+            purchase_id=purchase_id,
+            expires_at=expires_at,
+            note=note,
+        )
+    )
     profile.credits_remaining += amount
     session.flush()
 
 
-def grant(session: Session, *, user_id: uuid.UUID, amount: int, idempotency_key: str,
-          expires_at: datetime | None, purchase_id: uuid.UUID | None = None, note: str | None = None) -> bool:
+def grant(
+    session: Session,
+    *,
+    user_id: uuid.UUID,
+    amount: int,
+    idempotency_key: str,
+    expires_at: datetime | None,
+    purchase_id: uuid.UUID | None = None,
+    note: str | None = None,
+) -> bool:
     """Add ``amount`` credits (> 0) valid until ``expires_at``; return ``False`` if already booked.
 
     Also moves ``profiles.credits_expiry_date`` to the latest expiry of the user's grants.
@@ -77,15 +102,26 @@ def grant(session: Session, *, user_id: uuid.UUID, amount: int, idempotency_key:
     profile = _locked_profile(session, user_id)
     if _entry(session, f"grant:{idempotency_key}"):
         return False
-    _append(session, profile, kind=LedgerKind.grant, amount=amount, key=f"grant:{idempotency_key}",
-            purchase_id=purchase_id, expires_at=expires_at, note=note)
-    if expires_at is not None and (profile.credits_expiry_date is None or expires_at > profile.credits_expiry_date):
+    _append(
+        session,
+        profile,
+        kind=LedgerKind.grant,
+        amount=amount,
+        key=f"grant:{idempotency_key}",
+        purchase_id=purchase_id,
+        expires_at=expires_at,
+        note=note,
+    )
+    if expires_at is not None and (
+        profile.credits_expiry_date is None or expires_at > profile.credits_expiry_date
+    ):
         profile.credits_expiry_date = expires_at
     return True
 
 
-def reserve(session: Session, *, user_id: uuid.UUID, reservation_id: str, amount: int,
-            job_id: uuid.UUID | None = None) -> bool:
+def reserve(
+    session: Session, *, user_id: uuid.UUID, reservation_id: str, amount: int, job_id: uuid.UUID | None = None
+) -> bool:
     """Hold ``amount`` credits for a job run; return ``False`` if this reservation exists already.
 
     Raises:
@@ -96,13 +132,20 @@ def reserve(session: Session, *, user_id: uuid.UUID, reservation_id: str, amount
         return False
     if profile.credits_remaining < amount:
         raise InsufficientCreditsError(amount, profile.credits_remaining)
-    _append(session, profile, kind=LedgerKind.reserve, amount=-amount, key=f"reserve:{reservation_id}",
-            job_id=job_id)
+    _append(
+        session,
+        profile,
+        kind=LedgerKind.reserve,
+        amount=-amount,
+        key=f"reserve:{reservation_id}",
+        job_id=job_id,
+    )
     return True
 
 
-def charge(session: Session, *, user_id: uuid.UUID, reservation_id: str, job_id: uuid.UUID | None = None
-           ) -> bool:
+def charge(
+    session: Session, *, user_id: uuid.UUID, reservation_id: str, job_id: uuid.UUID | None = None
+) -> bool:
     """Make a reservation final (a 0-amount entry); ``False`` if already charged.
 
     Raises:
@@ -117,22 +160,48 @@ def charge(session: Session, *, user_id: uuid.UUID, reservation_id: str, job_id:
     return True
 
 
-def release(session: Session, *, user_id: uuid.UUID, reservation_id: str, job_id: uuid.UUID | None = None
-            ) -> bool:
+def release(
+    session: Session, *, user_id: uuid.UUID, reservation_id: str, job_id: uuid.UUID | None = None
+) -> bool:
     """Give a reservation's credits back; ``False`` when there is nothing to release (no reservation,
     already released, or already charged)."""
     profile = _locked_profile(session, user_id)
     reserved = _entry(session, f"reserve:{reservation_id}")
-    if reserved is None or _entry(session, f"release:{reservation_id}") or _entry(session, f"charge:{reservation_id}"):
+    if (
+        reserved is None
+        or _entry(session, f"release:{reservation_id}")
+        or _entry(session, f"charge:{reservation_id}")
+    ):
         return False
-    _append(session, profile, kind=LedgerKind.release, amount=-reserved.amount,
-            key=f"release:{reservation_id}", job_id=job_id)
+    _append(
+        session,
+        profile,
+        kind=LedgerKind.release,
+        amount=-reserved.amount,
+        key=f"release:{reservation_id}",
+        job_id=job_id,
+    )
     return True
 
 
 def ledger_balance(session: Session, user_id: uuid.UUID) -> int:
     """Sum of the user's ledger amounts (credits); equals ``profiles.credits_remaining``."""
     total = session.execute(
-        select(func.coalesce(func.sum(CreditLedgerEntry.amount), 0)).where(CreditLedgerEntry.user_id == user_id)
+        select(func.coalesce(func.sum(CreditLedgerEntry.amount), 0)).where(
+            CreditLedgerEntry.user_id == user_id
+        )
     ).scalar_one()
     return int(total)
+
+
+def expire(session: Session, *, user_id: uuid.UUID, grant_key: str, amount: int) -> bool:
+    """Book the expiry of what is left (``amount`` ≥ 0 credits) of the grant ``grant_key``.
+
+    A 0-amount entry still records that the grant was handled. Returns ``False`` if already booked.
+    """
+    profile = _locked_profile(session, user_id)
+    key = f"expire:{grant_key}"
+    if _entry(session, key):
+        return False
+    _append(session, profile, kind=LedgerKind.expire, amount=-amount, key=key, note="crediti scaduti")
+    return True

@@ -92,7 +92,7 @@ class S3Storage:
 
     def get(self, bucket: str, key: str) -> bytes:
         try:
-            return self.client.get_object(Bucket=bucket, Key=_safe_key(key))["Body"].read()  # type: ignore[no-any-return]
+            return self.client.get_object(Bucket=bucket, Key=_safe_key(key))["Body"].read()
         except self.client.exceptions.NoSuchKey as exc:
             raise ObjectNotFoundError(f"{bucket}/{key}") from exc
 

@@ -8,6 +8,7 @@ A second run reuses the data.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -40,9 +41,24 @@ def start_temporal(db_file: Path, *, address: str, ui_port: int, log_path: Path)
     host, port = address.rsplit(":", 1)
     db_file.parent.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
-        [temporal_binary(), "server", "start-dev", "--db-filename", str(db_file), "--ip", host,
-         "--port", port, "--ui-port", str(ui_port), "--log-level", "warn"],
-        stdout=open(log_path, "ab"), stderr=subprocess.STDOUT, start_new_session=True,  # noqa: SIM115
+        [
+            temporal_binary(),
+            "server",
+            "start-dev",
+            "--db-filename",
+            str(db_file),
+            "--ip",
+            host,
+            "--port",
+            port,
+            "--ui-port",
+            str(ui_port),
+            "--log-level",
+            "warn",
+        ],
+        stdout=open(log_path, "ab"),  # noqa: SIM115
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
 
 
@@ -68,10 +84,8 @@ def wait_http(url: str, *, timeout_s: float, proc: subprocess.Popen[bytes] | Non
 def _stop(procs: list[tuple[str, subprocess.Popen[bytes]]]) -> None:
     for _, proc in reversed(procs):
         if proc.poll() is None:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
     for name, proc in reversed(procs):
         try:
             proc.wait(timeout=20)
@@ -100,26 +114,42 @@ def main() -> int:
         model = provision_u2netp(settings.u2net_home)
         print(f"✓ modello u2netp (md5 verificato): {model}", flush=True)
 
-        pg = start_postgres(data / "postgres", port=settings.postgres_port, host=settings.postgres_host,
-                            log_path=logs / "postgres.log")
+        pg = start_postgres(
+            data / "postgres",
+            port=settings.postgres_port,
+            host=settings.postgres_host,
+            log_path=logs / "postgres.log",
+        )
         procs.append(("postgres", pg))
         wait_ready(settings.postgres_host, settings.postgres_port, proc=pg)
         ensure_database(settings.postgres_host, settings.postgres_port, settings.postgres_db)
         from fotopronta.db import migrate
 
         migrate()
-        print(f"✓ PostgreSQL: {settings.postgres_host}:{settings.postgres_port}/{settings.postgres_db} "
-              f"(dati in {data / 'postgres'}, migrazioni applicate)", flush=True)
+        print(
+            f"✓ PostgreSQL: {settings.postgres_host}:{settings.postgres_port}/{settings.postgres_db} "
+            f"(dati in {data / 'postgres'}, migrazioni applicate)",
+            flush=True,
+        )
 
-        tmp = start_temporal(data / "temporal.db", address=settings.temporal_address,
-                             ui_port=settings.temporal_ui_port, log_path=logs / "temporal.log")
+        tmp = start_temporal(
+            data / "temporal.db",
+            address=settings.temporal_address,
+            ui_port=settings.temporal_ui_port,
+            log_path=logs / "temporal.log",
+        )
         procs.append(("temporal", tmp))
         ui = f"http://localhost:{settings.temporal_ui_port}"
         wait_http(ui, timeout_s=90, proc=tmp)
         print(f"✓ Temporal: {settings.temporal_address} · Web UI {ui}", flush=True)
 
-        worker = subprocess.Popen([sys.executable, "-m", "workflows.worker"], env=env, start_new_session=True,
-                                  stdout=open(logs / "worker.log", "ab"), stderr=subprocess.STDOUT)  # noqa: SIM115
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "workflows.worker"],
+            env=env,
+            start_new_session=True,
+            stdout=open(logs / "worker.log", "ab"),  # noqa: SIM115
+            stderr=subprocess.STDOUT,
+        )
         procs.append(("worker", worker))
         print(f"✓ worker: code photo-jobs e retouch (log {logs / 'worker.log'})", flush=True)
 

@@ -60,14 +60,25 @@ def init_cluster(pgdata: Path) -> None:
         ensure_prefix_permissions(pgdata)
         _chown_tree(pgdata, user)
     subprocess.run(
-        [str(POSTGRES_BIN_PATH / "initdb"), "-D", str(pgdata), "--auth=trust", "--encoding=UTF8",
-         "--locale=C", "-U", "postgres"],
-        check=True, user=user, stdout=subprocess.DEVNULL,
+        [
+            str(POSTGRES_BIN_PATH / "initdb"),
+            "-D",
+            str(pgdata),
+            "--auth=trust",
+            "--encoding=UTF8",
+            "--locale=C",
+            "-U",
+            "postgres",
+        ],
+        check=True,
+        user=user,
+        stdout=subprocess.DEVNULL,
     )
 
 
-def start_postgres(pgdata: Path, *, port: int, host: str = "127.0.0.1", log_path: Path | None = None
-                   ) -> subprocess.Popen[bytes]:
+def start_postgres(
+    pgdata: Path, *, port: int, host: str = "127.0.0.1", log_path: Path | None = None
+) -> subprocess.Popen[bytes]:
     """Start ``postgres`` in the foreground as a child process and return it (not yet ready).
 
     The socket directory is ``pgdata`` itself; ``fsync`` stays on (a real server), and
@@ -90,14 +101,31 @@ def start_postgres(pgdata: Path, *, port: int, host: str = "127.0.0.1", log_path
             pass
     log = open(log_path, "ab") if log_path else subprocess.DEVNULL  # noqa: SIM115
     return subprocess.Popen(
-        [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(pgdata), "-p", str(port), "-h", host,
-         "-k", str(pgdata), "-c", "max_connections=200", "-c", "shared_buffers=128MB"],
-        user=user, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            str(POSTGRES_BIN_PATH / "postgres"),
+            "-D",
+            str(pgdata),
+            "-p",
+            str(port),
+            "-h",
+            host,
+            "-k",
+            str(pgdata),
+            "-c",
+            "max_connections=200",
+            "-c",
+            "shared_buffers=128MB",
+        ],
+        user=user,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
 
 
-def wait_ready(host: str, port: int, *, timeout_s: float = 60.0, proc: subprocess.Popen[bytes] | None = None
-               ) -> None:
+def wait_ready(
+    host: str, port: int, *, timeout_s: float = 60.0, proc: subprocess.Popen[bytes] | None = None
+) -> None:
     """Block until the server accepts connections on ``host:port``.
 
     Raises:
@@ -121,4 +149,3 @@ def ensure_database(host: str, port: int, name: str) -> None:
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone()
         if not exists:
             conn.execute(f'CREATE DATABASE "{name}"')
-

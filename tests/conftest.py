@@ -25,14 +25,16 @@ def _free_port() -> int:
 
 
 _TMP = Path(tempfile.mkdtemp(prefix="fotopronta-test-"))
-os.environ.update({
-    "FOTOPRONTA_ENVIRONMENT": "test",
-    "FOTOPRONTA_DATA_DIR": str(_TMP),
-    "FOTOPRONTA_STORAGE_DIR": str(_TMP / "storage"),
-    "FOTOPRONTA_POSTGRES_PORT": str(_free_port()),
-    "FOTOPRONTA_U2NET_HOME": str(REPO / ".data" / "models"),
-})
+os.environ.update(
+    {
+        "FOTOPRONTA_ENVIRONMENT": "test",
+        "FOTOPRONTA_DATA_DIR": str(_TMP),
+        "FOTOPRONTA_STORAGE_DIR": str(_TMP / "storage"),
+        "FOTOPRONTA_POSTGRES_PORT": str(_free_port()),
+        "FOTOPRONTA_U2NET_HOME": str(REPO / ".data" / "models"),
+    }
+)
 os.environ.setdefault("U2NET_HOME", str(REPO / ".data" / "models"))
 os.environ.setdefault("OMP_NUM_THREADS", "2")
 
-pytest_plugins = ["tests.utils.stack"]
+pytest_plugins = ["tests.utils.stack", "tests.utils.live_server"]

@@ -1,136 +1,373 @@
-"""``PhotoJobWorkflow``: one durable workflow per photo job (DESIGN.md, Temporal design).
+"""``PhotoJobWorkflow``: one durable workflow per photo job (DESIGN.md, Temporal design; SPEC §4).
 
-AI path: reserve credits → retouch activity on the ``retouch`` queue (3 attempts in total, back-off
-1 s × attempt; ``BadImageError`` is not retried) → charge → mark completed and notify. On failure the
-reservation is released and the job is marked failed with its message. When the reservation fails for
-lack of credits, the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal.
+AI path (``background_removal`` 1 credit, ``smart_backgrounds`` 2): reserve credits → retouch
+activity on the ``retouch`` queue (3 attempts in total, back-off 1 s × attempt; ``BadImageError`` is
+not retried) → charge → job completed, photo processed, success notification. On failure the
+reservation is released and the job is failed with its message.
+
+Human path (``background_removal_human``, 3 credits): reserve → ``pending_human`` → update ``assign``
+(72-hour deadline) → update ``start`` → update ``complete`` (charge) or ``reject`` (release). If the
+deadline passes first, the job goes back to the pending pool marked overdue and admins are notified.
+
+Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal.
+A failed job with a retryable error (SPEC §4 list) can be run again with the ``reprocess`` update
+while the workflow keeps it (30 days). 30 days after delivery (or after a final failure or
+rejection) the original and processed files are deleted; the rows stay.
 """
 
 from __future__ import annotations
 
-from datetime import timedelta
+import builtins
+from datetime import datetime, timedelta
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
 
 with workflow.unsafe.imports_passed_through():
     from workflows.shared import (
+        ACTION_REFUSED_ERROR,
+        ASSIGNMENT_REFUSED_ERROR,
+        BAD_IMAGE_ERROR,
+        HUMAN_DEADLINE_HOURS,
         INSUFFICIENT_CREDITS_ERROR,
+        RETENTION_DAYS,
         SIGNAL_CREDITS_ADDED,
-        TASK_QUEUE_RETOUCH,
+        AssignInput,
+        AssignJobActivityInput,
+        CompleteHumanInput,
         CompleteJobInput,
         CreditsAddedSignal,
         CreditsInput,
         FailJobInput,
+        HumanJobActivityInput,
         JobOutcome,
         JobStatusInput,
         PhotoJobInput,
+        RejectInput,
+        ReprocessInput,
+        RetentionInput,
         RetouchInput,
         RetouchOutput,
+        StartInput,
+        is_retryable_error,
     )
 
+HUMAN_JOB = "background_removal_human"
 DB_ACTIVITY_TIMEOUT = timedelta(seconds=30)
-DB_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_interval=timedelta(seconds=30),
-                       non_retryable_error_types=[INSUFFICIENT_CREDITS_ERROR])
+DB_RETRY = RetryPolicy(
+    initial_interval=timedelta(seconds=1),
+    maximum_interval=timedelta(seconds=30),
+    non_retryable_error_types=[INSUFFICIENT_CREDITS_ERROR, ASSIGNMENT_REFUSED_ERROR, ACTION_REFUSED_ERROR],
+)
 RETOUCH_TIMEOUT = timedelta(minutes=10)
+RETOUCH_HEARTBEAT_TIMEOUT = timedelta(seconds=30)
+"""A retouch worker that dies is noticed within this time and the attempt moves to another worker."""
 RETOUCH_RETRY = RetryPolicy(
-    initial_interval=timedelta(seconds=1),  # 1 s after attempt 1, 2 s after attempt 2 (SPEC §9)
+    initial_interval=timedelta(seconds=1),  # waits 1 s after attempt 1, 2 s after attempt 2 (SPEC §9)
     backoff_coefficient=2.0,
     maximum_attempts=3,
-    non_retryable_error_types=["BadImageError"],
+    non_retryable_error_types=[BAD_IMAGE_ERROR],
 )
 
 
-def _failure_message(err: BaseException) -> str:
-    """The innermost application error's message (what the seller sees), else the error's text."""
-    cause: BaseException | None = err
+def _innermost(err: BaseException) -> BaseException:
+    cause: BaseException = err
     while isinstance(cause, ActivityError) and cause.cause is not None:
         cause = cause.cause
-    return str(getattr(cause, "message", None) or cause or err)
+    return cause
+
+
+def _failure_message(err: BaseException) -> str:
+    """The message the seller sees for a failed retouch.
+
+    A bad image keeps its Italian message. A timeout or any other error after the last attempt gets
+    an Italian message carrying the SPEC §4 marker ('processing timeout' / 'server error') so the job
+    can be reprocessed.
+    """
+    cause = _innermost(err)
+    if isinstance(cause, ApplicationError) and cause.type == BAD_IMAGE_ERROR:
+        return cause.message
+    if isinstance(cause, TimeoutError):
+        return "Elaborazione non completata in tempo (processing timeout): puoi riprovare."
+    detail = getattr(cause, "message", None) or str(cause)
+    return f"Errore elaborazione dopo 3 tentativi (server error): {detail}"
 
 
 def _error_type(err: BaseException) -> str | None:
-    cause = err.cause if isinstance(err, ActivityError) else err
+    cause = _innermost(err)
     return cause.type if isinstance(cause, ApplicationError) else None
 
 
 @workflow.defn
 class PhotoJobWorkflow:
-    """Runs one photo job from reservation to delivery; see the module docstring."""
+    """Runs one photo job from reservation to delivery and retention; see the module docstring."""
 
     def __init__(self) -> None:
+        self._input: PhotoJobInput | None = None
         self._credits_signals = 0
         self._status = "pending"
+        self._error: str | None = None
+        self._run = 1
+        self._busy = False
+        self._assigned_to: str | None = None
+        self._deadline: datetime | None = None
+        self._human_outcome: str | None = None
+        self._reprocess_requested = False
 
-    @workflow.signal(name=SIGNAL_CREDITS_ADDED)
-    def credits_added(self, signal: CreditsAddedSignal) -> None:
-        """The owner's balance rose: a job waiting for credits tries its reservation again."""
-        self._credits_signals += 1
+    # -- queries and signals -------------------------------------------------------------------
 
     @workflow.query
     def status(self) -> str:
         """The job status as the workflow sees it."""
         return self._status
 
-    async def _set_status(self, inp: PhotoJobInput, status: str, *, progress: int | None = None,
-                          error: str | None = None) -> None:
+    @workflow.signal(name=SIGNAL_CREDITS_ADDED)
+    def credits_added(self, signal: CreditsAddedSignal) -> None:
+        """The owner's balance rose: a job waiting for credits tries its reservation again."""
+        self._credits_signals += 1
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    @property
+    def _inp(self) -> PhotoJobInput:
+        assert self._input is not None
+        return self._input
+
+    @property
+    def _reservation_id(self) -> str:
+        return f"{self._inp.job_id}:{self._run}"
+
+    async def _activity(self, name: str, arg: object) -> None:
+        await workflow.execute_activity(
+            name, arg, start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY
+        )
+
+    async def _set_status(
+        self, status: str, *, progress: int | None = None, error: str | None = None
+    ) -> None:
         self._status = status
-        await workflow.execute_activity(
-            "set_job_status", JobStatusInput(inp.job_id, status, progress, error),
-            start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY,
-        )
+        self._error = error
+        await self._activity("set_job_status", JobStatusInput(self._inp.job_id, status, progress, error))
 
-    async def _credits(self, name: str, inp: PhotoJobInput, reservation_id: str) -> None:
-        await workflow.execute_activity(
-            name, CreditsInput(inp.user_id, inp.job_id, reservation_id, inp.cost),
-            start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY,
-        )
+    async def _credits(self, name: str) -> None:
+        inp = self._inp
+        await self._activity(name, CreditsInput(inp.user_id, inp.job_id, self._reservation_id, inp.cost))
 
-    async def _reserve_or_wait(self, inp: PhotoJobInput, reservation_id: str) -> None:
-        """Reserve the job's credits, waiting for ``credits_added`` signals while the balance is short."""
+    async def _reserve_or_wait(self) -> None:
+        """Reserve the job's credits, waiting for ``credits_added`` while the balance is short."""
         while True:
             seen = self._credits_signals
             try:
-                await self._credits("reserve_credits", inp, reservation_id)
+                await self._credits("reserve_credits")
                 return
             except ActivityError as err:
                 if _error_type(err) != INSUFFICIENT_CREDITS_ERROR:
                     raise
             if self._status != "waiting_for_credits":
-                await self._set_status(inp, "waiting_for_credits", progress=0, error="Crediti terminati")
-            await workflow.wait_condition(lambda: self._credits_signals > seen)
+                await self._set_status("waiting_for_credits", progress=0, error="Crediti terminati")
+            await workflow.wait_condition(lambda seen=seen: self._credits_signals > seen)  # type: ignore[misc]
 
-    @workflow.run
-    async def run(self, inp: PhotoJobInput) -> JobOutcome:
-        """Process the job; returns its final status (``completed`` or ``failed``)."""
-        reservation_id = f"{inp.job_id}:{inp.run}"
-        await self._reserve_or_wait(inp, reservation_id)
-        await self._set_status(inp, "processing", progress=10)
+    async def _exclusive(self) -> None:
+        """Mark an update handler as running; refuse a second one at the same time."""
+        if self._busy:
+            raise ApplicationError(
+                "Un'altra operazione su questo lavoro è in corso, riprova.", type=ACTION_REFUSED_ERROR
+            )
+        self._busy = True
+
+    # -- AI path -------------------------------------------------------------------------------
+
+    async def _ai_path(self) -> JobOutcome:
+        inp = self._inp
+        await self._reserve_or_wait()
+        await self._set_status("processing", progress=10)
         try:
             result = await workflow.execute_activity(
                 "retouch_photo",
-                RetouchInput(inp.job_id, inp.photo_id, inp.user_id, inp.preset, inp.background_category,
-                             inp.shadow, inp.brand, inp.category),
+                RetouchInput(
+                    inp.job_id,
+                    inp.photo_id,
+                    inp.user_id,
+                    inp.preset,
+                    inp.background_category,
+                    inp.shadow,
+                    inp.brand,
+                    inp.category,
+                ),
                 result_type=RetouchOutput,
-                task_queue=TASK_QUEUE_RETOUCH,
+                task_queue=inp.retouch_task_queue,
                 start_to_close_timeout=RETOUCH_TIMEOUT,
+                heartbeat_timeout=RETOUCH_HEARTBEAT_TIMEOUT,
                 retry_policy=RETOUCH_RETRY,
             )
         except ActivityError as err:
             message = _failure_message(err)
-            await self._credits("release_credits", inp, reservation_id)
-            await workflow.execute_activity(
-                "fail_job", FailJobInput(inp.job_id, message),
-                start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY,
-            )
-            self._status = "failed"
+            await self._credits("release_credits")
+            await self._activity("fail_job", FailJobInput(inp.job_id, message))
+            self._status, self._error = "failed", message
             return JobOutcome("failed", message)
-        await self._credits("charge_credits", inp, reservation_id)
-        await workflow.execute_activity(
-            "complete_job", CompleteJobInput(inp.job_id, result),
-            start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY,
-        )
-        self._status = "completed"
-        await workflow.wait_condition(workflow.all_handlers_finished)
+        await self._credits("charge_credits")
+        await self._activity("complete_job", CompleteJobInput(inp.job_id, result))
+        self._status, self._error = "completed", None
         return JobOutcome("completed")
+
+    # -- human path ----------------------------------------------------------------------------
+
+    async def _human_path(self) -> JobOutcome:
+        await self._reserve_or_wait()
+        await self._set_status("pending_human", progress=0)
+        while True:
+            await workflow.wait_condition(lambda: self._assigned_to is not None)
+            assert self._deadline is not None
+            remaining = max(self._deadline - workflow.now(), timedelta(seconds=1))
+            try:
+                await workflow.wait_condition(lambda: self._human_outcome is not None, timeout=remaining)
+                break
+            except builtins.TimeoutError:
+                await workflow.wait_condition(lambda: not self._busy)
+                if self._human_outcome is not None:
+                    break
+                await self._activity("escalate_overdue_job", HumanJobActivityInput(self._inp.job_id))
+                self._assigned_to, self._deadline, self._status = None, None, "pending_human"
+        assert self._human_outcome is not None
+        return JobOutcome(self._human_outcome, self._error)
+
+    @workflow.update
+    async def assign(self, inp: AssignInput) -> str:
+        """Assign a ``pending_human`` job to a designer with free capacity; returns the deadline (ISO).
+
+        Raises:
+            ApplicationError: ``AssignmentRefusedError`` (designer inactive, not a designer, or at
+                ``max_concurrent_jobs``) or ``ActionRefusedError`` (job not pending), message in Italian.
+        """
+        self._validate_assign(inp)
+        await self._exclusive()
+        try:
+            deadline = workflow.now() + timedelta(hours=HUMAN_DEADLINE_HOURS)
+            try:
+                await self._activity(
+                    "assign_job",
+                    AssignJobActivityInput(self._inp.job_id, inp.designer_id, deadline.isoformat()),
+                )
+            except ActivityError as err:
+                cause = _innermost(err)
+                raise ApplicationError(
+                    getattr(cause, "message", str(cause)), type=ASSIGNMENT_REFUSED_ERROR
+                ) from None
+            self._assigned_to, self._deadline, self._status = inp.designer_id, deadline, "assigned_to_graphic"
+            return deadline.isoformat()
+        finally:
+            self._busy = False
+
+    @assign.validator
+    def _validate_assign(self, inp: AssignInput) -> None:
+        if self._status != "pending_human" or self._assigned_to is not None:
+            raise ApplicationError("Il lavoro non è in attesa di assegnazione.", type=ACTION_REFUSED_ERROR)
+
+    @workflow.update
+    async def start(self, inp: StartInput) -> None:
+        """The assigned designer starts the job (``in_progress_human``, ``started_at``)."""
+        self._validate_start(inp)
+        await self._exclusive()
+        try:
+            await self._activity("start_human_job", HumanJobActivityInput(self._inp.job_id))
+            self._status = "in_progress_human"
+        finally:
+            self._busy = False
+
+    @start.validator
+    def _validate_start(self, inp: StartInput) -> None:
+        if self._status != "assigned_to_graphic":
+            raise ApplicationError("Il lavoro non è assegnato.", type=ACTION_REFUSED_ERROR)
+        if inp.actor_id != self._assigned_to:
+            raise ApplicationError("Il lavoro è assegnato a un altro grafico.", type=ACTION_REFUSED_ERROR)
+
+    def _validate_in_progress(self, actor_id: str) -> None:
+        if self._status != "in_progress_human":
+            raise ApplicationError("Il lavoro non è in lavorazione.", type=ACTION_REFUSED_ERROR)
+        if actor_id != self._assigned_to:
+            raise ApplicationError("Il lavoro è assegnato a un altro grafico.", type=ACTION_REFUSED_ERROR)
+
+    @workflow.update
+    async def complete(self, inp: CompleteHumanInput) -> None:
+        """The designer delivers the result: charge the credits, job ``completed_human``, photo
+        processed, success notification."""
+        self._validate_complete(inp)
+        await self._exclusive()
+        try:
+            await self._credits("charge_credits")
+            await self._activity(
+                "complete_human_job", HumanJobActivityInput(self._inp.job_id, inp.result_key, inp.notes)
+            )
+            self._status, self._error, self._human_outcome = "completed_human", None, "completed_human"
+        finally:
+            self._busy = False
+
+    @complete.validator
+    def _validate_complete(self, inp: CompleteHumanInput) -> None:
+        self._validate_in_progress(inp.actor_id)
+
+    @workflow.update
+    async def reject(self, inp: RejectInput) -> None:
+        """The designer rejects the job with a reason: credits released, job ``rejected_human``,
+        warning notification with the reason."""
+        self._validate_reject(inp)
+        await self._exclusive()
+        try:
+            await self._credits("release_credits")
+            await self._activity("reject_human_job", HumanJobActivityInput(self._inp.job_id, notes=inp.notes))
+            self._status, self._error, self._human_outcome = "rejected_human", inp.notes, "rejected_human"
+        finally:
+            self._busy = False
+
+    @reject.validator
+    def _validate_reject(self, inp: RejectInput) -> None:
+        self._validate_in_progress(inp.actor_id)
+
+    # -- reprocess -----------------------------------------------------------------------------
+
+    @workflow.update
+    async def reprocess(self, inp: ReprocessInput) -> None:
+        """Run a failed job again (SPEC §4): status back to ``pending`` with error and times cleared;
+        the new run reserves credits again and is charged only on success."""
+        self._validate_reprocess(inp)
+        await self._exclusive()
+        try:
+            self._run += 1
+            await self._set_status("pending", progress=0)
+            self._reprocess_requested = True
+        finally:
+            self._busy = False
+
+    @reprocess.validator
+    def _validate_reprocess(self, inp: ReprocessInput) -> None:
+        if self._status != "failed" or not is_retryable_error(self._error):
+            raise ApplicationError("Questa foto non può essere rielaborata.", type=ACTION_REFUSED_ERROR)
+
+    # -- run -----------------------------------------------------------------------------------
+
+    @workflow.run
+    async def run(self, inp: PhotoJobInput) -> JobOutcome:
+        """Process the job, keep a failed one open for reprocessing, then apply retention.
+
+        Returns the final :class:`JobOutcome` (``completed``, ``completed_human``, ``failed`` or
+        ``rejected_human``).
+        """
+        self._input = inp
+        self._run = inp.run
+        retention = timedelta(days=RETENTION_DAYS)
+        while True:
+            outcome = await (self._human_path() if inp.job_type == HUMAN_JOB else self._ai_path())
+            if outcome.status != "failed" or not is_retryable_error(outcome.error_message):
+                await workflow.sleep(retention)
+                break
+            try:
+                await workflow.wait_condition(lambda: self._reprocess_requested, timeout=retention)
+            except builtins.TimeoutError:
+                break
+            self._reprocess_requested = False
+        await workflow.wait_condition(lambda: not self._busy)
+        await self._activity("delete_photo_files", RetentionInput(inp.job_id))
+        await workflow.wait_condition(workflow.all_handlers_finished)
+        return outcome

@@ -17,8 +17,33 @@ TASK_QUEUE_RETOUCH = "retouch"
 
 BAD_IMAGE_ERROR = "BadImageError"
 INSUFFICIENT_CREDITS_ERROR = "InsufficientCreditsError"
+ASSIGNMENT_REFUSED_ERROR = "AssignmentRefusedError"
+ACTION_REFUSED_ERROR = "ActionRefusedError"
 
 SIGNAL_CREDITS_ADDED = "credits_added"
+
+HUMAN_DEADLINE_HOURS = 72
+"""Designer deadline on assignment (SPEC §9 Time and display)."""
+RETENTION_DAYS = 30
+"""Photos are deleted from servers within 30 days of delivery (SPEC §1 terms, §9)."""
+CREDIT_VALIDITY_DAYS = 365
+"""Credits are valid 365 days from purchase (SPEC §1 terms, §9)."""
+
+RETRYABLE_ERROR_MARKERS = (
+    "insufficient credits",
+    "processing timeout",
+    "temporary service unavailable",
+    "server error",
+    "network error",
+    "quota exceeded",
+)
+"""SPEC §4 Reprocess: an error is retryable if its message contains one of these, case-insensitively."""
+
+
+def is_retryable_error(message: str | None) -> bool:
+    """Whether a failed job with this ``error_message`` may be reprocessed (SPEC §4)."""
+    text = (message or "").lower()
+    return any(marker in text for marker in RETRYABLE_ERROR_MARKERS)
 
 
 def workflow_id_for_job(job_id: str) -> str:
@@ -44,6 +69,7 @@ class PhotoJobInput:
     brand: str | None = None
     category: str | None = None
     run: int = 1
+    retouch_task_queue: str = TASK_QUEUE_RETOUCH
 
 
 @dataclass
@@ -120,3 +146,87 @@ class JobOutcome:
 
     status: str
     error_message: str | None = None
+
+
+@dataclass
+class AssignInput:
+    """Update ``assign``: give a ``pending_human`` job to ``designer_id``.
+
+    ``actor_id`` is who asks (an admin, or the designer for "assign to me"); the API checked roles.
+    """
+
+    designer_id: str
+    actor_id: str
+    by_admin: bool = False
+
+
+@dataclass
+class AssignJobActivityInput:
+    """Input of the ``assign_job`` activity: ``deadline`` is ISO 8601 UTC."""
+
+    job_id: str
+    designer_id: str
+    deadline: str
+
+
+@dataclass
+class StartInput:
+    """Update ``start``: the assigned designer starts working."""
+
+    actor_id: str
+
+
+@dataclass
+class CompleteHumanInput:
+    """Update ``complete``: the designer's result, already stored at ``processed-photos/{result_key}``."""
+
+    actor_id: str
+    result_key: str
+    notes: str | None = None
+
+
+@dataclass
+class RejectInput:
+    """Update ``reject``: the designer rejects the job; ``notes`` is the reason shown to the client."""
+
+    actor_id: str
+    notes: str | None = None
+
+
+@dataclass
+class HumanJobActivityInput:
+    """Input of the human-job state activities (start, complete, reject, escalate)."""
+
+    job_id: str
+    result_key: str | None = None
+    notes: str | None = None
+
+
+@dataclass
+class ReprocessInput:
+    """Update ``reprocess``: run a failed job again (new reservation ``{job_id}:{run}``)."""
+
+    actor_id: str
+
+
+@dataclass
+class RetentionInput:
+    """Input of ``delete_photo_files``: the job whose photo's files are deleted."""
+
+    job_id: str
+
+
+@dataclass
+class ExpireCreditsInput:
+    """Input of ``expire_credits``: book expiry of every grant whose ``expires_at`` ≤ ``as_of`` (ISO)."""
+
+    as_of: str
+
+
+@dataclass
+class ExpireCreditsOutput:
+    """What ``expire_credits`` did and when the next grant expires (ISO, or ``None``)."""
+
+    expired_grants: int
+    expired_credits: int
+    next_expiry: str | None

@@ -19,49 +19,94 @@ from temporalio.worker import Worker
 from fotopronta.db import session_factory
 from fotopronta.settings import Settings, get_settings
 from fotopronta.storage import get_storage
+from workflows.credit_expiry import CREDIT_EXPIRY_WORKFLOW_ID, CreditExpiryInput, CreditExpiryWorkflow
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH
 
 log = logging.getLogger("fotopronta.worker")
 
 
-def build_workers(client: Client, settings: Settings, queues: set[str]) -> list[Worker]:
-    """Create the workers for ``queues`` (``photo-jobs``, ``retouch``).
+def build_workers(
+    client: Client, settings: Settings, queues: set[str], *, retouch_queue: str = TASK_QUEUE_RETOUCH
+) -> list[Worker]:
+    """Create the workers for ``queues`` (``photo-jobs`` and/or ``retouch``).
 
-    The retouch worker runs at most 2 activities at once (2-core machines; onnxruntime uses the
-    cores itself) in a thread pool; the jobs worker runs the workflows and the database activities.
+    The jobs worker runs the workflows and the database activities; the retouch worker (on
+    ``retouch_queue``) runs at most 2 image activities at once in a thread pool (2-core machines;
+    onnxruntime uses the cores itself).
     """
+    from activities.human_jobs import HumanJobActivities
     from activities.jobs import JobActivities
+    from activities.retention import RetentionActivities
 
     sessions = session_factory()
     workers: list[Worker] = []
     if TASK_QUEUE_JOBS in queues:
         jobs = JobActivities(sessions)
-        workers.append(Worker(
-            client, task_queue=TASK_QUEUE_JOBS, workflows=[PhotoJobWorkflow],
-            activities=[jobs.reserve_credits, jobs.charge_credits, jobs.release_credits, jobs.set_job_status,
-                        jobs.complete_job, jobs.fail_job],
-            activity_executor=ThreadPoolExecutor(max_workers=8, thread_name_prefix="jobs-activity"),
-            max_concurrent_activities=8,
-        ))
+        human = HumanJobActivities(sessions)
+        retention = RetentionActivities(sessions, get_storage(settings))
+        workers.append(
+            Worker(
+                client,
+                task_queue=TASK_QUEUE_JOBS,
+                workflows=[PhotoJobWorkflow, CreditExpiryWorkflow],
+                activities=[
+                    jobs.reserve_credits,
+                    jobs.charge_credits,
+                    jobs.release_credits,
+                    jobs.set_job_status,
+                    jobs.complete_job,
+                    jobs.fail_job,
+                    human.assign_job,
+                    human.start_human_job,
+                    human.complete_human_job,
+                    human.reject_human_job,
+                    human.escalate_overdue_job,
+                    retention.delete_photo_files,
+                    retention.expire_credits,
+                ],
+                activity_executor=ThreadPoolExecutor(max_workers=8, thread_name_prefix="jobs-activity"),
+                max_concurrent_activities=8,
+            )
+        )
     if TASK_QUEUE_RETOUCH in queues:
         os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
         from activities.retouch import RetouchActivities
 
         retouch = RetouchActivities(sessions, get_storage(settings), settings.rembg_model)
-        workers.append(Worker(
-            client, task_queue=TASK_QUEUE_RETOUCH, activities=[retouch.retouch_photo],
-            activity_executor=ThreadPoolExecutor(max_workers=2, thread_name_prefix="retouch-activity"),
-            max_concurrent_activities=2,
-        ))
+        workers.append(
+            Worker(
+                client,
+                task_queue=retouch_queue,
+                activities=[retouch.retouch_photo],
+                activity_executor=ThreadPoolExecutor(max_workers=2, thread_name_prefix="retouch-activity"),
+                max_concurrent_activities=2,
+            )
+        )
     return workers
 
 
-async def run_worker(queues: set[str] | None = None) -> None:
+async def ensure_credit_expiry(client: Client) -> None:
+    """Start the single ``credit-expiry`` workflow unless it is already running."""
+    from temporalio.common import WorkflowIDConflictPolicy
+
+    await client.start_workflow(
+        CreditExpiryWorkflow.run,
+        CreditExpiryInput(),
+        id=CREDIT_EXPIRY_WORKFLOW_ID,
+        task_queue=TASK_QUEUE_JOBS,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+    )
+
+
+async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TASK_QUEUE_RETOUCH) -> None:
     """Connect to Temporal and run the workers until SIGINT/SIGTERM."""
     settings = get_settings()
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
-    workers = build_workers(client, settings, queues or {TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH})
+    queues = queues or {TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH}
+    workers = build_workers(client, settings, queues, retouch_queue=retouch_queue)
+    if TASK_QUEUE_JOBS in queues:
+        await ensure_credit_expiry(client)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -88,11 +133,16 @@ class _all:
 def main() -> None:
     """Command-line entry point."""
     parser = argparse.ArgumentParser(description="FotoPronta Temporal worker")
-    parser.add_argument("--queues", default=None, help="comma-separated task queues (default: all)")
+    parser.add_argument("--queues", default=None, help="comma-separated: photo-jobs, retouch (default: both)")
+    parser.add_argument(
+        "--retouch-queue",
+        default=TASK_QUEUE_RETOUCH,
+        help="task-queue name the retouch worker polls (default: retouch)",
+    )
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     queues = set(args.queues.split(",")) if args.queues else None
-    asyncio.run(run_worker(queues))
+    asyncio.run(run_worker(queues, retouch_queue=args.retouch_queue))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,9 @@
-"""Photos: upload (starts one ``PhotoJobWorkflow`` each), list, download (``/api/photos``)."""
+"""Photos: upload (starts one ``PhotoJobWorkflow`` each), list, download, reprocess, delete
+(``/api/photos``)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 import uuid
@@ -11,19 +13,41 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, UploadFile, status
 from fastapi.responses import Response
 from PIL import Image
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
+from temporalio.service import RPCError
 
 from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
+from api.job_control import run_job_update
 from api.schemas import PhotoPublic
 from fotopronta import ledger
-from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, UserRole
+from fotopronta.models import (
+    CreditLedgerEntry,
+    JobStatus,
+    JobType,
+    Photo,
+    PhotoProcessingJob,
+    Profile,
+    UserRole,
+)
 from fotopronta.settings import get_settings
-from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage, new_upload_key
+from fotopronta.storage import (
+    BUCKET_PROCESSED,
+    BUCKET_UPLOADS,
+    ObjectNotFoundError,
+    get_storage,
+    new_upload_key,
+)
 from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import TASK_QUEUE_JOBS, PhotoJobInput, workflow_id_for_job
+from workflows.shared import (
+    TASK_QUEUE_JOBS,
+    PhotoJobInput,
+    ReprocessInput,
+    is_retryable_error,
+    workflow_id_for_job,
+)
 
 router = APIRouter(prefix="/api/photos", tags=["photos"])
 log = logging.getLogger("fotopronta.api.photos")
@@ -33,8 +57,15 @@ JOB_COSTS = {
     JobType.smart_backgrounds: ledger.SMART_BACKGROUND_COST,
     JobType.background_removal_human: ledger.HUMAN_COST,
 }
-MIME_EXTENSIONS = {"image/jpeg": "jpg", "image/png": "png", "image/webp": "webp", "image/tiff": "tif",
-                   "image/heic": "heic", "image/heif": "heif"}
+MEDIA_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
+MIME_EXTENSIONS = {
+    "image/jpeg": "jpg",
+    "image/png": "png",
+    "image/webp": "webp",
+    "image/tiff": "tif",
+    "image/heic": "heic",
+    "image/heif": "heif",
+}
 
 
 def _extension(upload: UploadFile) -> str:
@@ -70,16 +101,25 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
     max_bytes = settings.max_batch_bytes_admin if admin else settings.max_batch_bytes_standard
     if len(files) > max_files:
         label = "(Limite admin)" if admin else "(Limite standard)"
-        raise ApiError(400, f"Puoi caricare al massimo {max_files} foto alla volta {label}", "too_many_files",
-                       f"Troppi file {label}")
+        raise ApiError(
+            400,
+            f"Puoi caricare al massimo {max_files} foto alla volta {label}",
+            "too_many_files",
+            f"Troppi file {label}",
+        )
     total = sum(f.size or 0 for f in files)
     if total > max_bytes:
-        raise ApiError(400, f"La dimensione totale non può superare {max_bytes // (1024 * 1024)}MB",
-                       "batch_too_large", "Batch troppo grande")
+        raise ApiError(
+            400,
+            f"La dimensione totale non può superare {max_bytes // (1024 * 1024)}MB",
+            "batch_too_large",
+            "Batch troppo grande",
+        )
 
 
-@router.post("", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic],
-             operation_id="photos-upload")
+@router.post(
+    "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
+)
 async def upload_photos(
     user: CurrentUser,
     session: SessionDep,
@@ -91,6 +131,7 @@ async def upload_photos(
     shadow: Annotated[bool, Form()] = True,
     brand: Annotated[str | None, Form(max_length=100)] = None,
     category: Annotated[str | None, Form(max_length=100)] = None,
+    client_notes: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> list[Photo]:
     """Store each original, insert its photo and job, start one workflow per photo."""
     role = effective_role(user)
@@ -99,8 +140,6 @@ async def upload_photos(
         kind = JobType(job_type)
     except ValueError as exc:
         raise ApiError(400, "Tipo di lavorazione non valido.", "invalid_job_type") from exc
-    if kind is JobType.background_removal_human:
-        raise ApiError(400, "Il ritocco manuale dei grafici non è ancora disponibile.", "job_type_unavailable")
     if kind is JobType.smart_backgrounds:
         if background_category not in SMART_BACKGROUND_CATEGORIES:
             raise ApiError(400, "Scegli una categoria di sfondo valida.", "invalid_background_category")
@@ -121,16 +160,27 @@ async def upload_photos(
             storage.put(BUCKET_UPLOADS, key, data, upload.content_type or "application/octet-stream")
             stored.append(key)
             width, height = _image_size(data)
-            photo = Photo(user_id=user.id, original_filename=PurePath(upload.filename or "foto").name,
-                          file_size=len(data), file_format=(upload.content_type or "").lower(),
-                          upload_path=key, status="uploaded", width=width, height=height)
+            photo = Photo(
+                user_id=user.id,
+                original_filename=PurePath(upload.filename or "foto").name,
+                file_size=len(data),
+                file_format=(upload.content_type or "").lower(),
+                upload_path=key,
+                status="uploaded",
+                width=width,
+                height=height,
+            )
             session.add(photo)
             session.flush()
             job = PhotoProcessingJob(
-                photo_id=photo.id, user_id=user.id, job_type=kind.value, status=JobStatus.pending.value,
+                photo_id=photo.id,
+                user_id=user.id,
+                job_type=kind.value,
+                status=JobStatus.pending.value,
                 background_category={"category": background_category} if background_category else None,
                 options={"preset": preset, "shadow": shadow, "brand": brand, "category": category},
                 processing_details={"brand": brand, "category": category} if (brand or category) else None,
+                client_notes=client_notes if kind is JobType.background_removal_human else None,
             )
             session.add(job)
             session.flush()
@@ -145,9 +195,18 @@ async def upload_photos(
     for photo, job in created:
         await temporal.start_workflow(
             PhotoJobWorkflow.run,
-            PhotoJobInput(job_id=str(job.id), photo_id=str(photo.id), user_id=str(user.id), job_type=kind.value,
-                          cost=JOB_COSTS[kind], preset=preset, background_category=background_category,
-                          shadow=shadow, brand=brand, category=category),
+            PhotoJobInput(
+                job_id=str(job.id),
+                photo_id=str(photo.id),
+                user_id=str(user.id),
+                job_type=kind.value,
+                cost=JOB_COSTS[kind],
+                preset=preset,
+                background_category=background_category,
+                shadow=shadow,
+                brand=brand,
+                category=category,
+            ),
             id=workflow_id_for_job(str(job.id)),
             task_queue=TASK_QUEUE_JOBS,
         )
@@ -159,10 +218,16 @@ async def upload_photos(
 @router.get("", response_model=list[PhotoPublic], operation_id="photos-list")
 def list_photos(user: CurrentUser, session: SessionDep) -> list[Photo]:
     """The caller's photos with their jobs, newest first."""
-    return list(session.execute(
-        select(Photo).where(Photo.user_id == user.id).options(selectinload(Photo.jobs))
-        .order_by(Photo.created_at.desc())
-    ).scalars().all())
+    return list(
+        session.execute(
+            select(Photo)
+            .where(Photo.user_id == user.id)
+            .options(selectinload(Photo.jobs))
+            .order_by(Photo.created_at.desc())
+        )
+        .scalars()
+        .all()
+    )
 
 
 def _owned_photo(session: SessionDep, user: CurrentUser, photo_id: uuid.UUID) -> Photo:
@@ -172,20 +237,160 @@ def _owned_photo(session: SessionDep, user: CurrentUser, photo_id: uuid.UUID) ->
     return photo
 
 
-@router.get("/{photo_id}/download", operation_id="photos-download",
-            responses={200: {"content": {"image/jpeg": {}, "image/webp": {}}}})
-def download_photo(photo_id: uuid.UUID, user: CurrentUser, session: SessionDep,
-                   format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg") -> Response:
-    """The processed image as JPEG (default) or WebP, named with its SEO file name."""
+@router.get(
+    "/{photo_id}/download",
+    operation_id="photos-download",
+    responses={200: {"content": {"image/jpeg": {}, "image/webp": {}}}},
+)
+def download_photo(
+    photo_id: uuid.UUID,
+    user: CurrentUser,
+    session: SessionDep,
+    format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",
+) -> Response:
+    """The processed image as JPEG (default) or WebP, named with its SEO file name (a designer's
+    result is returned in the format it was delivered)."""
     photo = _owned_photo(session, user, photo_id)
-    key = photo.processed_webp_path if format == "webp" else photo.processed_path
+    key = (photo.processed_webp_path if format == "webp" else None) or photo.processed_path
+    if photo.files_deleted_at is not None:
+        raise ApiError(
+            410,
+            "Il file non è più disponibile: le foto vengono eliminate 30 giorni dopo la consegna.",
+            "file_deleted",
+            "Errore download",
+        )
     if photo.status != "processed" or not key:
         raise ApiError(409, "La foto non è ancora stata elaborata.", "not_processed", "Errore download")
     try:
         data = get_storage().get(BUCKET_PROCESSED, key)
     except ObjectNotFoundError as exc:
-        raise ApiError(410, "Il file non è più disponibile: le foto vengono eliminate 30 giorni dopo la consegna.",
-                       "file_deleted", "Errore download") from exc
-    media = "image/webp" if format == "webp" else "image/jpeg"
+        raise ApiError(
+            410,
+            "Il file non è più disponibile: le foto vengono eliminate 30 giorni dopo la consegna.",
+            "file_deleted",
+            "Errore download",
+        ) from exc
+    media = MEDIA_TYPES.get(PurePath(key).suffix.lower(), "application/octet-stream")
     filename = PurePath(key).name
-    return Response(data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"'})
+    return Response(
+        data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+    )
+
+
+ACTIVE_JOB_STATUSES = {
+    JobStatus.pending,
+    JobStatus.waiting_for_credits,
+    JobStatus.processing,
+    JobStatus.pending_human,
+    JobStatus.assigned_to_graphic,
+    JobStatus.in_progress_human,
+}
+
+
+def _latest_job(photo: Photo) -> PhotoProcessingJob | None:
+    return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
+
+
+@router.post("/{photo_id}/reprocess", response_model=PhotoPublic, operation_id="photos-reprocess")
+async def reprocess_photo(
+    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+) -> Photo:
+    """Run a failed job with a retryable error again (SPEC §4); refused at 0 credits."""
+    photo = _owned_photo(session, user, photo_id)
+    job = _latest_job(photo)
+    if job is None or job.status != JobStatus.failed or not is_retryable_error(job.error_message):
+        raise ApiError(
+            409,
+            "Questa foto non può essere rielaborata.",
+            "not_reprocessable",
+            "Impossibile avviare la rielaborazione",
+        )
+    if photo.files_deleted_at is not None:
+        raise ApiError(
+            410,
+            "Il file originale non è più disponibile.",
+            "file_deleted",
+            "Impossibile avviare la rielaborazione",
+        )
+    owner = session.get_one(Profile, photo.user_id)
+    if owner.credits_remaining <= 0:
+        raise ApiError(400, "Crediti insufficienti", "insufficient_credits", "Crediti insufficienti")
+    try:
+        await run_job_update(
+            temporal,
+            job.id,
+            PhotoJobWorkflow.reprocess,
+            ReprocessInput(actor_id=str(user.id)),
+            title="Impossibile avviare la rielaborazione",
+        )
+    except ApiError as exc:
+        if exc.code != "workflow_closed":
+            raise
+        await _restart_workflow(session, temporal, job, photo)
+    session.expire_all()
+    return _owned_photo(session, user, photo_id)
+
+
+async def _restart_workflow(
+    session: SessionDep, temporal: TemporalDep, job: PhotoProcessingJob, photo: Photo
+) -> None:
+    """Start a new run of a failed job whose workflow has ended (reservation ``{job_id}:{run}``)."""
+    runs = session.execute(
+        select(func.count())
+        .select_from(CreditLedgerEntry)
+        .where(CreditLedgerEntry.job_id == job.id, CreditLedgerEntry.kind == "reserve")
+    ).scalar_one()
+    options = job.options or {}
+    kind = JobType(job.job_type)
+    category = (job.background_category or {}).get("category")
+    await temporal.start_workflow(
+        PhotoJobWorkflow.run,
+        PhotoJobInput(
+            job_id=str(job.id),
+            photo_id=str(photo.id),
+            user_id=str(photo.user_id),
+            job_type=kind.value,
+            cost=JOB_COSTS[kind],
+            preset=options.get("preset", "original"),
+            background_category=category,
+            shadow=bool(options.get("shadow", True)),
+            brand=options.get("brand"),
+            category=options.get("category"),
+            run=int(runs) + 1,
+        ),
+        id=workflow_id_for_job(str(job.id)),
+        task_queue=TASK_QUEUE_JOBS,
+    )
+
+
+@router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")
+async def delete_photo(
+    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+) -> None:
+    """Delete a photo, its files and its jobs; refused while a job is still running."""
+    photo = _owned_photo(session, user, photo_id)
+    job = _latest_job(photo)
+    if job is not None and job.status in ACTIVE_JOB_STATUSES:
+        raise ApiError(
+            409,
+            "La foto è in lavorazione: potrai eliminarla al termine.",
+            "photo_busy",
+            "Impossibile eliminare la foto",
+        )
+    storage = get_storage()
+    keys = [
+        (BUCKET_UPLOADS, photo.upload_path),
+        (BUCKET_PROCESSED, photo.processed_path),
+        (BUCKET_PROCESSED, photo.processed_webp_path),
+    ]
+    job_ids = [j.id for j in photo.jobs]
+    session.delete(photo)
+    session.commit()
+    for bucket, key in keys:
+        if key:
+            storage.delete(bucket, key)
+    for job_id in job_ids:  # the workflows were only waiting for retention or a reprocess
+        with contextlib.suppress(RPCError):
+            await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(
+                reason="foto eliminata dal cliente"
+            )

