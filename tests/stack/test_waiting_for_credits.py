@@ -1,0 +1,66 @@
+"""Issue 4: 12 photos with 10 credits — exactly 10 complete, 2 wait durably; an admin grant of 5
+credits resumes both; the final balance is 3 and equals the ledger (real stack)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import httpx
+import pytest
+from sqlalchemy import select
+
+from fotopronta.db import session_factory
+from fotopronta.models import Profile, UserRole
+from tests.utils.factories import login, product_photo_bytes
+from tests.utils.jobs import credits_and_ledger, new_user
+from tests.utils.stack import Stack
+
+pytestmark = pytest.mark.stack
+
+
+async def _statuses(api: httpx.AsyncClient, headers: dict[str, str]) -> list[str]:
+    photos = (await api.get("/api/photos", headers=headers)).json()
+    return [p["jobs"][-1]["status"] for p in sorted(photos, key=lambda p: p["created_at"])]
+
+
+async def _until(api: httpx.AsyncClient, headers: dict[str, str], done: int, waiting: int, timeout_s: float = 240
+                 ) -> list[str]:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        statuses = await _statuses(api, headers)
+        if statuses.count("completed") == done and statuses.count("waiting_for_credits") == waiting:
+            return statuses
+        assert time.monotonic() < deadline, statuses
+        await asyncio.sleep(0.5)
+
+
+async def test_twelve_photos_with_ten_credits(stack: Stack, api: httpx.AsyncClient) -> None:
+    sessions = session_factory()
+    user_id = new_user(sessions, credits=10)
+    with sessions() as session:
+        email = session.execute(select(Profile.email).where(Profile.id == user_id)).scalar_one()
+    headers = await login(api, email, "segreto123")
+    image = product_photo_bytes((120, 90))
+    for batch in (10, 2):  # the standard batch limit is 10 files
+        resp = await api.post("/api/photos", headers=headers,
+                              files=[("files", (f"p{i}.jpg", image, "image/jpeg")) for i in range(batch)])
+        assert resp.status_code == 201, resp.text
+        await asyncio.sleep(0.2)
+
+    statuses = await _until(api, headers, done=10, waiting=2)
+    assert statuses[-2:] == ["waiting_for_credits", "waiting_for_credits"]  # the last uploads wait
+    photos = (await api.get("/api/photos", headers=headers)).json()
+    waiting = [p["jobs"][-1] for p in photos if p["jobs"][-1]["status"] == "waiting_for_credits"]
+    assert all(j["error_message"] == "Crediti terminati" for j in waiting)
+    assert credits_and_ledger(sessions, user_id) == (0, 0)
+
+    admin_id = new_user(sessions, role=UserRole.admin)
+    with sessions() as session:
+        admin_email = session.execute(select(Profile.email).where(Profile.id == admin_id)).scalar_one()
+    admin = await login(api, admin_email, "segreto123")
+    resp = await api.post(f"/api/admin/users/{user_id}/credits", headers=admin, json={"amount": 5})
+    assert resp.status_code == 200, resp.text
+
+    await _until(api, headers, done=12, waiting=0)
+    assert credits_and_ledger(sessions, user_id) == (3, 3)
