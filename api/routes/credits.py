@@ -1,0 +1,151 @@
+"""Credit packages, the caller's purchases and orders (SPEC §2 /credits, /orders; §7 Tables).
+
+- ``GET /api/credit-packages``: active packages priced above 0, cheapest first (SPEC §6).
+- ``GET /api/credits/purchases``: the caller's pending purchases and the last 10 completed ones,
+  newest first, each with its package (``package`` and, as the original client named it,
+  ``credit_packages``).
+- ``GET /api/orders``: the caller's orders, newest first.
+
+Every query is filtered by the caller's id.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import select
+from sqlalchemy.orm import selectinload
+
+from api.deps import CurrentUser, SessionDep
+from fotopronta.models import CreditPackage, CreditPurchase, Order
+
+router = APIRouter(prefix="/api", tags=["credits"])
+
+RECENT_COMPLETED = 10
+"""Completed purchases returned (SPEC §9: query limit 10, the page shows 5)."""
+
+
+class PackagePublic(BaseModel):
+    """A purchasable ``credit_packages`` row (price in cents)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    name: str
+    credits: int
+    price_cents: int
+    currency: str
+
+
+class PackageSummary(BaseModel):
+    """The package fields shown with a purchase."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    name: str
+    credits: int
+    price_cents: int
+
+
+class PurchasePublic(BaseModel):
+    """A ``credit_purchases`` row; ``stripe_payment_intent_id`` is the checkout session id to verify."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    package_id: uuid.UUID
+    credits_purchased: int
+    amount_paid_cents: int
+    currency: str
+    status: str
+    created_at: datetime
+    credits_expiry_date: datetime | None
+    stripe_payment_intent_id: str | None
+    package: PackageSummary
+    credit_packages: PackageSummary
+
+
+class OrderPublic(BaseModel):
+    """SPEC §3 ``orders`` (``total_amount`` in cents)."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    package_type: str
+    total_photos: int
+    processed_photos: int
+    status: str
+    created_at: datetime
+    total_amount: int
+
+
+@router.get("/credit-packages", response_model=list[PackagePublic], operation_id="credit-packages-list")
+def list_packages(user: CurrentUser, session: SessionDep) -> list[CreditPackage]:
+    """Purchasable packages: active, price above 0, ascending by price."""
+    return list(
+        session.execute(
+            select(CreditPackage)
+            .where(CreditPackage.is_active.is_(True), CreditPackage.price_cents > 0)
+            .order_by(CreditPackage.price_cents, CreditPackage.name)
+        ).scalars()
+    )
+
+
+@router.get("/credits/purchases", response_model=list[PurchasePublic], operation_id="credits-purchases")
+def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePublic]:
+    """The caller's pending purchases plus the last 10 completed, newest first."""
+    base = (
+        select(CreditPurchase)
+        .options(selectinload(CreditPurchase.package))
+        .where(CreditPurchase.user_id == user.id)
+    )
+    pending = session.execute(base.where(CreditPurchase.status == "pending")).scalars().all()
+    completed = (
+        session.execute(
+            base.where(CreditPurchase.status == "completed")
+            .order_by(CreditPurchase.created_at.desc())
+            .limit(RECENT_COMPLETED)
+        )
+        .scalars()
+        .all()
+    )
+    rows = sorted([*pending, *completed], key=lambda p: p.created_at, reverse=True)
+    out = []
+    for p in rows:
+        summary = PackageSummary.model_validate(p.package)
+        out.append(
+            PurchasePublic.model_validate(
+                {
+                    **{
+                        k: getattr(p, k)
+                        for k in (
+                            "id",
+                            "package_id",
+                            "credits_purchased",
+                            "amount_paid_cents",
+                            "currency",
+                            "status",
+                            "created_at",
+                            "credits_expiry_date",
+                            "stripe_payment_intent_id",
+                        )
+                    },
+                    "package": summary,
+                    "credit_packages": summary,
+                }
+            )
+        )
+    return out
+
+
+@router.get("/orders", response_model=list[OrderPublic], operation_id="orders-list")
+def list_orders(user: CurrentUser, session: SessionDep) -> list[Order]:
+    """The caller's orders, newest first."""
+    return list(
+        session.execute(
+            select(Order).where(Order.user_id == user.id).order_by(Order.created_at.desc())
+        ).scalars()
+    )

@@ -1,0 +1,237 @@
+"""Buying credits (``/api/payments``, SPEC §7 create-credit-checkout / verify-payment, §8 Payments).
+
+- ``POST /checkout {package_id}`` → ``{url, session_id}``: a provider checkout session and a pending
+  ``credit_purchases`` row (``stripe_payment_intent_id`` = the session id).
+- ``POST /verify {sessionId}`` → ``{success, creditsAdded, totalCredits, error}``.
+- ``POST /webhook``: Stripe's signed ``checkout.session.completed``.
+
+Verify and webhook both go through :func:`fotopronta.payments.complete_purchase` (row lock + ledger
+idempotency key ``purchase:{id}``), so credits are added once however often and in whatever order
+they arrive; jobs waiting for credits are resumed after the commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field
+from sqlalchemy.orm import Session
+from temporalio.client import Client
+
+from api.deps import CurrentUser, SessionDep
+from api.errors import ApiError
+from api.job_control import resume_waiting_jobs
+from fotopronta.models import CreditPackage, CreditPurchase, Profile
+from fotopronta.payments import (
+    CheckoutRequest,
+    CheckoutSession,
+    PaymentProviderError,
+    PurchaseMismatchError,
+    PurchaseResult,
+    WebhookSignatureError,
+    complete_purchase,
+    find_purchase,
+    get_payment_provider,
+)
+from fotopronta.settings import get_settings
+
+router = APIRouter(prefix="/api/payments", tags=["payments"])
+log = logging.getLogger("fotopronta.api.payments")
+
+CHECKOUT_TITLE = "Impossibile avviare il pagamento"
+VERIFY_TITLE = "Errore Verifica Pagamento"
+NOT_COMPLETED = "Pagamento non completato"
+VERIFY_FAILED = "Verifica pagamento fallita"
+COMPLETING_EVENTS = ("checkout.session.completed", "checkout.session.async_payment_succeeded")
+
+
+class CheckoutIn(BaseModel):
+    """``POST /api/payments/checkout``: the package to buy (``package_id`` or ``packageId``)."""
+
+    package_id: uuid.UUID = Field(validation_alias=AliasChoices("package_id", "packageId"))
+
+
+class CheckoutOut(BaseModel):
+    """The hosted payment page to open, and its session id."""
+
+    url: str
+    session_id: str
+
+
+class VerifyIn(BaseModel):
+    """``POST /api/payments/verify``: the checkout session id (``sessionId`` or ``session_id``)."""
+
+    session_id: str = Field(
+        min_length=1, max_length=255, validation_alias=AliasChoices("sessionId", "session_id")
+    )
+
+
+class VerifyOut(BaseModel):
+    """SPEC §3 payment verification response."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    success: bool
+    credits_added: int = Field(default=0, serialization_alias="creditsAdded")
+    total_credits: int = Field(default=0, serialization_alias="totalCredits")
+    error: str | None = None
+
+
+def _temporal(request: Request) -> Client | None:
+    client: Client | None = getattr(request.app.state, "temporal", None)
+    return client
+
+
+async def resume_after_credit(request: Request, session: Session, user_id: uuid.UUID) -> None:
+    """Signal the user's jobs waiting for credits (after the commit); a Temporal outage is only
+    logged, the credits are booked already."""
+    temporal = _temporal(request)
+    if temporal is None:
+        log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
+        return
+    try:
+        balance = session.get_one(Profile, user_id).credits_remaining
+        await resume_waiting_jobs(temporal, session, user_id, balance=balance)
+    except Exception:
+        log.exception("resuming waiting jobs of %s failed", user_id)
+
+
+def complete_by_session_id(
+    session: Session, session_id: str, checkout: CheckoutSession | None
+) -> PurchaseResult | None:
+    """Lock the purchase of ``session_id`` and complete it (commits); ``None`` if no such purchase.
+
+    Raises:
+        PurchaseMismatchError: the provider's session does not match the purchase.
+    """
+    session.rollback()  # start a fresh transaction: the lock below sees the latest committed row
+    purchase = find_purchase(session, session_id, lock=True)
+    if purchase is None:
+        return None
+    result = complete_purchase(session, purchase=purchase, checkout=checkout)
+    session.commit()
+    return result
+
+
+def _verify_read(session: Session, session_id: str, user_id: uuid.UUID) -> tuple[CreditPurchase, int]:
+    purchase = find_purchase(session, session_id)
+    if purchase is None or purchase.user_id != user_id:
+        raise ApiError(404, "Pagamento non trovato.", "purchase_not_found", VERIFY_TITLE)
+    return purchase, session.get_one(Profile, user_id).credits_remaining
+
+
+@router.post("/checkout", response_model=CheckoutOut, operation_id="payments-checkout")
+async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> CheckoutOut:
+    """Start a checkout for an active package priced above 0 (SPEC §6); success URL
+    ``{public_url}/dashboard?success=true&session_id={CHECKOUT_SESSION_ID}``, cancel
+    ``{public_url}/dashboard?canceled=true``.
+
+    Errors (title 'Impossibile avviare il pagamento'): 404 package not purchasable; 502 provider
+    failure; 502 'URL di pagamento non ricevuto'.
+    """
+    settings = get_settings()
+    package = await run_in_threadpool(session.get, CreditPackage, body.package_id)
+    if package is None or not package.is_active or package.price_cents <= 0:
+        raise ApiError(404, "Pacchetto crediti non disponibile.", "package_not_found", CHECKOUT_TITLE)
+    base = settings.public_url.rstrip("/")
+    purchase_id = uuid.uuid4()
+    request = CheckoutRequest(
+        purchase_id=purchase_id,
+        user_id=user.id,
+        customer_email=user.email,
+        package_id=package.id,
+        package_name=package.name,
+        credits=package.credits,
+        amount_cents=package.price_cents,
+        currency=package.currency,
+        success_url=f"{base}/dashboard?success=true&session_id={{CHECKOUT_SESSION_ID}}",
+        cancel_url=f"{base}/dashboard?canceled=true",
+    )
+    try:
+        created = await get_payment_provider(settings).create_checkout_session(request)
+    except PaymentProviderError as exc:
+        log.error("checkout for %s failed: %s", user.id, exc)
+        raise ApiError(502, CHECKOUT_TITLE, "checkout_failed", "Errore") from exc
+    if not created.url:
+        raise ApiError(502, "URL di pagamento non ricevuto", "checkout_url_missing", CHECKOUT_TITLE)
+
+    def insert() -> None:
+        session.add(
+            CreditPurchase(
+                id=purchase_id,
+                user_id=user.id,
+                package_id=package.id,
+                credits_purchased=package.credits,
+                amount_paid_cents=package.price_cents,
+                currency=package.currency,
+                status="pending",
+                stripe_payment_intent_id=created.id,
+            )
+        )
+        session.commit()
+
+    await run_in_threadpool(insert)
+    return CheckoutOut(url=created.url, session_id=created.id)
+
+
+@router.post(
+    "/verify", response_model=VerifyOut, response_model_by_alias=True, operation_id="payments-verify"
+)
+async def verify(body: VerifyIn, user: CurrentUser, session: SessionDep, request: Request) -> VerifyOut:
+    """Check a checkout session of the caller and, if paid, add its credits (once).
+
+    Returns ``success: false, error: 'Pagamento non completato'`` while unpaid. Errors (title 'Errore
+    Verifica Pagamento'): 404 not the caller's session; 502 'Verifica pagamento fallita' when the
+    provider cannot be asked.
+    """
+    purchase, balance = await run_in_threadpool(_verify_read, session, body.session_id, user.id)
+    if purchase.status == "completed":
+        return VerifyOut(success=True, credits_added=purchase.credits_purchased, total_credits=balance)
+    try:
+        checkout_session = await get_payment_provider().retrieve_checkout_session(body.session_id)
+    except PaymentProviderError as exc:
+        log.error("verify %s failed: %s", body.session_id, exc)
+        raise ApiError(502, VERIFY_FAILED, "verify_failed", VERIFY_TITLE) from exc
+    if not checkout_session.paid:
+        return VerifyOut(success=False, total_credits=balance, error=NOT_COMPLETED)
+    try:
+        result = await run_in_threadpool(complete_by_session_id, session, body.session_id, checkout_session)
+    except PurchaseMismatchError as exc:
+        log.error("verify %s: %s", body.session_id, exc)
+        raise ApiError(409, VERIFY_FAILED, "purchase_mismatch", VERIFY_TITLE) from exc
+    assert result is not None
+    if result.newly_completed:
+        await resume_after_credit(request, session, user.id)
+    return VerifyOut(success=True, credits_added=result.credits_added, total_credits=result.total_credits)
+
+
+@router.post("/webhook", operation_id="payments-webhook")
+async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
+    """Stripe webhook (public, authenticated by the ``Stripe-Signature`` header): a paid
+    ``checkout.session.completed`` completes the purchase once; other events are acknowledged.
+
+    Errors: 400 'Firma del webhook non valida.'; 400 when the session does not match its purchase.
+    """
+    payload = await request.body()
+    try:
+        event = get_payment_provider().parse_webhook(payload, request.headers.get("stripe-signature"))
+    except WebhookSignatureError as exc:
+        log.warning("webhook refused: %s", exc)
+        raise ApiError(400, "Firma del webhook non valida.", "invalid_signature") from exc
+    if event.type not in COMPLETING_EVENTS or event.session is None or not event.session.paid:
+        return {"received": True, "handled": False}
+    try:
+        result = await run_in_threadpool(complete_by_session_id, session, event.session.id, event.session)
+    except PurchaseMismatchError as exc:
+        log.error("webhook %s: %s", event.id, exc)
+        raise ApiError(400, VERIFY_FAILED, "purchase_mismatch") from exc
+    if result is None:
+        log.warning("webhook %s: no purchase for session %s", event.id, event.session.id)
+        return {"received": True, "handled": False}
+    if result.newly_completed:
+        await resume_after_credit(request, session, result.user_id)
+    return {"received": True, "handled": True}
