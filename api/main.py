@@ -20,7 +20,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.client import Client
 
 from api.errors import ApiError, api_error_handler, http_error_handler, validation_error_handler
-from api.routes import admin_history, admin_users, auth, credits, dev_mail, events, me, payments, photos
+from api.routes import (
+    admin_history,
+    admin_overview,
+    admin_users,
+    auth,
+    credits,
+    dev_mail,
+    events,
+    me,
+    payments,
+    photos,
+)
 from fotopronta.db import get_engine
 from fotopronta.settings import get_settings
 
@@ -59,7 +70,7 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
     for router in (auth.router, me.router, photos.router, events.router, payments.router, credits.router,
-                   admin_users.router, dev_mail.router, admin_history.router):
+                   admin_users.router, dev_mail.router, admin_history.router, admin_overview.router):
         app.include_router(router)
 
     @app.get("/healthz", tags=["health"], operation_id="health-check")
