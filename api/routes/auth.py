@@ -547,7 +547,15 @@ def verify_otp(body: VerifyOtpIn, session: SessionDep, request: Request) -> Mess
     return MessageOut(title=PASSWORD_UPDATED, detail="Ora puoi accedere con la nuova password.")
 
 
-def _recovery_claims(credentials: HTTPAuthorizationCredentials | None) -> dict[str, Any]:
+def recovery_claims(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> dict[str, Any]:
+    """Dependency: the claims of a recovery session's access token (checked before the body).
+
+    Raises:
+        ApiError: 401 'Link mancante' without a token; 401 invalid or expired token; 403 an ordinary
+            (non-recovery) session.
+    """
     if credentials is None:
         raise RESET_LINK_MISSING
     try:
@@ -567,6 +575,9 @@ def _recovery_claims(credentials: HTTPAuthorizationCredentials | None) -> dict[s
     if claims.get("amr") != "recovery" or not claims.get("jti"):
         raise ApiError(403, RESET_LINK_INVALID.detail, "not_recovery_session", RESET_LINK_INVALID.title)
     return claims
+
+
+RecoveryClaims = Annotated[dict[str, Any], Depends(recovery_claims)]
 
 
 def _reset_tx(session: Session, claims: dict[str, Any], password: str) -> None:
@@ -590,18 +601,13 @@ def _reset_tx(session: Session, claims: dict[str, Any], password: str) -> None:
 
 
 @router.post("/password/reset", response_model=MessageOut, operation_id="auth-password-reset")
-def reset_password(
-    body: ResetIn,
-    session: SessionDep,
-    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-) -> MessageOut:
+def reset_password(body: ResetIn, session: SessionDep, claims: RecoveryClaims) -> MessageOut:
     """Set a new password from the reset link: bearer = the access token that ``/verify`` returned for a
     ``recovery`` link (usable once). Other sessions are revoked.
 
     Errors: 401 'Link mancante' without a token; 401/400 'Il link per il reset della password non è
     valido…' or '… è scaduto…'; 403 for an ordinary (non-recovery) session; 400 password under 6.
     """
-    claims = _recovery_claims(credentials)
     _check_new_password(
         body.password, "La password deve essere di almeno 6 caratteri", "Errore aggiornamento password"
     )
