@@ -22,10 +22,12 @@ from temporalio.client import Client
 from api.errors import ApiError, api_error_handler, http_error_handler, validation_error_handler
 from api.routes import (
     admin_history,
+    admin_jobs,
     admin_overview,
     admin_users,
     auth,
     credits,
+    designer,
     dev_mail,
     events,
     me,
@@ -69,8 +71,20 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
     app.add_exception_handler(ApiError, api_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
-    for router in (auth.router, me.router, photos.router, events.router, payments.router, credits.router,
-                   admin_users.router, dev_mail.router, admin_history.router, admin_overview.router):
+    for router in (
+        designer.router,
+        admin_jobs.router,
+        auth.router,
+        me.router,
+        photos.router,
+        payments.router,
+        credits.router,
+        admin_users.router,
+        dev_mail.router,
+        events.router,
+        admin_history.router,
+        admin_overview.router,
+    ):
         app.include_router(router)
 
     @app.get("/healthz", tags=["health"], operation_id="health-check")
@@ -102,7 +116,7 @@ def _mount_web(app: FastAPI, dist: Path) -> None:
     """Serve ``dist`` at ``/``: real files as they are, any other non-API path as ``index.html``."""
 
     @app.get("/{path:path}", include_in_schema=False)
-    async def web_app(path: str) -> Response:
+    def web_app(path: str) -> Response:
         if path.startswith("api/") or path == "api":
             return JSONResponse({"detail": "Risorsa non trovata.", "code": "not_found"}, status_code=404)
         root = dist.resolve()
@@ -112,8 +126,12 @@ def _mount_web(app: FastAPI, dist: Path) -> None:
         index = root / "index.html"
         if index.is_file():
             return FileResponse(index, headers={"Cache-Control": "no-cache"})
-        return Response("<!doctype html><html lang=it><title>FotoPronta</title><p>App web non compilata: "
-                        "esegui <code>make web</code>.</p></html>", media_type="text/html", status_code=503)
+        return Response(
+            "<!doctype html><html lang=it><title>FotoPronta</title><p>App web non compilata: "
+            "esegui <code>make web</code>.</p></html>",
+            media_type="text/html",
+            status_code=503,
+        )
 
 
 app = create_app()

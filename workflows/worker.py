@@ -13,12 +13,13 @@ import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
 
+from sqlalchemy.orm import Session, sessionmaker
 from temporalio.client import Client
 from temporalio.worker import Worker
 
 from fotopronta.db import session_factory
 from fotopronta.settings import Settings, get_settings
-from fotopronta.storage import get_storage
+from fotopronta.storage import ObjectStorage, get_storage
 from workflows.credit_expiry import CREDIT_EXPIRY_WORKFLOW_ID, CreditExpiryInput, CreditExpiryWorkflow
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH
@@ -27,7 +28,13 @@ log = logging.getLogger("fotopronta.worker")
 
 
 def build_workers(
-    client: Client, settings: Settings, queues: set[str], *, retouch_queue: str = TASK_QUEUE_RETOUCH
+    client: Client,
+    settings: Settings,
+    queues: set[str],
+    *,
+    retouch_queue: str = TASK_QUEUE_RETOUCH,
+    sessions: sessionmaker[Session] | None = None,
+    storage: ObjectStorage | None = None,
 ) -> list[Worker]:
     """Create the workers for ``queues`` (``photo-jobs`` and/or ``retouch``).
 
@@ -39,12 +46,13 @@ def build_workers(
     from activities.jobs import JobActivities
     from activities.retention import RetentionActivities
 
-    sessions = session_factory()
+    sessions = sessions or session_factory()
+    storage = storage or get_storage(settings)
     workers: list[Worker] = []
     if TASK_QUEUE_JOBS in queues:
         jobs = JobActivities(sessions)
         human = HumanJobActivities(sessions)
-        retention = RetentionActivities(sessions, get_storage(settings))
+        retention = RetentionActivities(sessions, storage)
         workers.append(
             Worker(
                 client,
@@ -73,7 +81,7 @@ def build_workers(
         os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
         from activities.retouch import RetouchActivities
 
-        retouch = RetouchActivities(sessions, get_storage(settings), settings.rembg_model)
+        retouch = RetouchActivities(sessions, storage, settings.rembg_model)
         workers.append(
             Worker(
                 client,

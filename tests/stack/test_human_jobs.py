@@ -14,6 +14,7 @@ from sqlalchemy import select
 from fotopronta.db import session_factory
 from fotopronta.models import Notification, Profile, UserRole
 from tests.utils.factories import login, product_photo_bytes
+from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_user, wait_job_status
 from tests.utils.stack import Stack
 
@@ -100,6 +101,7 @@ async def test_designer_completes_own_job_and_others_cannot(stack: Stack, api: h
         note = session.execute(select(Notification).where(Notification.related_job_id == uuid.UUID(jid),
                                                           Notification.user_id == client_id)).scalar_one()
         assert note.type == "success"
+    await maybe_record(stack.temporal.get_workflow_handle(f"photo-job-{jid}"), "human-completed")
 
 
 async def test_reject_releases_credits_and_warns_with_reason(stack: Stack, api: httpx.AsyncClient) -> None:
@@ -120,6 +122,7 @@ async def test_reject_releases_credits_and_warns_with_reason(stack: Stack, api: 
         note = session.execute(select(Notification).where(Notification.related_job_id == uuid.UUID(jid))
                                ).scalar_one()
         assert note.type == "warning" and "foto sfocata" in note.message
+    await maybe_record(stack.temporal.get_workflow_handle(f"photo-job-{jid}"), "human-rejected")
 
 
 async def test_assignment_checks_capacity_and_activity(stack: Stack, api: httpx.AsyncClient) -> None:

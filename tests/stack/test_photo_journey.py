@@ -18,6 +18,7 @@ from fotopronta import ledger
 from fotopronta.db import session_scope
 from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile, UserRole
 from tests.utils.factories import login, make_user, product_photo_bytes, shared_photo, unique_email
+from tests.utils.histories import maybe_record
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
 
@@ -163,6 +164,7 @@ async def test_undecodable_image_fails_its_job_and_releases_the_credit(
         assert kinds == ["reserve", "release"]
     handle = stack.temporal.get_workflow_handle_for(PhotoJobWorkflow.run, f"photo-job-{job['id']}")
     assert await handle.query(PhotoJobWorkflow.status) == "failed"
+    await maybe_record(handle, "ai-bad-image")
     # a bad image is not retryable: reprocess is refused
     resp = await api.post(f"/api/photos/{photos[0]['id']}/reprocess", headers=headers)
     assert resp.status_code == 409

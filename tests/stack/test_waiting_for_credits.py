@@ -13,6 +13,7 @@ from sqlalchemy import select
 from fotopronta.db import session_factory
 from fotopronta.models import Profile, UserRole
 from tests.utils.factories import login, product_photo_bytes
+from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, new_user
 from tests.utils.stack import Stack
 
@@ -64,3 +65,5 @@ async def test_twelve_photos_with_ten_credits(stack: Stack, api: httpx.AsyncClie
 
     await _until(api, headers, done=12, waiting=0)
     assert credits_and_ledger(sessions, user_id) == (3, 3)
+    last = max(photos, key=lambda p: p["created_at"])["jobs"][-1]["id"]
+    await maybe_record(stack.temporal.get_workflow_handle(f"photo-job-{last}"), "ai-waited-for-credits")
