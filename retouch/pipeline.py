@@ -5,16 +5,25 @@
 
 from __future__ import annotations
 
+import io
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from PIL import Image
 
+from .backgrounds import render_background
+from .colors import dominant_colours, seo_filename
+from .compliance import compliance_report
+from .composite import blend, decontaminate, local_background, shadow_layer
+from .correct import apply_lut, estimate_correction, remove_dust
 from .decode import DEFAULT_MAX_INPUT_BYTES, decode_image
 from .encode import encode_jpeg, encode_png, encode_webp
 from .errors import BadImageError
 from .layout import plan_placement, product_bbox, resample_region
+from .matte import refine_matte, upsample_matte
+from .metrics import corner_min
 from .presets import get_preset
 from .segment import DEFAULT_MODEL, predict_mask
 
@@ -30,8 +39,8 @@ SMART_BACKGROUND_CATEGORIES = (
 )
 
 #: Working resolution cap for segmentation and matte refinement (pixels). The network sees 320x320
-#: anyway; refinement at ~1.5 MP keeps edges sharp while staying far cheaper than full resolution.
-WORK_MAX_PIXELS = 1_500_000
+#: anyway; refinement at ~1 MP keeps edges sharp while staying far cheaper than full resolution.
+WORK_MAX_PIXELS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -102,66 +111,158 @@ def _resize(arr: np.ndarray, size: tuple[int, int], resample: Image.Resampling) 
     return np.asarray(Image.fromarray(arr, mode).resize(size, resample))
 
 
+def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -> np.ndarray:
+    """Matte of an RGB photo: network mask at the working resolution, refined, upsampled once.
+
+    Args:
+        rgb: uint8 (H, W, 3) sRGB.
+        model_name: rembg model.
+        **kw: passed to :func:`retouch.matte.refine_matte`.
+
+    Returns:
+        uint8 (H, W), 255 = product.
+    """
+    h, w = rgb.shape[:2]
+    ww, wh = _working_size(w, h)
+    small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
+    coarse = predict_mask(small, model_name)
+    alpha = refine_matte(small, coarse, **kw)
+    return upsample_matte(alpha, (w, h))
+
+
+def _jpeg_corner_min(jpeg: bytes) -> int:
+    """Min channel over the corners of the encoded JPEG, decoded at 1/8 scale (DCT scaling: cheap)."""
+    im = Image.open(io.BytesIO(jpeg))
+    im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
+    return corner_min(np.asarray(im.convert("RGB")), size=2)
+
+
 def retouch(
     data: bytes, options: RetouchOptions = RetouchOptions(), *, model_name: str = DEFAULT_MODEL
 ) -> RetouchResult:
-    """Retouch one product photo.
+    """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
+
+    Steps: decode (EXIF orientation, ICC -> sRGB, CMYK, 16 bit, RAW, HEIC) -> segmentation at a working
+    resolution of at most :data:`WORK_MAX_PIXELS` (rembg model, session reused) -> matte refinement
+    (guided filter, trapped background) -> one upsampling of the matte to the input size -> framing for
+    the preset (only the product region is resampled, once) -> edge decontamination -> light/colour
+    correction and dust removal on the product -> soft shadow -> blend on white RGB 255,255,255 or a
+    procedural background -> JPEG and WebP (encoded concurrently) -> processing details and compliance.
 
     Args:
         data: the uploaded file's bytes (JPEG, PNG, WebP, TIFF, HEIC, camera RAW).
         options: :class:`RetouchOptions`.
-        model_name: rembg segmentation model (file must be present under ``U2NET_HOME``).
+        model_name: rembg segmentation model (its file must be present under ``U2NET_HOME``).
 
     Returns:
         :class:`RetouchResult`.
 
     Raises:
-        BadImageError: unreadable / unsupported / too large input.
+        BadImageError: unreadable / unsupported / too large input, or no product found.
         ValueError: unknown preset or background category.
     """
     preset = get_preset(options.preset)
-    if (
-        options.background_category is not None
-        and options.background_category not in SMART_BACKGROUND_CATEGORIES
-    ):
-        raise ValueError(f"Categoria di sfondo sconosciuta: {options.background_category!r}")
+    category = options.background_category
+    if category is not None and category not in SMART_BACKGROUND_CATEGORIES:
+        raise ValueError(f"Categoria di sfondo sconosciuta: {category!r}")
     dec = decode_image(data, max_input_bytes=options.max_input_bytes)
     rgb = dec.rgb
     h, w = rgb.shape[:2]
 
+    # 1. segmentation and refinement at the working resolution
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
     if dec.alpha is not None:
         matte = dec.alpha
+        alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
+        alpha_small = alpha_small.astype(np.float32) / 255.0
+        matte_source = "alpha"
     else:
-        mask = predict_mask(small, model_name)
-        m8 = (mask * 255.0 + 0.5).astype(np.uint8)
-        matte = m8 if (ww, wh) == (w, h) else _resize(m8, (w, h), Image.Resampling.BILINEAR)
-
+        coarse = predict_mask(small, model_name)
+        alpha_small = refine_matte(small, coarse)
+        matte = upsample_matte(alpha_small, (w, h))
+        matte_source = model_name
     bbox = product_bbox(matte)
     if bbox is None:
         raise BadImageError("Nessun prodotto riconosciuto nell'immagine")
-    placement = plan_placement(w, h, bbox, preset)
-    fg = resample_region(rgb, placement, fill=255)
-    a = resample_region(matte, placement, fill=0).astype(np.float32)[..., None] / 255.0
-    out = (fg.astype(np.float32) * a + 255.0 * (1.0 - a) + 0.5).astype(np.uint8)
 
-    jpeg = encode_jpeg(out)
-    webp = encode_webp(out)
+    # 2. framing: resample only the product region, once
+    placement = plan_placement(w, h, bbox, preset, shadow_room=0.08 if options.shadow else 0.0)
+    fg = resample_region(rgb, placement, fill=255)
+    alpha_out = resample_region(matte, placement, fill=0).astype(np.float32) / 255.0
+
+    # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
+    if matte_source != "alpha":
+        bg_est = local_background(small, alpha_small)
+        decontaminate(fg, alpha_out, bg_est, placement, (w, h))
+
+    # 4. light and colour on the product only
+    corr = estimate_correction(small, alpha_small)
+    on = alpha_out > 0
+    ys, xs = np.nonzero(on)
+    if ys.size:
+        y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+        region = fg[y0:y1, x0:x1]
+        fg[y0:y1, x0:x1] = apply_lut(region, corr.lut())
+        specks = remove_dust(fg[y0:y1, x0:x1], alpha_out[y0:y1, x0:x1])
+    else:
+        specks = 0
+
+    # 5. shadow and background
+    shadow = shadow_layer(alpha_out) if options.shadow else None
+    background = None
+    if category is not None:
+        rows = np.flatnonzero((alpha_out > 0.5).any(axis=1))
+        floor_y = (rows[-1] + 1) / alpha_out.shape[0] if rows.size else 0.85
+        background = render_background(category, alpha_out.shape[1], alpha_out.shape[0], floor_y)
+    out = blend(fg, alpha_out, background, shadow, saturation=0.08)
+
+    # 6. encode (JPEG and WebP concurrently: Pillow releases the GIL while encoding)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        f_webp = pool.submit(encode_webp, out)
+        jpeg = encode_jpeg(out)
+        webp = f_webp.result()
+
+    # 7. details
+    colours = dominant_colours(small, alpha_small)
+    main_colour = str(colours[0]["name"]) if colours else None
+    compliance = compliance_report(
+        preset=preset,
+        out=out,
+        alpha_out=alpha_out,
+        shadow=shadow,
+        jpeg_corner_min=_jpeg_corner_min(jpeg),
+        smart_background=category is not None,
+    )
     details: dict[str, Any] = {
-        "seo_filename": "foto-prodotto.jpg",
+        "seo_filename": seo_filename(options.brand, options.category, main_colour, options.short_id),
         "brand": options.brand,
         "category": options.category,
-        "colors": [],
-        "compliance": {},
+        "colors": colours,
+        "compliance": compliance,
         "bytes_in": len(data),
         "bytes_out_jpeg": len(jpeg),
         "bytes_out_webp": len(webp),
         "bytes_saved": len(data) - len(jpeg),
         "input_width": w,
         "input_height": h,
+        "input_format": dec.format,
+        "icc_converted": dec.icc_converted,
         "preset": preset.name,
+        "output_width": int(out.shape[1]),
+        "output_height": int(out.shape[0]),
+        "background": category or "white",
+        "shadow": bool(options.shadow),
+        "matte_source": matte_source,
+        "specks_removed": int(specks),
+        "correction": corr.as_dict(),
     }
     return RetouchResult(
-        jpeg=jpeg, webp=webp, width=out.shape[1], height=out.shape[0], details=details, matte=matte, _rgb=rgb
+        jpeg=jpeg,
+        webp=webp,
+        width=int(out.shape[1]),
+        height=int(out.shape[0]),
+        details=details,
+        matte=matte,
+        _rgb=rgb,
     )

@@ -57,7 +57,7 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "amazon": Preset(
-        "amazon", 2000, 2000, fill=0.85, min_fill=0.85, label="Amazon (2000×2000, sfondo bianco)"
+        "amazon", 2000, 2000, fill=0.86, min_fill=0.85, label="Amazon (2000×2000, sfondo bianco)"
     ),
     "zalando": Preset("zalando", 1801, 2600, fill=0.85, min_fill=None, label="Zalando (1801×2600)"),
     "etsy": Preset("etsy", long_side=2000, fill=0.85, min_fill=None, label="Etsy (lato lungo 2000 px)"),

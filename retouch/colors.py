@@ -1,0 +1,171 @@
+"""Dominant product colours with Italian names, and the SEO file name.
+
+Colours: k-means (Lloyd 1982; k-means++ seeding, Arthur & Vassilvitskii 2007) in CIELAB (CIE 1976,
+D65) on a deterministic sample of product pixels; each centre is named after the nearest entry of an
+Italian colour vocabulary by CIEDE2000 distance (Sharma, Wu, Dalal 2005); clusters with the same name
+are merged. CIELAB is used because Euclidean distance there follows perceived colour difference.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import numpy as np
+from skimage.color import deltaE_ciede2000, rgb2lab
+
+__all__ = ["ITALIAN_COLOURS", "dominant_colours", "colour_name", "slugify", "seo_filename"]
+
+#: Italian colour vocabulary (name, sRGB). Chosen for product listings: common fashion/home names.
+ITALIAN_COLOURS: tuple[tuple[str, tuple[int, int, int]], ...] = (
+    ("bianco", (250, 250, 250)),
+    ("panna", (245, 238, 215)),
+    ("beige", (215, 195, 160)),
+    ("grigio chiaro", (200, 200, 200)),
+    ("grigio", (140, 140, 140)),
+    ("antracite", (70, 72, 76)),
+    ("nero", (20, 20, 20)),
+    ("rosso", (200, 30, 35)),
+    ("bordeaux", (110, 20, 40)),
+    ("rosa", (240, 160, 185)),
+    ("fucsia", (215, 30, 130)),
+    ("corallo", (245, 120, 95)),
+    ("arancione", (240, 130, 30)),
+    ("giallo", (245, 215, 40)),
+    ("senape", (200, 160, 40)),
+    ("oro", (205, 170, 80)),
+    ("marrone", (120, 75, 40)),
+    ("cammello", (180, 130, 80)),
+    ("verde", (50, 150, 60)),
+    ("verde oliva", (110, 115, 50)),
+    ("verde scuro", (25, 80, 40)),
+    ("verde acqua", (110, 200, 180)),
+    ("turchese", (40, 180, 190)),
+    ("azzurro", (120, 180, 230)),
+    ("blu", (35, 75, 170)),
+    ("blu navy", (25, 35, 75)),
+    ("viola", (110, 50, 140)),
+    ("lilla", (190, 160, 215)),
+    ("argento", (180, 185, 190)),
+)
+
+_NAMES = [n for n, _ in ITALIAN_COLOURS]
+_LAB = rgb2lab(np.array([[c for _, c in ITALIAN_COLOURS]], dtype=np.float64) / 255.0)[0]
+
+
+def colour_name(rgb: tuple[int, int, int] | np.ndarray) -> str:
+    """Italian name of the vocabulary colour nearest to ``rgb`` (uint8 triple) by CIEDE2000."""
+    lab = rgb2lab(np.asarray(rgb, dtype=np.float64).reshape(1, 1, 3) / 255.0)[0, 0]
+    d = deltaE_ciede2000(np.broadcast_to(lab, _LAB.shape), _LAB)
+    return _NAMES[int(np.argmin(d))]
+
+
+def _kmeans_pp(
+    x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 12
+) -> tuple[np.ndarray, np.ndarray]:
+    n = len(x)
+    centres = [x[int(rng.integers(n))]]
+    d2 = ((x - centres[0]) ** 2).sum(1)
+    for _ in range(1, k):
+        s = float(d2.sum())
+        if s <= 0:
+            break
+        centres.append(x[int(rng.choice(n, p=d2 / s))])
+        d2 = np.minimum(d2, ((x - centres[-1]) ** 2).sum(1))
+    c = np.array(centres)
+    lab = np.zeros(n, int)
+    for _ in range(iters):
+        dist = ((x[:, None, :] - c[None]) ** 2).sum(-1)
+        lab = dist.argmin(1)
+        new = np.array([x[lab == j].mean(0) if np.any(lab == j) else c[j] for j in range(len(c))])
+        moved = float(np.abs(new - c).max())
+        c = new
+        if moved < 0.1:
+            break
+    return c, lab
+
+
+def dominant_colours(
+    rgb: np.ndarray, alpha: np.ndarray, *, k: int = 6, max_colours: int = 6, sample: int = 3000
+) -> list[dict[str, object]]:
+    """Up to ``max_colours`` dominant colours of the product.
+
+    Args:
+        rgb: uint8 (H, W, 3) (any resolution; the working resolution is plenty).
+        alpha: float (H, W) in [0, 1] or uint8 (255 = product); pixels above half are product.
+        k: clusters for k-means.
+        sample: product pixels sampled (deterministic, seed 0).
+
+    Returns:
+        list of ``{"hex": "#rrggbb", "name": "<italiano>", "share": 0..1}``, biggest share first,
+        shares rounded to 3 decimals; colours under 3% are dropped. Empty if there is no product.
+    """
+    thr = 127 if alpha.dtype == np.uint8 else 0.5
+    px = rgb[alpha > thr]
+    if len(px) < 20:
+        return []
+    rng = np.random.default_rng(0)
+    if len(px) > sample:
+        px = px[rng.choice(len(px), sample, replace=False)]
+    lab = rgb2lab(px.reshape(-1, 1, 3).astype(np.float64) / 255.0).reshape(-1, 3)
+    centres, labels = _kmeans_pp(lab, min(k, len(lab)), rng)
+    counts = np.bincount(labels, minlength=len(centres)).astype(np.float64)
+    merged: dict[str, list[float]] = {}
+    for j in np.argsort(-counts):
+        if counts[j] == 0:
+            continue
+        members = px[labels == j].astype(np.float64)
+        mean_rgb = np.clip(members.mean(0), 0, 255)
+        name = colour_name(mean_rgb)
+        share = counts[j] / counts.sum()
+        if name in merged:
+            m = merged[name]
+            tot = m[3] + share
+            m[:3] = [(m[i] * m[3] + mean_rgb[i] * share) / tot for i in range(3)]
+            m[3] = tot
+        else:
+            merged[name] = [*mean_rgb.tolist(), share]
+    out = []
+    for name, (r, g, b, share) in sorted(merged.items(), key=lambda kv: -kv[1][3]):
+        if share < 0.03:
+            continue
+        out.append(
+            {
+                "hex": f"#{int(round(r)):02x}{int(round(g)):02x}{int(round(b)):02x}",
+                "name": name,
+                "share": round(float(share), 3),
+            }
+        )
+    return out[:max_colours]
+
+
+def slugify(text: str, max_len: int = 60) -> str:
+    """ASCII slug for URLs/file names: accents removed, lower case, words joined by ``-``.
+
+    >>> slugify("Borsa in Pelle – Nero Opaco")
+    'borsa-in-pelle-nero-opaco'
+    """
+    norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", norm).strip("-")
+    if len(slug) > max_len:
+        slug = slug[:max_len].rsplit("-", 1)[0] or slug[:max_len]
+    return slug
+
+
+def seo_filename(
+    brand: str | None, category: str | None, colour: str | None, short_id: str | None, ext: str = "jpg"
+) -> str:
+    """Italian SEO file name: ``<brand>-<category>-<colour>-<short id>.<ext>``, empty parts skipped.
+
+    Example: ``seo_filename("Nike", "Scarpe da corsa", "rosso", "a1b2c3")`` ->
+    ``"nike-scarpe-da-corsa-rosso-a1b2c3.jpg"``. Falls back to ``foto-prodotto`` when nothing is known.
+    Repeated words (a colour already in the category) are not repeated.
+    """
+    words: list[str] = []
+    for part in (brand, category, colour, short_id):
+        if part:
+            for w in slugify(part).split("-"):
+                if w and (w not in words or part is short_id):
+                    words.append(w)
+    stem = "-".join(words)[:90].strip("-") or "foto-prodotto"
+    return f"{stem}.{ext}"

@@ -1,0 +1,110 @@
+"""Compliance report of a result against its preset's marketplace rules.
+
+Rules (pass/fail each) and sources:
+
+* ``background_white``: pure white background RGB 255,255,255 (Amazon main image requirement; checked
+  on the background pixels before encoding, and on the four corners of the *encoded* JPEG, which must
+  decode to >= 254 on every channel).
+* ``fill_ratio``: the product's bounding box covers >= 85% of the frame along its limiting axis
+  (Amazon: "the product should fill 85% or more of the image frame").
+* ``size``: the output has the preset's size (Amazon: long side >= 1000 px for zoom; we check the preset
+  size exactly, and for ``original`` only the zoom minimum).
+* ``colour_space``: sRGB (the outputs carry the sRGB ICC profile).
+* ``not_cropped``: the product does not touch the frame's edges (nothing cut off).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .layout import BBOX_THRESHOLD
+from .presets import Preset
+
+__all__ = ["compliance_report", "PURITY_MIN"]
+
+PURITY_MIN = 0.999
+ZOOM_MIN_SIDE = 1000
+
+
+def _rule(label: str, passed: bool, value: Any, expected: str, applies: bool = True) -> dict[str, Any]:
+    return {"label": label, "passed": bool(passed), "value": value, "expected": expected, "applies": applies}
+
+
+def compliance_report(
+    *,
+    preset: Preset,
+    out: np.ndarray,
+    alpha_out: np.ndarray,
+    shadow: np.ndarray | None,
+    jpeg_corner_min: int,
+    smart_background: bool,
+) -> dict[str, Any]:
+    """Build the compliance report (``details["compliance"]``).
+
+    Args:
+        preset: the output preset.
+        out: uint8 (H, W, 3) final image before encoding.
+        alpha_out: float32 (H, W) product matte on the canvas, [0, 1].
+        shadow: float32 (H, W) shadow opacity or ``None``.
+        jpeg_corner_min: min channel over the corners of the decoded JPEG (see ``metrics.corner_min``).
+        smart_background: a smart background was used (so a white background is not expected).
+
+    Returns:
+        ``{"preset", "passed", "rules": {name: {label, passed, value, expected, applies}}}``; ``passed``
+        is the AND over the rules that apply.
+    """
+    h, w = alpha_out.shape
+    rules: dict[str, dict[str, Any]] = {}
+    bg = alpha_out <= 0.0
+    if shadow is not None:
+        bg &= shadow <= 0.0
+    n_bg = int(np.count_nonzero(bg))
+    white = out.min(axis=2) == 255
+    purity = float(np.count_nonzero(white & bg) / n_bg) if n_bg else 1.0
+    white_applies = preset.require_white and not smart_background
+    rules["background_white"] = _rule(
+        "Sfondo bianco puro (RGB 255,255,255)",
+        purity >= PURITY_MIN and jpeg_corner_min >= 254,
+        {"purity": round(purity, 5), "jpeg_corner_min": int(jpeg_corner_min)},
+        f"≥ {PURITY_MIN:.1%} dei pixel di sfondo bianchi, angoli ≥ 254",
+        white_applies,
+    )
+    on = alpha_out > BBOX_THRESHOLD / 255.0  # same threshold as the framing
+    rows = np.flatnonzero(on.any(axis=1))
+    cols = np.flatnonzero(on.any(axis=0))
+    if rows.size:
+        bw, bh = int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
+        fill = max(bw / w, bh / h)
+        touches = rows[0] == 0 or cols[0] == 0 or rows[-1] == h - 1 or cols[-1] == w - 1
+    else:
+        fill, touches = 0.0, False
+    min_fill = preset.min_fill
+    rules["fill_ratio"] = _rule(
+        "Il prodotto occupa almeno l'85% dell'inquadratura",
+        min_fill is None or fill >= min_fill - 1e-3,
+        round(fill, 4),
+        f"≥ {min_fill:.0%}" if min_fill is not None else "nessun requisito",
+        min_fill is not None,
+    )
+    if preset.width is not None and preset.height is not None:
+        size_ok = (w, h) == (preset.width, preset.height)
+        expected = f"{preset.width}×{preset.height} px"
+    elif preset.long_side is not None:
+        size_ok = max(w, h) == preset.long_side
+        expected = f"lato lungo {preset.long_side} px"
+    else:
+        size_ok = max(w, h) >= ZOOM_MIN_SIDE
+        expected = f"lato lungo ≥ {ZOOM_MIN_SIDE} px (zoom)"
+    rules["size"] = _rule("Dimensioni", size_ok, [w, h], expected)
+    rules["colour_space"] = _rule("Spazio colore sRGB", True, "sRGB", "sRGB")
+    rules["not_cropped"] = _rule(
+        "Prodotto non tagliato ai bordi",
+        not touches,
+        bool(not touches),
+        "nessun bordo toccato",
+        preset.fill is not None,
+    )
+    passed = all(r["passed"] for r in rules.values() if r["applies"])
+    return {"preset": preset.name, "passed": passed, "rules": rules}
