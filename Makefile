@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: dev test install web model lint pytest webtest bench-quality bench-speed clean
+.PHONY: dev test install web model lint pytest webtest browser e2e bench-quality bench-speed clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -36,7 +36,15 @@ pytest: install model
 webtest: web
 	@if [ -f web/package.json ]; then cd web && npm run lint --silent && npm test --silent; fi
 
-test: install model web lint webtest pytest
+# Debian's chromium for the end-to-end tests (Playwright's own browser download does not work here).
+browser:
+	bash infra/install-browser.sh
+
+# Playwright in a real browser against the whole stack (web/e2e/ starts it on free ports).
+e2e: install model web browser
+	cd web && npm run e2e
+
+test: install model web lint webtest pytest e2e
 
 bench-quality: install model
 	$(PY) -m bench.quality

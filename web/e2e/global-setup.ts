@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { BASE_URL_ENV, CHROMIUM_PATH, REPO_ROOT, RESULTS_DIR } from './paths';
+
+const HEALTH_TIMEOUT_MS = 180_000;
+const STOP_TIMEOUT_MS = 90_000;
+
+/** `n` distinct free TCP ports on 127.0.0.1 (all held open together, then released). */
+async function freePorts(n: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+function tail(file: string, lines = 40): string {
+  try {
+    return fs.readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(nessun log)';
+  }
+}
+
+/** Polls `url` until it answers 200; fails early when the stack process exits. */
+async function waitHealthy(url: string, stack: ChildProcess, log: string): Promise<void> {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  while (Date.now() < deadline) {
+    if (stack.exitCode !== null || stack.signalCode !== null) {
+      throw new Error(`infra.devstack è terminato (codice ${stack.exitCode ?? stack.signalCode}):\n${tail(log)}`);
+    }
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2_000) });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`${url} non ha risposto 200 entro ${HEALTH_TIMEOUT_MS / 1000} s:\n${tail(log)}`);
+}
+
+/** SIGINT (devstack's Ctrl-C: it stops every child it started), then wait for the exit. */
+async function stopStack(stack: ChildProcess): Promise<void> {
+  if (stack.exitCode !== null || stack.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => stack.once('exit', () => resolve()));
+  stack.kill('SIGINT');
+  const timer = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), STOP_TIMEOUT_MS).unref());
+  if ((await Promise.race([exited, timer])) === 'timeout') {
+    console.error(`infra.devstack non si è fermato entro ${STOP_TIMEOUT_MS / 1000} s: SIGKILL`);
+    stack.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/**
+ * Starts the real stack (`python -m infra.devstack` from the repository root) on free ports with a
+ * fresh temporary data directory, waits for `GET /healthz` = 200 and returns the teardown, which stops
+ * the stack, keeps its logs in `web/test-results/stack-logs/` and deletes the data directory.
+ */
+export default async function globalSetup(): Promise<() => Promise<void>> {
+  const python = path.join(REPO_ROOT, '.venv', 'bin', 'python');
+  for (const [file, hint] of [
+    [python, 'make install'],
+    [path.join(REPO_ROOT, 'web', 'dist', 'index.html'), 'make web'],
+    [CHROMIUM_PATH, 'make browser'],
+  ]) {
+    if (!fs.existsSync(file)) throw new Error(`${file} non trovato: esegui prima \`${hint}\` (o \`make e2e\`).`);
+  }
+
+  const [apiPort, postgresPort, temporalPort, temporalUiPort] = await freePorts(4);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fotopronta-e2e-'));
+  const baseURL = `http://127.0.0.1:${apiPort}`;
+  // Only our FOTOPRONTA_* values: an engineer's shell settings must not point the tests at their stack.
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOTOPRONTA_')));
+  const env: NodeJS.ProcessEnv = {
+    ...inherited,
+    PYTHONUNBUFFERED: '1',
+    FOTOPRONTA_ENVIRONMENT: 'development',
+    FOTOPRONTA_DATA_DIR: dataDir,
+    FOTOPRONTA_API_HOST: '127.0.0.1',
+    FOTOPRONTA_API_PORT: String(apiPort),
+    FOTOPRONTA_PUBLIC_URL: baseURL,
+    FOTOPRONTA_POSTGRES_PORT: String(postgresPort),
+    FOTOPRONTA_TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
+    FOTOPRONTA_TEMPORAL_UI_PORT: String(temporalUiPort),
+    FOTOPRONTA_U2NET_HOME: path.join(REPO_ROOT, '.data', 'models'),
+    FOTOPRONTA_MAIL_BACKEND: 'outbox',
+    FOTOPRONTA_PAYMENT_PROVIDER: 'test',
+  };
+  const log = path.join(dataDir, 'devstack.log');
+  const out = fs.openSync(log, 'a');
+  const stack = spawn(python, ['-m', 'infra.devstack'], { cwd: REPO_ROOT, env, stdio: ['ignore', out, out] });
+  fs.closeSync(out);
+  const started = Date.now();
+
+  const teardown = async () => {
+    await stopStack(stack);
+    const keep = path.join(RESULTS_DIR, 'stack-logs');
+    fs.mkdirSync(keep, { recursive: true });
+    fs.cpSync(log, path.join(keep, 'devstack.log'));
+    if (fs.existsSync(path.join(dataDir, 'logs'))) fs.cpSync(path.join(dataDir, 'logs'), keep, { recursive: true });
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  };
+
+  try {
+    await waitHealthy(`${baseURL}/healthz`, stack, log);
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  console.log(`FotoPronta e2e: stack pronto su ${baseURL} in ${Math.round((Date.now() - started) / 1000)} s (dati in ${dataDir})`);
+  process.env[BASE_URL_ENV] = baseURL;
+  return teardown;
+}

@@ -1,0 +1,35 @@
+import { defineConfig } from '@playwright/test';
+import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } from './paths';
+
+/**
+ * End-to-end tests in Debian's chromium against the whole stack, started by `global-setup.ts` on free
+ * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
+ * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
+ * `client` reuses the saved session.
+ */
+export default defineConfig({
+  testDir: '.',
+  outputDir: RESULTS_DIR,
+  globalSetup: './global-setup.ts',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  retries: 0,
+  workers: 2,
+  forbidOnly: true,
+  reporter: [['list']],
+  use: {
+    baseURL: process.env[BASE_URL_ENV],
+    locale: 'it-IT',
+    timezoneId: 'Europe/Rome',
+    // The PWA's service worker is not under test; blocking it keeps every run starting from the network.
+    serviceWorkers: 'block',
+    screenshot: 'only-on-failure',
+    trace: 'retain-on-failure',
+    launchOptions: { executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, chromiumSandbox: false },
+  },
+  projects: [
+    { name: 'setup', testMatch: /signup\.setup\.ts$/ },
+    { name: 'public', testMatch: /public\.spec\.ts$/ },
+    { name: 'client', testMatch: /client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
+  ],
+});
