@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -131,9 +131,26 @@ async def call(api: httpx.AsyncClient, method: str, url: str, headers: dict[str,
     return resp.status_code
 
 
-async def test_every_route_checks_role_and_ownership(stack: Stack, api: httpx.AsyncClient) -> None:
+@pytest.fixture
+async def own_api(stack: Stack) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    """A fresh app of its own (ASGI), so the streams this test opens and the listener they start are
+    closed at the end and leave no connection behind for other tests."""
     from api.main import create_app
 
+    app = create_app(with_lifespan=False)
+    app.state.temporal = stack.temporal
+    try:
+        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver",
+                                     timeout=60) as client:
+            yield app, client
+    finally:
+        bus = getattr(app.state, "events_bus", None)  # the SSE listener, if a stream started it
+        if bus is not None:
+            await bus.close()
+
+
+async def test_every_route_checks_role_and_ownership(own_api: tuple[FastAPI, httpx.AsyncClient]) -> None:
+    app, api = own_api
     owner = await login(api, *make_user(first_name="Proprietaria"))
     callers = [
         Caller("anonymous", None, {}),
@@ -149,7 +166,7 @@ async def test_every_route_checks_role_and_ownership(stack: Stack, api: httpx.As
     callers.append(Caller("admin", "admin", await login(api, *make_user(role=UserRole.admin))))
     resources = {"photo": await completed_photo(api, owner)}
 
-    routes = sorted(set(api_routes(create_app(with_lifespan=False))),
+    routes = sorted(set(api_routes(app)),
                     key=lambda r: (r[0] == "DELETE", r[1], r[0]))  # deletions last
     assert ("GET", "/api/me") in routes and len(routes) > 20
     failures: list[str] = []
