@@ -187,10 +187,16 @@ def blend(
     f = fg[sl].astype(np.float32)
     if saturation:
         luma = (f @ np.array([0.299, 0.587, 0.114], np.float32))[..., None]
-        f = luma + (f - luma) * (1.0 + saturation)
+        f -= luma
+        f *= 1.0 + saturation
+        f += luma
     b = out[sl].astype(np.float32)
     if shadow is not None:
         b *= 1.0 - shadow[sl][..., None]
-    val = a * f + (1.0 - a) * b
-    out[sl] = np.clip(val + 0.5, 0, 255).astype(np.uint8)
+    f -= b  # a F + (1 - a) b = a (F - b) + b
+    f *= a
+    f += b
+    f += 0.5
+    np.clip(f, 0, 255, out=f)
+    out[sl] = f.astype(np.uint8)
     return out

@@ -120,22 +120,33 @@ def remove_trapped_background(
     Returns:
         the mask with trapped background set to 0 (float32 (H, W)).
     """
-    sure_bg = coarse < 0.05
-    sure_fg = coarse > 0.95
+    h, w = coarse.shape
+    f = min(1.0, (300_000 / (h * w)) ** 0.5)  # the colour test does not need more than ~0.3 MP
+    if f < 1.0:
+        size = (max(1, round(w * f)), max(1, round(h * f)))
+        rgb_s = np.stack([_resize_f(rgb[..., c], size) for c in range(3)], axis=-1)
+        p_s = _resize_f(coarse, size)
+    else:
+        rgb_s, p_s = rgb, coarse
+    sure_bg = p_s < 0.05
+    sure_fg = p_s > 0.95
     if sure_bg.sum() < 100 or sure_fg.sum() < 100:
         return coarse
-    inside = ndi.binary_fill_holes(coarse > 0.5)
-    cand = inside & (coarse < max_conf) & (coarse > 0.02)
+    # "inside" = not connected to the image border through clearly-background pixels
+    outside_lab, _ = ndi.label(p_s <= 0.5)
+    border = np.unique(
+        np.concatenate([outside_lab[0], outside_lab[-1], outside_lab[:, 0], outside_lab[:, -1]])
+    )
+    inside = ~np.isin(outside_lab, border[border > 0])
+    cand = inside & (p_s < max_conf) & (p_s > 0.02)
     if not cand.any():
         return coarse
     rng = np.random.default_rng(0)
-    bg_px = rgb[sure_bg]
-    fg_px = rgb[sure_fg]
-    bg_s = bg_px[rng.choice(len(bg_px), size=min(2000, len(bg_px)), replace=False)]
-    fg_s = fg_px[rng.choice(len(fg_px), size=min(2000, len(fg_px)), replace=False)]
-    bg_c = _kmeans_centres(bg_s, 4)
-    fg_c = _kmeans_centres(fg_s, 6)
-    px = rgb[cand]
+    bg_px = rgb_s[sure_bg]
+    fg_px = rgb_s[sure_fg]
+    bg_c = _kmeans_centres(bg_px[rng.choice(len(bg_px), size=min(1500, len(bg_px)), replace=False)], 4)
+    fg_c = _kmeans_centres(fg_px[rng.choice(len(fg_px), size=min(1500, len(fg_px)), replace=False)], 6)
+    px = rgb_s[cand]
     d_bg = np.sqrt(((px[:, None, :] - bg_c[None]) ** 2).sum(-1)).min(1)
     d_fg = np.sqrt(((px[:, None, :] - fg_c[None]) ** 2).sum(-1)).min(1)
     is_bg = (d_bg < colour_tol) & (d_bg < 0.5 * d_fg)
@@ -145,9 +156,12 @@ def remove_trapped_background(
         return coarse
     lab, n = ndi.label(hit)
     sizes = np.bincount(lab.ravel(), minlength=n + 1)
-    keep = sizes >= max(16, 0.0002 * hit.size)
+    keep = sizes >= max(8, 0.0002 * hit.size)
     keep[0] = False
-    cut = keep[lab]
+    if not keep.any():
+        return coarse
+    cut_s = keep[lab].astype(np.float32)
+    cut = _resize_f(cut_s, (w, h)) > 0.5 if f < 1.0 else cut_s > 0.5
     out = coarse.copy()
     out[cut] = 0.0
     return out
@@ -163,10 +177,10 @@ def _kmeans_centres(x: np.ndarray, k: int, iters: int = 8) -> np.ndarray:
     c = np.array(centres, dtype=np.float32)
     for _ in range(iters):
         lab = ((x[:, None, :] - c[None]) ** 2).sum(-1).argmin(1)
-        for j in range(k):
-            sel = x[lab == j]
-            if len(sel):
-                c[j] = sel.mean(0)
+        counts = np.bincount(lab, minlength=k).astype(np.float32)
+        sums = np.stack([np.bincount(lab, weights=x[:, ch], minlength=k) for ch in range(x.shape[1])], -1)
+        nz = counts > 0
+        c[nz] = (sums[nz] / counts[nz, None]).astype(np.float32)
     return c
 
 

@@ -38,6 +38,9 @@ def get_session(model_name: str = DEFAULT_MODEL) -> Any:
             its ``.onnx`` file must already be present under ``U2NET_HOME`` (nothing is downloaded:
             rembg would try to, so we check first).
 
+    The onnxruntime session is created without the CPU memory arena (bounded, flat memory) and with
+    ``RETOUCH_ORT_THREADS`` intra-op threads when that variable is set (default: one per core).
+
     Returns:
         The cached ``rembg.sessions.base.BaseSession``; thread-safe to share between calls
         (onnxruntime's ``InferenceSession.run`` is thread-safe).
@@ -63,9 +66,17 @@ def get_session(model_name: str = DEFAULT_MODEL) -> Any:
             raise FileNotFoundError(
                 f"Modello {model_name!r} non trovato in U2NET_HOME={os.environ.get('U2NET_HOME')!r}"
             )
+        import onnxruntime as ort
         from rembg import new_session
 
-        session = new_session(model_name)
+        opts = ort.SessionOptions()
+        # No CPU memory arena: the arena keeps ~0.5 GB of activations per session alive for the life of
+        # the process; without it peak RSS stays ~100 MB for u2netp and flat over many photos.
+        opts.enable_cpu_mem_arena = False
+        threads = os.environ.get("RETOUCH_ORT_THREADS")
+        if threads:
+            opts.intra_op_num_threads = int(threads)
+        session = new_session(model_name, sess_opts=opts)
         _SESSIONS[model_name] = session
         return session
 

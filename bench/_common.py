@@ -1,0 +1,48 @@
+"""Helpers shared by the benchmarks: paths, model home, photo discovery, table printing."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PHOTOS = Path(os.environ.get("FOTOPRONTA_PHOTOS", REPO.parent / "shared" / "photos"))
+GT = PHOTOS / "gt"
+IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".heic", ".dng", ".cr2", ".nef", ".arw"}
+
+
+def setup() -> None:
+    """Make ``retouch`` importable when run as ``python bench/x.py`` and point rembg at the model dir."""
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    if not os.environ.get("U2NET_HOME"):
+        os.environ["U2NET_HOME"] = str(REPO / ".data" / "models")
+
+
+def require_photos() -> None:
+    """Exit with a message (code 0: nothing to measure is not a failure) when the photos are absent."""
+    if not (GT / "images").is_dir():
+        print(f"Foto condivise assenti ({PHOTOS}): benchmark saltato.")
+        raise SystemExit(0)
+
+
+def list_images(folder: Path) -> list[Path]:
+    """Image files in ``folder`` (not recursive), sorted by name."""
+    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS and p.is_file())
+
+
+def print_table(headers: list[str], rows: list[list[object]], *, floatfmt: str = ".3f") -> None:
+    """Print a plain Markdown table (numbers formatted with ``floatfmt``)."""
+
+    def fmt(v: object) -> str:
+        if isinstance(v, float):
+            return format(v, floatfmt)
+        return str(v)
+
+    cells = [[fmt(v) for v in r] for r in rows]
+    widths = [max(len(h), *(len(r[i]) for r in cells)) if cells else len(h) for i, h in enumerate(headers)]
+    print("| " + " | ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)) + " |")
+    print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    for r in cells:
+        print("| " + " | ".join(c.rjust(w) for c, w in zip(r, widths, strict=True)) + " |")

@@ -1,0 +1,253 @@
+"""Throughput and memory: the full FotoPronta pipeline vs ``rembg p`` (folder mode), same photos.
+
+Both run as a separate process on the same photos at full size (``../shared/photos/gt/images`` then
+``nomask/``), same model, one process each, one after the other on the same machine:
+
+* **rembg p**: ``python -m rembg.cli p -m u2netp IN OUT`` (writes one RGBA PNG per photo). When the
+  rembg CLI extras (click, filetype, watchdog, ...) are not installed, the same loop that ``rembg p``
+  runs (``remove(path.read_bytes(), session=session)`` -> ``.png``) is executed instead, and the table
+  says so.
+* **ours**: ``retouch(data, RetouchOptions())`` on each photo, writing the JPEG and the WebP; with
+  ``--workers 2`` (default: the number of CPU cores) photos are processed by a thread pool in that one
+  process, as the ``retouch`` Temporal worker does (onnxruntime and Pillow release the GIL).
+
+Reported: wall time (including process start and model loading), photos per second, peak RSS
+(``psutil``, the child's RSS sampled every 20 ms), and for ours the RSS after the first
+and after the last photo (should be flat). Figures are printed, never asserted.
+
+Usage: ``python -m bench.speed [--limit N] [--model u2netp] [--workers N] [--repeat K]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
+else:
+    from ._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
+
+setup()
+
+
+def _rembg_cli_available() -> bool:
+    try:
+        import click  # noqa: F401
+        import filetype  # noqa: F401
+        import watchdog  # noqa: F401
+
+        proc = subprocess.run(
+            [sys.executable, "-m", "rembg.cli", "p", "--help"], capture_output=True, timeout=120, check=False
+        )
+        return proc.returncode == 0
+    except Exception:
+        return False
+
+
+def _run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Run ``cmd``; return (wall seconds, peak RSS MB, stdout)."""
+    import psutil
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    ps = psutil.Process(proc.pid)
+    peak = 0
+    while proc.poll() is None:
+        try:
+            rss = ps.memory_info().rss + sum(c.memory_info().rss for c in ps.children(recursive=True))
+            peak = max(peak, rss)
+        except psutil.Error:
+            pass
+        time.sleep(0.02)
+    wall = time.perf_counter() - t0
+    out = proc.stdout.read() if proc.stdout else ""
+    return wall, peak / 1e6, out
+
+
+def worker_ours(in_dir: Path, out_dir: Path, model: str, workers: int) -> None:
+    """Child process: run the full pipeline on every photo of ``in_dir``; print JSON stats."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psutil
+
+    from retouch import BadImageError, RetouchOptions, get_session, retouch
+
+    get_session(model)
+    proc = psutil.Process()
+    paths = list_images(in_dir)
+    rss: list[float] = []
+    errors = 0
+
+    def one(p: Path) -> None:
+        nonlocal errors
+        try:
+            res = retouch(p.read_bytes(), RetouchOptions(), model_name=model)
+        except BadImageError:
+            errors += 1
+            return
+        (out_dir / f"{p.stem}.jpg").write_bytes(res.jpeg)
+        (out_dir / f"{p.stem}.webp").write_bytes(res.webp)
+        rss.append(proc.memory_info().rss / 1e6)
+
+    t0 = time.perf_counter()
+    if workers <= 1:
+        for p in paths:
+            one(p)
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            list(pool.map(one, paths))
+    loop = time.perf_counter() - t0
+    print(json.dumps({"n": len(paths), "loop_s": loop, "rss": rss, "errors": errors}))
+
+
+def worker_rembg_loop(in_dir: Path, out_dir: Path, model: str) -> None:
+    """Child process: exactly the per-file loop of ``rembg p`` (``rembg/commands/p_command.py``)."""
+    from rembg import new_session, remove
+
+    session = new_session(model)
+    t0 = time.perf_counter()
+    n = 0
+    for each_input in sorted(in_dir.glob("**/*")):
+        if each_input.is_dir():
+            continue
+        each_output = (out_dir / each_input.name).with_suffix(".png")
+        each_output.write_bytes(remove(each_input.read_bytes(), session=session))
+        n += 1
+    print(json.dumps({"n": n, "loop_s": time.perf_counter() - t0}))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison and print the table; returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
+    parser.add_argument("--model", default="u2netp")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads for our pipeline")
+    parser.add_argument("--worker", choices=["ours", "rembg-loop"], help=argparse.SUPPRESS)
+    parser.add_argument("--in-dir", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--out-dir", type=Path, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.worker == "ours":
+        worker_ours(args.in_dir, args.out_dir, args.model, args.workers)
+        return 0
+    if args.worker == "rembg-loop":
+        worker_rembg_loop(args.in_dir, args.out_dir, args.model)
+        return 0
+
+    require_photos()
+    photos = list_images(PHOTOS / "gt" / "images")
+    if (PHOTOS / "nomask").is_dir():
+        photos += list_images(PHOTOS / "nomask")
+    if args.limit:
+        photos = photos[: args.limit]
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    rows: list[list[object]] = []
+    with tempfile.TemporaryDirectory(prefix="fp-bench-") as tmp:
+        in_dir = Path(tmp) / "in"
+        in_dir.mkdir()
+        for i, p in enumerate(photos):  # same names for both tools; links, not copies
+            (in_dir / f"{i:03d}_{p.name}").symlink_to(p)
+        megapixels = _megapixels(photos)
+
+        cli = _rembg_cli_available()
+        out_r = Path(tmp) / "rembg"
+        out_r.mkdir()
+        if cli:
+            cmd = [sys.executable, "-m", "rembg.cli", "p", "-m", args.model, str(in_dir), str(out_r)]
+            label = "rembg p (CLI)"
+        else:
+            cmd = [
+                sys.executable,
+                "-m",
+                "bench.speed",
+                "--worker",
+                "rembg-loop",
+                "--model",
+                args.model,
+                "--in-dir",
+                str(in_dir),
+                "--out-dir",
+                str(out_r),
+            ]
+            label = "rembg p loop (CLI extras missing)"
+        wall_r, rss_r, _ = _run_measured(cmd, env)
+        n_r = len(list(out_r.glob("*.png")))
+        rows.append([label, n_r, wall_r, n_r / wall_r, rss_r, "", ""])
+
+        for workers in sorted({1, args.workers}):
+            out_o = Path(tmp) / f"ours{workers}"
+            out_o.mkdir()
+            cmd = [
+                sys.executable,
+                "-m",
+                "bench.speed",
+                "--worker",
+                "ours",
+                "--model",
+                args.model,
+                "--workers",
+                str(workers),
+                "--in-dir",
+                str(in_dir),
+                "--out-dir",
+                str(out_o),
+            ]
+            wall_o, rss_o, out = _run_measured(cmd, env)
+            stats = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"n": 0, "rss": []}
+            n_o = len(list(out_o.glob("*.jpg")))
+            rss_list = stats.get("rss") or [0.0]
+            rows.append(
+                [
+                    f"FotoPronta retouch ({workers} thread{'s' if workers > 1 else ''})",
+                    n_o,
+                    wall_o,
+                    n_o / wall_o,
+                    rss_o,
+                    rss_list[0],
+                    rss_list[-1],
+                ]
+            )
+
+    print(
+        f"\n## Speed: {len(photos)} photos ({megapixels:.1f} MP in total), model {args.model}, "
+        f"{os.cpu_count()} CPU cores\n"
+    )
+    print_table(
+        ["tool", "photos", "wall s", "photos/s", "peak RSS MB", "RSS 1st MB", "RSS last MB"],
+        rows,
+        floatfmt=".2f",
+    )
+    base = rows[0][3]
+    print()
+    for r in rows[1:]:
+        ratio = float(r[3]) / float(base) if base else float("nan")  # type: ignore[arg-type]
+        print(
+            f"{r[0]}: {ratio:.2f}x the throughput of {rows[0][0]} (target >= 1.5x); peak RSS {r[4]:.0f} MB "
+            f"(target < 1000 MB)"
+        )
+    return 0
+
+
+def _megapixels(paths: list[Path]) -> float:
+    from PIL import Image
+
+    total = 0
+    for p in paths:
+        try:
+            with Image.open(p) as im:
+                total += im.width * im.height
+        except Exception:
+            pass
+    return total / 1e6
+
+
+if __name__ == "__main__":
+    sys.exit(main())
