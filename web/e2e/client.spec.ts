@@ -26,10 +26,12 @@ test('carica due foto, le vede completate e scarica un JPEG', async ({ page }) =
   // The page polls /api/photos every 3 s while a job is unfinished; stop early if one fails.
   const done = page.getByText('Completata', { exact: true });
   const failed = page.getByText('Errore', { exact: true });
-  await expect(async () => {
-    expect(await failed.count(), 'una foto è finita in errore').toBe(0);
-    expect(await done.count()).toBe(2);
-  }).toPass({ timeout: PROCESSING_TIMEOUT_MS, intervals: [1_000] });
+  const deadline = Date.now() + PROCESSING_TIMEOUT_MS;
+  while ((await done.count()) < 2) {
+    expect(await failed.count(), `una foto è finita in errore: ${await cards.allInnerTexts()}`).toBe(0);
+    expect(Date.now(), `foto non completate entro ${PROCESSING_TIMEOUT_MS / 1000} s`).toBeLessThan(deadline);
+    await page.waitForTimeout(1_000);
+  }
   for (const card of await cards.all()) await expect(card.getByText('Completata', { exact: true })).toBeVisible();
   await expect(page.getByText('2 foto · 2 completate · 0 in elaborazione')).toBeVisible();
   await page.screenshot({ path: path.join(RESULTS_DIR, 'photos-completed.png'), fullPage: true });
