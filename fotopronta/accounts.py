@@ -30,9 +30,17 @@ def find_user_by_email(session: Session, email: str) -> User | None:
     ).scalar_one_or_none()
 
 
-def create_user(session: Session, *, email: str, password: str, first_name: str | None = None,
-                last_name: str | None = None, role: UserRole = UserRole.client, confirmed: bool = True,
-                now: datetime | None = None) -> Profile:
+def create_user(
+    session: Session,
+    *,
+    email: str,
+    password: str,
+    first_name: str | None = None,
+    last_name: str | None = None,
+    role: UserRole = UserRole.client,
+    confirmed: bool = True,
+    now: datetime | None = None,
+) -> Profile:
     """Create credentials and profile and grant the sign-up credits (SPEC §1: 15, valid 365 days).
 
     Everything happens in the caller's transaction: the grant is a ledger entry with idempotency
@@ -45,17 +53,33 @@ def create_user(session: Session, *, email: str, password: str, first_name: str 
     now = now or datetime.now(UTC)
     if find_user_by_email(session, email):
         raise EmailAlreadyRegisteredError(email)
-    user = User(id=uuid.uuid4(), email=normalise_email(email), password_hash=hash_password(password),
-                email_confirmed_at=now if confirmed else None)
+    user = User(
+        id=uuid.uuid4(),
+        email=normalise_email(email),
+        password_hash=hash_password(password),
+        email_confirmed_at=now if confirmed else None,
+    )
     session.add(user)
     session.flush()
-    profile = Profile(id=user.id, email=user.email, first_name=first_name, last_name=last_name,
-                      user_role=role.value, credits_remaining=0, is_active=True, max_concurrent_jobs=5)
+    profile = Profile(
+        id=user.id,
+        email=user.email,
+        first_name=first_name,
+        last_name=last_name,
+        user_role=role.value,
+        credits_remaining=0,
+        is_active=True,
+        max_concurrent_jobs=5,
+    )
     session.add(profile)
     session.flush()
     if settings.signup_free_credits > 0:
-        ledger.grant(session, user_id=user.id, amount=settings.signup_free_credits,
-                     idempotency_key=f"signup:{user.id}",
-                     expires_at=now + timedelta(days=settings.credit_validity_days),
-                     note="crediti gratuiti di benvenuto")
+        ledger.grant(
+            session,
+            user_id=user.id,
+            amount=settings.signup_free_credits,
+            idempotency_key=f"signup:{user.id}",
+            expires_at=now + timedelta(days=settings.credit_validity_days),
+            note="crediti gratuiti di benvenuto",
+        )
     return profile

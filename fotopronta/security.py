@@ -31,13 +31,21 @@ def verify_password(password: str, password_hash: str) -> bool:
         return False
 
 
-def create_access_token(user_id: uuid.UUID, *, role: str, now: datetime | None = None) -> tuple[str, datetime]:
+def create_access_token(
+    user_id: uuid.UUID, *, role: str, now: datetime | None = None
+) -> tuple[str, datetime]:
     """Return ``(jwt, expires_at)``: an HS256 token with ``sub``, ``role``, ``iat``, ``exp``
     (``access_token_ttl_s`` seconds) and ``typ=access``."""
     settings = get_settings()
     now = now or datetime.now(UTC)
     expires_at = now + timedelta(seconds=settings.access_token_ttl_s)
-    payload: dict[str, Any] = {"sub": str(user_id), "role": role, "iat": now, "exp": expires_at, "typ": "access"}
+    payload: dict[str, Any] = {
+        "sub": str(user_id),
+        "role": role,
+        "iat": now,
+        "exp": expires_at,
+        "typ": "access",
+    }
     return jwt.encode(payload, settings.jwt_secret, algorithm=JWT_ALGORITHM), expires_at
 
 

@@ -22,7 +22,13 @@ from tests.utils.factories import login, product_photo_bytes
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import RETRYABLE_ERROR_MARKERS, TASK_QUEUE_JOBS, PhotoJobInput, RetouchInput, RetouchOutput
+from workflows.shared import (
+    RETRYABLE_ERROR_MARKERS,
+    TASK_QUEUE_JOBS,
+    PhotoJobInput,
+    RetouchInput,
+    RetouchOutput,
+)
 
 pytestmark = pytest.mark.stack
 
@@ -56,13 +62,25 @@ async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: 
     photo_id, job_id = new_photo_job(sessions, get_storage(), user_id)
     queue = f"retouch-flaky-{uuid.uuid4().hex[:8]}"
     flaky = FlakyRetouch(failures=3)
-    async with Worker(stack.temporal, task_queue=queue, activities=[flaky.retouch_photo],
-                      activity_executor=ThreadPoolExecutor(2)):
+    async with Worker(
+        stack.temporal,
+        task_queue=queue,
+        activities=[flaky.retouch_photo],
+        activity_executor=ThreadPoolExecutor(2),
+    ):
         await stack.temporal.start_workflow(
             PhotoJobWorkflow.run,
-            PhotoJobInput(job_id=str(job_id), photo_id=str(photo_id), user_id=str(user_id),
-                          job_type="background_removal", cost=1, retouch_task_queue=queue),
-            id=f"photo-job-{job_id}", task_queue=TASK_QUEUE_JOBS)
+            PhotoJobInput(
+                job_id=str(job_id),
+                photo_id=str(photo_id),
+                user_id=str(user_id),
+                job_type="background_removal",
+                cost=1,
+                retouch_task_queue=queue,
+            ),
+            id=f"photo-job-{job_id}",
+            task_queue=TASK_QUEUE_JOBS,
+        )
         job = await wait_job_status(sessions, job_id, {"failed"}, timeout_s=60)
         assert flaky.calls == 3  # 3 attempts in total
         assert job.error_message.startswith("Errore elaborazione dopo 3 tentativi (server error)")
@@ -93,18 +111,33 @@ async def test_reprocess_is_blocked_at_zero_credits(stack: Stack, api: httpx.Asy
     photo_id, job_id = new_photo_job(sessions, get_storage(), user_id)
     queue = f"retouch-flaky-{uuid.uuid4().hex[:8]}"
     flaky = FlakyRetouch(failures=3)
-    async with Worker(stack.temporal, task_queue=queue, activities=[flaky.retouch_photo],
-                      activity_executor=ThreadPoolExecutor(2)):
+    async with Worker(
+        stack.temporal,
+        task_queue=queue,
+        activities=[flaky.retouch_photo],
+        activity_executor=ThreadPoolExecutor(2),
+    ):
         await stack.temporal.start_workflow(
             PhotoJobWorkflow.run,
-            PhotoJobInput(job_id=str(job_id), photo_id=str(photo_id), user_id=str(user_id),
-                          job_type="background_removal", cost=1, retouch_task_queue=queue),
-            id=f"photo-job-{job_id}", task_queue=TASK_QUEUE_JOBS)
+            PhotoJobInput(
+                job_id=str(job_id),
+                photo_id=str(photo_id),
+                user_id=str(user_id),
+                job_type="background_removal",
+                cost=1,
+                retouch_task_queue=queue,
+            ),
+            id=f"photo-job-{job_id}",
+            task_queue=TASK_QUEUE_JOBS,
+        )
         await wait_job_status(sessions, job_id, {"failed"}, timeout_s=60)
     owner = await _login_id(api, user_id)
     # spend the last credit on another photo
-    resp = await api.post("/api/photos", headers=owner,
-                          files=[("files", ("b.jpg", product_photo_bytes((96, 72)), "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=owner,
+        files=[("files", ("b.jpg", product_photo_bytes((96, 72)), "image/jpeg"))],
+    )
     other_job = resp.json()[0]["jobs"][0]["id"]
     await wait_job_status(sessions, other_job, {"completed"})
     resp = await api.post(f"/api/photos/{photo_id}/reprocess", headers=owner)
@@ -117,24 +150,35 @@ async def test_smart_background_costs_two_credits(stack: Stack, api: httpx.Async
     user_id = new_user(sessions)
     owner = await _login_id(api, user_id)
     image = product_photo_bytes((160, 120))
-    resp = await api.post("/api/photos", headers=owner, data={"job_type": "smart_backgrounds",
-                                                               "background_category": "nebbia"},
-                          files=[("files", ("a.jpg", image, "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=owner,
+        data={"job_type": "smart_backgrounds", "background_category": "nebbia"},
+        files=[("files", ("a.jpg", image, "image/jpeg"))],
+    )
     assert resp.status_code == 400
-    resp = await api.post("/api/photos", headers=owner,
-                          data={"job_type": "smart_backgrounds", "background_category": "home_lifestyle"},
-                          files=[("files", ("a.jpg", image, "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=owner,
+        data={"job_type": "smart_backgrounds", "background_category": "home_lifestyle"},
+        files=[("files", ("a.jpg", image, "image/jpeg"))],
+    )
     assert resp.status_code == 201, resp.text
     job = resp.json()[0]["jobs"][0]
-    assert job["job_type"] == "smart_backgrounds" and job["background_category"] == {"category": "home_lifestyle"}
+    assert job["job_type"] == "smart_backgrounds" and job["background_category"] == {
+        "category": "home_lifestyle"
+    }
     await wait_job_status(sessions, job["id"], {"completed"})
     assert credits_and_ledger(sessions, user_id) == (13, 13)
     assert ledger_kinds(sessions, job["id"]) == ["reserve", "charge"]
 
     poor = new_user(sessions, credits=1)
-    resp = await api.post("/api/photos", headers=await _login_id(api, poor),
-                          data={"job_type": "smart_backgrounds", "background_category": "minimal_studio"},
-                          files=[("files", ("a.jpg", image, "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=await _login_id(api, poor),
+        data={"job_type": "smart_backgrounds", "background_category": "minimal_studio"},
+        files=[("files", ("a.jpg", image, "image/jpeg"))],
+    )
     assert resp.status_code == 400 and resp.json()["detail"] == "Crediti insufficienti"
     assert credits_and_ledger(sessions, poor) == (1, 1)
 
@@ -143,8 +187,11 @@ async def test_delete_photo_removes_files_and_rows(stack: Stack, api: httpx.Asyn
     sessions = session_factory()
     user_id = new_user(sessions)
     owner = await _login_id(api, user_id)
-    resp = await api.post("/api/photos", headers=owner,
-                          files=[("files", ("a.jpg", product_photo_bytes((96, 72)), "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=owner,
+        files=[("files", ("a.jpg", product_photo_bytes((96, 72)), "image/jpeg"))],
+    )
     photo = resp.json()[0]
     await wait_job_status(sessions, photo["jobs"][0]["id"], {"completed"})
     with sessions() as session:
