@@ -20,6 +20,7 @@ from fotopronta.models import (
     Profile,
     UserRole,
 )
+from fotopronta.orders import refresh_order
 from workflows.shared import ASSIGNMENT_REFUSED_ERROR, AssignJobActivityInput, HumanJobActivityInput
 
 ACTIVE_HUMAN_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
@@ -115,6 +116,8 @@ class HumanJobActivities:
                     message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare.",
                 )
             )
+            session.flush()
+            refresh_order(session, photo.order_id)
 
     @activity.defn(name="reject_human_job")
     def reject_human_job(self, inp: HumanJobActivityInput) -> None:
@@ -139,6 +142,8 @@ class HumanJobActivities:
                     "I crediti riservati ti sono stati restituiti.",
                 )
             )
+            session.flush()
+            refresh_order(session, photo.order_id)
 
     @activity.defn(name="escalate_overdue_job")
     def escalate_overdue_job(self, inp: HumanJobActivityInput) -> None:

@@ -16,6 +16,7 @@ from temporalio.exceptions import ApplicationError
 
 from fotopronta import ledger
 from fotopronta.models import JobStatus, Notification, Photo, PhotoProcessingJob, PhotoStatus
+from fotopronta.orders import refresh_order
 from workflows.shared import (
     INSUFFICIENT_CREDITS_ERROR,
     CompleteJobInput,
@@ -88,7 +89,10 @@ class JobActivities:
             elif inp.status == JobStatus.pending:  # reprocess: error and times cleared (SPEC §4)
                 job.started_at = None
                 job.completed_at = None
-                session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
+                photo = session.get_one(Photo, job.photo_id)
+                photo.status = PhotoStatus.processing.value
+                session.flush()
+                refresh_order(session, photo.order_id)
 
     @activity.defn(name="complete_job")
     def complete_job(self, inp: CompleteJobInput) -> None:
@@ -116,6 +120,8 @@ class JobActivities:
                     message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
                 )
             )
+            session.flush()
+            refresh_order(session, photo.order_id)
 
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:
@@ -138,3 +144,5 @@ class JobActivities:
                     message=f"Non è stato possibile elaborare {photo.original_filename}: {inp.error_message}",
                 )
             )
+            session.flush()
+            refresh_order(session, photo.order_id)

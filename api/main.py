@@ -31,6 +31,7 @@ from api.routes import (
     dev_mail,
     events,
     me,
+    orders,
     payments,
     photos,
 )
@@ -77,6 +78,7 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         auth.router,
         me.router,
         photos.router,
+        orders.router,
         payments.router,
         credits.router,
         admin_users.router,

@@ -108,4 +108,5 @@ class PhotoPublic(BaseModel):
     height: int | None
     created_at: datetime
     files_deleted_at: datetime | None
+    order_id: uuid.UUID | None = None
     jobs: list[JobPublic]

@@ -195,6 +195,7 @@ class Photo(Base):
     width: Mapped[int | None] = mapped_column(Integer)
     height: Mapped[int | None] = mapped_column(Integer)
     files_deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    order_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("orders.id", ondelete="SET NULL"), index=True)
     created_at: Mapped[datetime] = _created_at()
 
     jobs: Mapped[list[PhotoProcessingJob]] = relationship(
@@ -267,7 +268,9 @@ class CreditPurchase(Base):
 
 
 class Order(Base):
-    """SPEC §3 ``orders``."""
+    """SPEC §3 ``orders``: one upload batch. ``package_type`` is the job type, ``total_amount`` the
+    credits reserved for it (batches are paid in credits, not euros); ``processed_photos`` counts
+    delivered photos and ``status`` is ``processing`` until every job has finished, then ``completed``."""
 
     __tablename__ = "orders"
 

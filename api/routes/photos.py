@@ -26,11 +26,13 @@ from fotopronta.models import (
     CreditLedgerEntry,
     JobStatus,
     JobType,
+    Order,
     Photo,
     PhotoProcessingJob,
     Profile,
     UserRole,
 )
+from fotopronta.orders import PACKAGE_LABELS, refresh_order
 from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
@@ -154,6 +156,16 @@ async def upload_photos(
     stored: list[str] = []
     created: list[tuple[Photo, PhotoProcessingJob]] = []
     try:
+        order = Order(
+            user_id=user.id,
+            package_type=PACKAGE_LABELS[kind.value],
+            total_photos=len(files),
+            processed_photos=0,
+            status="processing",
+            total_amount=JOB_COSTS[kind] * len(files),
+        )
+        session.add(order)
+        session.flush()
         for upload in files:
             data = await upload.read()
             key = new_upload_key(user.id, _extension(upload))
@@ -169,6 +181,7 @@ async def upload_photos(
                 status="uploaded",
                 width=width,
                 height=height,
+                order_id=order.id,
             )
             session.add(photo)
             session.flush()
@@ -384,7 +397,15 @@ async def delete_photo(
         (BUCKET_PROCESSED, photo.processed_webp_path),
     ]
     job_ids = [j.id for j in photo.jobs]
+    order = session.get(Order, photo.order_id) if photo.order_id else None
     session.delete(photo)
+    session.flush()
+    if order is not None:
+        order.total_photos = max(order.total_photos - 1, 0)
+        if order.total_photos == 0:
+            session.delete(order)
+        else:
+            refresh_order(session, order.id)
     session.commit()
     for bucket, key in keys:
         if key:

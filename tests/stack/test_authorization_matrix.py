@@ -38,18 +38,30 @@ pytestmark = pytest.mark.stack
 
 SIGNED_IN = frozenset({"client", "graphic", "admin"})
 
-PUBLIC: frozenset[tuple[str, str]] = frozenset({
-    ("GET", "/healthz"),
-    ("GET", "/{path:path}"),  # the web app (single-page-app fallback)
-    ("GET", "/openapi.json"), ("GET", "/docs"), ("GET", "/docs/oauth2-redirect"), ("GET", "/redoc"),
-    ("POST", "/api/auth/signup"), ("POST", "/api/auth/login"), ("POST", "/api/auth/verify"),
-    ("POST", "/api/auth/refresh"), ("POST", "/api/auth/logout"), ("POST", "/api/auth/password/forgot"),
-    ("POST", "/api/auth/password/verify-otp"),
-    ("POST", "/api/payments/webhook"),  # authenticated by the Stripe signature instead
-    # development only (404 in production): the outbox and the test checkout page
-    ("GET", "/api/dev/mail"), ("GET", "/dev/mail"), ("GET", "/dev/checkout/{session_id}"),
-    ("POST", "/dev/checkout/{session_id}/pay"), ("POST", "/dev/checkout/{session_id}/cancel"),
-})
+PUBLIC: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("GET", "/healthz"),
+        ("GET", "/{path:path}"),  # the web app (single-page-app fallback)
+        ("GET", "/openapi.json"),
+        ("GET", "/docs"),
+        ("GET", "/docs/oauth2-redirect"),
+        ("GET", "/redoc"),
+        ("POST", "/api/auth/signup"),
+        ("POST", "/api/auth/login"),
+        ("POST", "/api/auth/verify"),
+        ("POST", "/api/auth/refresh"),
+        ("POST", "/api/auth/logout"),
+        ("POST", "/api/auth/password/forgot"),
+        ("POST", "/api/auth/password/verify-otp"),
+        ("POST", "/api/payments/webhook"),  # authenticated by the Stripe signature instead
+        # development only (404 in production): the outbox and the test checkout page
+        ("GET", "/api/dev/mail"),
+        ("GET", "/dev/mail"),
+        ("GET", "/dev/checkout/{session_id}"),
+        ("POST", "/dev/checkout/{session_id}/pay"),
+        ("POST", "/dev/checkout/{session_id}/cancel"),
+    }
+)
 
 SPECIAL: dict[tuple[str, str], dict[str, int]] = {
     # only a recovery session (from the e-mailed link) may set a password without the old one
@@ -62,7 +74,7 @@ ACCESS_BY_PREFIX: list[tuple[str, frozenset[str]]] = [
     ("/api/", SIGNED_IN),
 ]
 
-OWNED_PARAMS = {"photo_id": "photo"}
+OWNED_PARAMS = {"photo_id": "photo", "order_id": "order"}
 """Path parameter → the owner's resource used for it (other parameters get a random UUID)."""
 
 STREAM_TIMEOUT_S = 3.0
@@ -104,8 +116,11 @@ async def set_inactive(email: str) -> None:
 
 async def completed_photo(api: httpx.AsyncClient, headers: dict[str, str]) -> str:
     """Upload one photo as the owner and wait until its job completes; returns the photo id."""
-    resp = await api.post("/api/photos", headers=headers,
-                          files=[("files", ("scarpa.jpg", product_photo_bytes((320, 240)), "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", ("scarpa.jpg", product_photo_bytes((320, 240)), "image/jpeg"))],
+    )
     assert resp.status_code == 201, resp.text
     photo_id = str(resp.json()[0]["id"])
     deadline = time.monotonic() + 180
@@ -140,8 +155,9 @@ async def own_api(stack: Stack) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClien
     app = create_app(with_lifespan=False)
     app.state.temporal = stack.temporal
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver",
-                                     timeout=60) as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=60
+        ) as client:
             yield app, client
     finally:
         bus = getattr(app.state, "events_bus", None)  # the SSE listener, if a stream started it
@@ -164,10 +180,13 @@ async def test_every_route_checks_role_and_ownership(own_api: tuple[FastAPI, htt
     # the owner before the admin: admins may act on any client's resource (a deletion included)
     callers.append(Caller("owner", "client", owner, owner=True))
     callers.append(Caller("admin", "admin", await login(api, *make_user(role=UserRole.admin))))
-    resources = {"photo": await completed_photo(api, owner)}
+    photo_id = await completed_photo(api, owner)
+    order_id = next(
+        p["order_id"] for p in (await api.get("/api/photos", headers=owner)).json() if p["id"] == photo_id
+    )
+    resources = {"photo": photo_id, "order": order_id}
 
-    routes = sorted(set(api_routes(app)),
-                    key=lambda r: (r[0] == "DELETE", r[1], r[0]))  # deletions last
+    routes = sorted(set(api_routes(app)), key=lambda r: (r[0] == "DELETE", r[1], r[0]))  # deletions last
     assert ("GET", "/api/me") in routes and len(routes) > 20
     failures: list[str] = []
     unclassified: list[str] = []
@@ -205,7 +224,9 @@ async def test_every_route_checks_role_and_ownership(own_api: tuple[FastAPI, htt
                 elif status in (401, 403):
                     failures.append(f"{method} {template} as {caller.name}: {status}, role should be allowed")
             if expected is not None and status not in expected:
-                failures.append(f"{method} {template} as {caller.name}: {status}, expected {sorted(map(str, expected))}")
+                failures.append(
+                    f"{method} {template} as {caller.name}: {status}, expected {sorted(map(str, expected))}"
+                )
             if isinstance(status, int) and status >= 500 and status != 503:
                 failures.append(f"{method} {template} as {caller.name}: server error {status}")
     assert not unclassified, f"classify these routes in PUBLIC, SPECIAL or ACCESS_BY_PREFIX: {unclassified}"
