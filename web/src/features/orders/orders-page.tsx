@@ -1,15 +1,20 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
 import { Progress } from '@/components/ui/progress';
 import { Spinner } from '@/components/ui/spinner';
-import { api } from '@/lib/api-client';
-import { formatCents, formatDate, formatEuro } from '@/lib/format';
-import type { CreditPurchase, Order } from '@/types/api';
+import { toast } from '@/components/ui/toast';
+import { api, apiFetch, errorMessage } from '@/lib/api-client';
+import { saveBlob } from '@/lib/download';
+import { formatCents, formatDate } from '@/lib/format';
+import { jobStatusLabel } from '@/lib/photos';
+import type { CreditPurchase, Order, Photo } from '@/types/api';
 
 interface Row {
   id: string;
+  orderId?: string;
   kind: 'order' | 'purchase';
   name: string;
   createdAt: string;
@@ -40,13 +45,15 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
   const rows: Row[] = [
     ...orders.map((o) => ({
       id: `o-${o.id}`,
+      orderId: o.id,
       kind: 'order' as const,
       name: o.package_type ?? 'Ordine',
       createdAt: o.created_at,
       status: o.status,
       total: o.total_photos ?? 0,
       processed: o.processed_photos ?? 0,
-      amount: o.total_amount !== null ? formatEuro(o.total_amount) : '–',
+      // batches are paid in credits: total_amount counts the credits reserved for the batch
+      amount: o.total_amount !== null ? `${o.total_amount} crediti` : '–',
     })),
     ...purchases.map((p) => ({
       id: `p-${p.id}`,
@@ -60,6 +67,63 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
     })),
   ];
   return rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+interface OrderDetail extends Order {
+  photos: Photo[];
+}
+
+/** Details (the order's photos) and Download (a ZIP of its completed photos) for one batch order. */
+function OrderActions({ orderId, completed }: { orderId: string; completed: boolean }) {
+  const [open, setOpen] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const detail = useQuery({
+    queryKey: ['order', orderId],
+    queryFn: () => api<OrderDetail>(`/api/orders/${orderId}`),
+    enabled: open,
+  });
+
+  async function download() {
+    setBusy(true);
+    try {
+      const response = await apiFetch(`/api/orders/${orderId}/download`);
+      const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
+      saveBlob(await response.blob(), name ?? `ordine-${orderId.slice(0, 8)}.zip`);
+    } catch (error) {
+      toast({ title: 'Errore download', description: errorMessage(error, 'Impossibile scaricare la foto'), variant: 'destructive' });
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <>
+      <div className="order-actions">
+        <button type="button" className="btn btn-outline btn-sm" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
+          Dettagli
+        </button>
+        {completed && (
+          <button type="button" className="btn btn-primary btn-sm" disabled={busy} onClick={download}>
+            Scarica
+          </button>
+        )}
+      </div>
+      {open &&
+        (detail.isPending ? (
+          <Spinner />
+        ) : detail.isError ? (
+          <p className="muted">{errorMessage(detail.error)}</p>
+        ) : (
+          <ul className="order-photos" aria-label="Foto dell'ordine">
+            {detail.data.photos.map((p) => (
+              <li key={p.id}>
+                {p.jobs.at(-1)?.processing_details?.seo_filename ?? p.original_filename} · {jobStatusLabel(p.jobs.at(-1)?.status)}
+              </li>
+            ))}
+          </ul>
+        ))}
+    </>
+  );
 }
 
 export function OrdersPage() {
@@ -100,6 +164,7 @@ export function OrdersPage() {
                     {formatDate(r.createdAt)} · {r.kind === 'purchase' ? `${r.total} crediti` : `${r.processed}/${r.total} foto`} · {r.amount}
                   </p>
                   <Progress value={pct} label={`Avanzamento ${r.name}`} />
+                  {r.orderId && <OrderActions orderId={r.orderId} completed={r.status === 'completed'} />}
                 </Card>
               </li>
             );
