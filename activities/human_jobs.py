@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.delivery import mark_delivered
 from fotopronta.models import (
     JobStatus,
     Notification,
@@ -99,25 +100,16 @@ class HumanJobActivities:
             if job.status == JobStatus.completed_human:
                 return
             photo = session.get_one(Photo, job.photo_id)
-            job.status = JobStatus.completed_human.value
-            job.progress_percentage = 100
-            job.completed_at = datetime.now(UTC)
             job.graphic_notes = inp.notes
-            job.error_message = None
-            photo.status = PhotoStatus.processed.value
-            photo.processed_path = inp.result_key
-            photo.processed_webp_path = None
-            session.add(
-                Notification(
-                    user_id=job.user_id,
-                    type="success",
-                    related_job_id=job.id,
-                    title="Foto pronta",
-                    message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare.",
-                )
+            mark_delivered(
+                session,
+                job,
+                photo,
+                status=JobStatus.completed_human,
+                processed_path=inp.result_key or "",
+                processed_webp_path=None,
+                message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare.",
             )
-            session.flush()
-            refresh_order(session, photo.order_id)
 
     @activity.defn(name="reject_human_job")
     def reject_human_job(self, inp: HumanJobActivityInput) -> None:

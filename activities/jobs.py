@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.delivery import mark_delivered
 from fotopronta import ledger
 from fotopronta.models import JobStatus, Notification, Photo, PhotoProcessingJob, PhotoStatus
 from fotopronta.orders import refresh_order
@@ -103,25 +104,16 @@ class JobActivities:
             photo = session.get_one(Photo, job.photo_id)
             if job.status == JobStatus.completed:
                 return
-            job.status = JobStatus.completed.value
-            job.progress_percentage = 100
-            job.completed_at = datetime.now(UTC)
-            job.error_message = None
             job.processing_details = dict(inp.result.details)
-            photo.status = PhotoStatus.processed.value
-            photo.processed_path = inp.result.jpeg_key
-            photo.processed_webp_path = inp.result.webp_key
-            session.add(
-                Notification(
-                    user_id=job.user_id,
-                    type="success",
-                    related_job_id=job.id,
-                    title="Foto pronta",
-                    message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
-                )
+            mark_delivered(
+                session,
+                job,
+                photo,
+                status=JobStatus.completed,
+                processed_path=inp.result.jpeg_key,
+                processed_webp_path=inp.result.webp_key,
+                message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
             )
-            session.flush()
-            refresh_order(session, photo.order_id)
 
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:

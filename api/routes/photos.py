@@ -119,6 +119,31 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
         )
 
 
+async def start_job_workflow(temporal: TemporalDep, job: PhotoProcessingJob, *, run: int = 1) -> None:
+    """Start the job's ``PhotoJobWorkflow`` (id ``photo-job-{job_id}``) with the options stored on the
+    job row (``options``, ``background_category``); ``run`` numbers the credit reservation."""
+    options = job.options or {}
+    kind = JobType(job.job_type)
+    await temporal.start_workflow(
+        PhotoJobWorkflow.run,
+        PhotoJobInput(
+            job_id=str(job.id),
+            photo_id=str(job.photo_id),
+            user_id=str(job.user_id),
+            job_type=kind.value,
+            cost=JOB_COSTS[kind],
+            preset=options.get("preset", "original"),
+            background_category=(job.background_category or {}).get("category"),
+            shadow=bool(options.get("shadow", True)),
+            brand=options.get("brand"),
+            category=options.get("category"),
+            run=run,
+        ),
+        id=workflow_id_for_job(str(job.id)),
+        task_queue=TASK_QUEUE_JOBS,
+    )
+
+
 @router.post(
     "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
 )
@@ -205,24 +230,8 @@ async def upload_photos(
             storage.delete(BUCKET_UPLOADS, key)
         raise
 
-    for photo, job in created:
-        await temporal.start_workflow(
-            PhotoJobWorkflow.run,
-            PhotoJobInput(
-                job_id=str(job.id),
-                photo_id=str(photo.id),
-                user_id=str(user.id),
-                job_type=kind.value,
-                cost=JOB_COSTS[kind],
-                preset=preset,
-                background_category=background_category,
-                shadow=shadow,
-                brand=brand,
-                category=category,
-            ),
-            id=workflow_id_for_job(str(job.id)),
-            task_queue=TASK_QUEUE_JOBS,
-        )
+    for _, job in created:
+        await start_job_workflow(temporal, job)
     for photo, _ in created:
         session.refresh(photo)
     return [photo for photo, _ in created]
@@ -339,41 +348,19 @@ async def reprocess_photo(
     except ApiError as exc:
         if exc.code != "workflow_closed":
             raise
-        await _restart_workflow(session, temporal, job, photo)
+        await _restart_workflow(session, temporal, job)
     session.expire_all()
     return _owned_photo(session, user, photo_id)
 
 
-async def _restart_workflow(
-    session: SessionDep, temporal: TemporalDep, job: PhotoProcessingJob, photo: Photo
-) -> None:
+async def _restart_workflow(session: SessionDep, temporal: TemporalDep, job: PhotoProcessingJob) -> None:
     """Start a new run of a failed job whose workflow has ended (reservation ``{job_id}:{run}``)."""
     runs = session.execute(
         select(func.count())
         .select_from(CreditLedgerEntry)
         .where(CreditLedgerEntry.job_id == job.id, CreditLedgerEntry.kind == "reserve")
     ).scalar_one()
-    options = job.options or {}
-    kind = JobType(job.job_type)
-    category = (job.background_category or {}).get("category")
-    await temporal.start_workflow(
-        PhotoJobWorkflow.run,
-        PhotoJobInput(
-            job_id=str(job.id),
-            photo_id=str(photo.id),
-            user_id=str(photo.user_id),
-            job_type=kind.value,
-            cost=JOB_COSTS[kind],
-            preset=options.get("preset", "original"),
-            background_category=category,
-            shadow=bool(options.get("shadow", True)),
-            brand=options.get("brand"),
-            category=options.get("category"),
-            run=int(runs) + 1,
-        ),
-        id=workflow_id_for_job(str(job.id)),
-        task_queue=TASK_QUEUE_JOBS,
-    )
+    await start_job_workflow(temporal, job, run=int(runs) + 1)
 
 
 @router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")

@@ -5,7 +5,9 @@ needs it to fail (STYLE.md: activities replaced by name)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
+from collections.abc import AsyncIterator
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -50,18 +52,14 @@ class FlakyRetouch:
         return self.real.retouch_photo(inp)
 
 
-async def _login_id(api: httpx.AsyncClient, user_id: uuid.UUID) -> dict[str, str]:
-    with session_factory()() as session:
-        email = session.execute(select(Profile.email).where(Profile.id == user_id)).scalar_one()
-    return await login(api, email, "segreto123")
-
-
-async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: httpx.AsyncClient) -> None:
-    sessions = session_factory()
-    user_id = new_user(sessions)
-    photo_id, job_id = new_photo_job(sessions, get_storage(), user_id)
+@contextlib.asynccontextmanager
+async def flaky_job(
+    stack: Stack, user_id: uuid.UUID, photo_id: uuid.UUID, job_id: uuid.UUID, *, failures: int
+) -> AsyncIterator[FlakyRetouch]:
+    """Start the job's workflow with its retouch on a private queue served by :class:`FlakyRetouch`;
+    the worker runs while the block does."""
     queue = f"retouch-flaky-{uuid.uuid4().hex[:8]}"
-    flaky = FlakyRetouch(failures=3)
+    flaky = FlakyRetouch(failures=failures)
     async with Worker(
         stack.temporal,
         task_queue=queue,
@@ -81,6 +79,20 @@ async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: 
             id=f"photo-job-{job_id}",
             task_queue=TASK_QUEUE_JOBS,
         )
+        yield flaky
+
+
+async def _login_id(api: httpx.AsyncClient, user_id: uuid.UUID) -> dict[str, str]:
+    with session_factory()() as session:
+        email = session.execute(select(Profile.email).where(Profile.id == user_id)).scalar_one()
+    return await login(api, email, "segreto123")
+
+
+async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: httpx.AsyncClient) -> None:
+    sessions = session_factory()
+    user_id = new_user(sessions)
+    photo_id, job_id = new_photo_job(sessions, get_storage(), user_id)
+    async with flaky_job(stack, user_id, photo_id, job_id, failures=3) as flaky:
         job = await wait_job_status(sessions, job_id, {"failed"}, timeout_s=60)
         assert flaky.calls == 3  # 3 attempts in total
         assert job.error_message.startswith("Errore elaborazione dopo 3 tentativi (server error)")
@@ -109,27 +121,7 @@ async def test_reprocess_is_blocked_at_zero_credits(stack: Stack, api: httpx.Asy
     sessions = session_factory()
     user_id = new_user(sessions, credits=1)
     photo_id, job_id = new_photo_job(sessions, get_storage(), user_id)
-    queue = f"retouch-flaky-{uuid.uuid4().hex[:8]}"
-    flaky = FlakyRetouch(failures=3)
-    async with Worker(
-        stack.temporal,
-        task_queue=queue,
-        activities=[flaky.retouch_photo],
-        activity_executor=ThreadPoolExecutor(2),
-    ):
-        await stack.temporal.start_workflow(
-            PhotoJobWorkflow.run,
-            PhotoJobInput(
-                job_id=str(job_id),
-                photo_id=str(photo_id),
-                user_id=str(user_id),
-                job_type="background_removal",
-                cost=1,
-                retouch_task_queue=queue,
-            ),
-            id=f"photo-job-{job_id}",
-            task_queue=TASK_QUEUE_JOBS,
-        )
+    async with flaky_job(stack, user_id, photo_id, job_id, failures=3):
         await wait_job_status(sessions, job_id, {"failed"}, timeout_s=60)
     owner = await _login_id(api, user_id)
     # spend the last credit on another photo
