@@ -32,6 +32,8 @@ class RetentionActivities:
             photo = session.get(Photo, job.photo_id) if job else None
             if photo is None or photo.files_deleted_at is not None:
                 return
+            if job is not None and any(other.created_at > job.created_at for other in photo.jobs):
+                return  # a later job of this photo (e.g. a free rework) delivers later: its workflow deletes
             self.storage.delete(BUCKET_UPLOADS, photo.upload_path)
             for key in (photo.processed_path, photo.processed_webp_path):
                 if key:

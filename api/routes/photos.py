@@ -7,12 +7,14 @@ import contextlib
 import io
 import logging
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile, status
 from fastapi.responses import Response
 from PIL import Image
+from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 from temporalio.service import RPCError
@@ -131,7 +133,7 @@ async def start_job_workflow(temporal: TemporalDep, job: PhotoProcessingJob, *, 
             photo_id=str(job.photo_id),
             user_id=str(job.user_id),
             job_type=kind.value,
-            cost=JOB_COSTS[kind],
+            cost=int(options.get("cost", JOB_COSTS[kind])),
             preset=options.get("preset", "original"),
             background_category=(job.background_category or {}).get("category"),
             shadow=bool(options.get("shadow", True)),
@@ -402,3 +404,53 @@ async def delete_photo(
             await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(
                 reason="foto eliminata dal cliente"
             )
+
+
+FREE_REWORK_DAYS = 7
+"""DESIGN decisions: a seller unhappy with a completed result can ask once, within 7 days (the SPEC
+§1 refund window), for a free rework by our designers."""
+
+
+class ReworkBody(BaseModel):
+    """``POST /api/photos/{id}/rework``: what the seller wants changed (for the designer)."""
+
+    notes: str | None = Field(default=None, max_length=2000)
+
+
+@router.post("/{photo_id}/rework", response_model=PhotoPublic, operation_id="photos-rework")
+async def request_free_rework(
+    photo_id: uuid.UUID, body: ReworkBody, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+) -> Photo:
+    """Ask once, within 7 days of an AI delivery, for a free rework by the designers (a human job at 0
+    credits); the current result stays downloadable until the new one is delivered."""
+    photo = _owned_photo(session, user, photo_id)
+    job = _latest_job(photo)
+    title = "Revisione non disponibile"
+    if any((j.options or {}).get("rework") for j in photo.jobs):
+        raise ApiError(
+            409, "Hai già chiesto la revisione gratuita di questa foto.", "rework_already_requested", title
+        )
+    if job is None or job.status != JobStatus.completed or job.completed_at is None:
+        raise ApiError(
+            409, "La revisione gratuita è possibile solo per una foto elaborata.", "not_completed", title
+        )
+    if datetime.now(UTC) - job.completed_at > timedelta(days=FREE_REWORK_DAYS):
+        raise ApiError(
+            409, "La revisione gratuita va chiesta entro 7 giorni dalla consegna.", "rework_expired", title
+        )
+    if photo.files_deleted_at is not None:
+        raise ApiError(410, "Il file originale non è più disponibile.", "file_deleted", title)
+    rework = PhotoProcessingJob(
+        photo_id=photo.id,
+        user_id=photo.user_id,
+        job_type=JobType.background_removal_human.value,
+        status=JobStatus.pending.value,
+        priority=2,
+        client_notes=body.notes,
+        options={**(job.options or {}), "rework": True, "cost": 0},
+    )
+    session.add(rework)
+    session.commit()
+    await start_job_workflow(temporal, rework)
+    session.expire_all()
+    return _owned_photo(session, user, photo_id)

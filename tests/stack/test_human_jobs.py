@@ -156,3 +156,34 @@ async def test_assignment_checks_capacity_and_activity(stack: Stack, api: httpx.
                          ("POST", f"/api/admin/jobs/{second}/assign")):
         resp = await api.request(method, path, headers=client, json={"designer_id": str(busy_id)})
         assert resp.status_code == 403, (method, path, resp.status_code)
+
+
+async def test_free_rework_once_within_seven_days(stack: Stack, api: httpx.AsyncClient) -> None:
+    sessions = session_factory()
+    client_id, designer_id = new_user(sessions), new_user(sessions, role=UserRole.graphic)
+    client, designer = await _login_id(api, client_id), await _login_id(api, designer_id)
+    resp = await api.post("/api/photos", headers=client,
+                          files=[("files", ("vaso.jpg", product_photo_bytes((160, 120)), "image/jpeg"))])
+    photo = resp.json()[0]
+    await wait_job_status(sessions, photo["jobs"][0]["id"], {"completed"})
+    assert credits_and_ledger(sessions, client_id) == (14, 14)
+
+    resp = await api.post(f"/api/photos/{photo['id']}/rework", headers=client, json={"notes": "ombra più morbida"})
+    assert resp.status_code == 200, resp.text
+    rework = resp.json()["jobs"][-1]
+    assert rework["job_type"] == "background_removal_human" and rework["client_notes"] == "ombra più morbida"
+    await wait_job_status(sessions, rework["id"], {"pending_human"})
+    again = await api.post(f"/api/photos/{photo['id']}/rework", headers=client, json={})
+    assert again.status_code == 409 and again.json()["detail"] == "Hai già chiesto la revisione gratuita di questa foto."
+    # the first result stays downloadable while the designers work
+    assert (await api.get(f"/api/photos/{photo['id']}/download", headers=client)).status_code == 200
+
+    assert (await api.post(f"/api/designer/jobs/{rework['id']}/assign-to-me", headers=designer)).status_code == 200
+    assert (await api.post(f"/api/designer/jobs/{rework['id']}/start", headers=designer)).status_code == 200
+    resp = await api.post(f"/api/designer/jobs/{rework['id']}/complete", headers=designer,
+                          files={"file": ("r.png", _png(), "image/png")})
+    assert resp.status_code == 200, resp.text
+    assert credits_and_ledger(sessions, client_id) == (14, 14)  # the rework costs nothing
+    assert ledger_kinds(sessions, rework["id"]) == ["reserve", "charge"]
+    resp = await api.get(f"/api/photos/{photo['id']}/download", headers=client)
+    assert resp.status_code == 200 and resp.headers["content-type"] == "image/png"

@@ -77,6 +77,9 @@ export interface Photo {
   status: PhotoStatus | string;
   created_at: string;
   processed_path: string | null;
+  /** Set when retention (30 days after delivery) removed the files; the row stays. */
+  files_deleted_at?: string | null;
+  order_id?: string | null;
   jobs: PhotoJob[];
 }
 

@@ -13,16 +13,26 @@ interface Props {
   onSelect: (selected: boolean) => void;
   onDownload: (format: DownloadFormat) => void;
   onReprocess: () => void;
+  onRework: () => void;
   onDelete: () => void;
   busy: boolean;
 }
 
+/** A delivered result exists (it stays downloadable while a free rework is under way). */
 export function isDownloadable(photo: Photo): boolean {
-  const status = latestJob(photo)?.status;
-  return photo.processed_path !== null && photo.status === 'processed' && (status === 'completed' || status === 'completed_human');
+  return photo.processed_path !== null && photo.status === 'processed' && photo.files_deleted_at == null;
 }
 
-export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onDelete, busy }: Props) {
+const REWORK_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Free rework: once, for an AI result delivered less than 7 days ago (DESIGN decisions). */
+export function canRequestRework(photo: Photo, now = Date.now()): boolean {
+  const job = latestJob(photo);
+  if (!job || job.status !== 'completed' || !job.completed_at || photo.jobs.length !== 1) return false;
+  return now - new Date(job.completed_at).getTime() < REWORK_WINDOW_MS;
+}
+
+export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onRework, onDelete, busy }: Props) {
   const job = latestJob(photo);
   const details = job?.processing_details ?? null;
   const title = details?.seo_filename || photo.original_filename;
@@ -96,6 +106,11 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
               WebP
             </button>
           </>
+        ) : null}
+        {canRequestRework(photo) ? (
+          <button type="button" className="btn btn-outline btn-sm" onClick={onRework} disabled={busy} title="Una volta, entro 7 giorni: il nostro team grafico rielabora la foto senza costi">
+            Revisione gratuita
+          </button>
         ) : null}
         {canReprocess ? (
           <button type="button" className="btn btn-outline btn-sm" onClick={onReprocess} disabled={busy}>

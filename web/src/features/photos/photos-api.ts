@@ -20,3 +20,6 @@ export async function downloadPhoto(photo: Photo, format: DownloadFormat = 'jpeg
 
 export const deletePhoto = (id: string) => api<unknown>(`/api/photos/${id}`, { method: 'DELETE' });
 export const reprocessPhoto = (id: string) => api<unknown>(`/api/photos/${id}/reprocess`, { method: 'POST' });
+/** Free rework by the designers, once, within 7 days of an AI delivery (DESIGN decisions). */
+export const requestRework = (id: string, notes?: string) =>
+  api<unknown>(`/api/photos/${id}/rework`, { method: 'POST', json: { notes: notes || null } });

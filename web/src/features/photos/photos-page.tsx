@@ -9,7 +9,7 @@ import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
-import { deletePhoto, downloadPhoto, reprocessPhoto, type DownloadFormat } from './photos-api';
+import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: 'all', label: 'Tutte' },
@@ -121,6 +121,20 @@ export function PhotosPage() {
     }
   };
 
+  const rework = async (photo: Photo) => {
+    const notes = window.prompt('Cosa vorresti migliorare in questa foto? (facoltativo)') ?? undefined;
+    setBusyId(photo.id);
+    try {
+      await requestRework(photo.id, notes);
+      toast({ title: 'Revisione richiesta', description: 'Il nostro team grafico rielaborerà la foto entro 24-48 ore lavorative.' });
+      await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+    } catch (error) {
+      toast({ title: errorTitle(error, 'Errore'), description: errorMessage(error), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
   return (
     <div className="page">
       <header className="page-header">
@@ -198,6 +212,7 @@ export function PhotosPage() {
               onSelect={(on) => toggle(p.id, on)}
               onDownload={(format) => void download(p, format)}
               onReprocess={() => void reprocess(p)}
+              onRework={() => void rework(p)}
               onDelete={() => void remove(p)}
               busy={busyId === p.id}
             />
