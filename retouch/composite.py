@@ -22,16 +22,19 @@ from scipy import ndimage as ndi
 
 from .layout import Placement
 
-__all__ = ["local_background", "decontaminate", "shadow_layer", "blend"]
+__all__ = ["local_background", "tighten_edges", "decontaminate", "shadow_layer", "blend"]
 
 
-def local_background(rgb_small: np.ndarray, alpha_small: np.ndarray, max_side: int = 256) -> np.ndarray:
+def local_background(
+    rgb_small: np.ndarray, alpha_small: np.ndarray, max_side: int = 256, *, foreground: bool = False
+) -> np.ndarray:
     """Estimate the old background's colour everywhere, from sure-background pixels.
 
     Args:
         rgb_small: uint8 (h, w, 3) photo at the working resolution.
         alpha_small: float32 (h, w) matte in [0, 1] at the same size.
         max_side: resolution of the estimate (long side, px); background colour varies slowly.
+        foreground: estimate the local *product* colour instead (from solid product pixels).
 
     Returns:
         float32 (hb, wb, 3) background colour (0..255) on a grid of at most ``max_side`` px, covering
@@ -42,8 +45,12 @@ def local_background(rgb_small: np.ndarray, alpha_small: np.ndarray, max_side: i
     size = (max(1, round(w * f)), max(1, round(h * f)))
     rgb = np.asarray(Image.fromarray(rgb_small, "RGB").resize(size, Image.Resampling.BOX), dtype=np.float32)
     a = np.asarray(Image.fromarray(alpha_small.astype(np.float32), "F").resize(size, Image.Resampling.BOX))
-    weight = np.clip(1.0 - 4.0 * a, 0.0, 1.0).astype(np.float32)  # only clearly-background pixels
-    sigma = max(2.0, 0.03 * max(size))
+    if foreground:
+        weight = np.clip(4.0 * a - 3.0, 0.0, 1.0).astype(np.float32)  # only solid product pixels
+        sigma = max(1.5, 0.015 * max(size))
+    else:
+        weight = np.clip(1.0 - 4.0 * a, 0.0, 1.0).astype(np.float32)  # only clearly-background pixels
+        sigma = max(2.0, 0.03 * max(size))
     den = ndi.gaussian_filter(weight, sigma, mode="nearest")
     num = np.stack([ndi.gaussian_filter(rgb[..., c] * weight, sigma, mode="nearest") for c in range(3)], -1)
     fallback = (rgb * weight[..., None]).sum((0, 1)) / max(float(weight.sum()), 1e-6)
@@ -52,6 +59,64 @@ def local_background(rgb_small: np.ndarray, alpha_small: np.ndarray, max_side: i
     est = num / np.maximum(den, 1e-4)[..., None]
     t = np.clip(den / 0.05, 0.0, 1.0)[..., None]  # far from any background: use the global mean
     return (t * est + (1 - t) * fallback).astype(np.float32)
+
+
+def _lookup(
+    grid: np.ndarray, ys: np.ndarray, xs: np.ndarray, placement: Placement, in_size: tuple[int, int]
+) -> np.ndarray:
+    """Bilinear look-up of a coarse (gh, gw, 3) grid covering the input at canvas pixels (ys, xs)."""
+    in_w, in_h = in_size
+    sl, st, _, _ = placement.src_box
+    x_in = (xs + 0.5) / placement.scale + sl
+    y_in = (ys + 0.5) / placement.scale + st
+    gh, gw = grid.shape[:2]
+    gx = np.clip(x_in * gw / in_w - 0.5, 0, gw - 1)
+    gy = np.clip(y_in * gh / in_h - 0.5, 0, gh - 1)
+    return np.stack(
+        [ndi.map_coordinates(grid[..., c], [gy, gx], order=1, mode="nearest") for c in range(3)], -1
+    )
+
+
+def tighten_edges(
+    fg: np.ndarray,
+    alpha: np.ndarray,
+    bg_est: np.ndarray,
+    fg_est: np.ndarray,
+    placement: Placement,
+    in_size: tuple[int, int],
+    *,
+    min_contrast: float = 60.0,
+    slack: float = 2.0,
+) -> None:
+    """Lower alpha on edge pixels whose colour is mostly old background (in place).
+
+    The network's matte is often 1-2 px too wide, so opaque edge pixels still show the old
+    background: the fringe that decontamination alone cannot fix. Along the edge (pixels within ~2 px
+    of the transparent region) the colour is projected on the line between the local background ``B``
+    and the local product colour ``F`` (the colour-line model of Levin et al. 2008 / Bayesian matting,
+    Chuang et al. 2001): ``a_c = <I - B, F - B> / |F - B|^2``; where ``F`` and ``B`` differ by at least
+    ``min_contrast`` levels, ``alpha = min(alpha, slack * a_c)`` (``slack`` > 1 keeps the product's own
+    darker or lighter edge details from being cut).
+
+    Args:
+        fg: uint8 (H, W, 3) canvas colours (not modified).
+        alpha: float32 (H, W) canvas matte in [0, 1]; modified in place.
+        bg_est, fg_est: colour grids from :func:`local_background` (``foreground=False`` / ``True``).
+    """
+    near_edge = ndi.uniform_filter(alpha, size=5, mode="nearest") < 0.999
+    band = near_edge & (alpha > 0.0)
+    ys, xs = np.nonzero(band)
+    if ys.size == 0:
+        return
+    b = _lookup(bg_est, ys, xs, placement, in_size)
+    f = _lookup(fg_est, ys, xs, placement, in_size)
+    d = f - b
+    n2 = (d * d).sum(-1)
+    i = fg[ys, xs].astype(np.float32)
+    a_c = np.clip(((i - b) * d).sum(-1) / np.maximum(n2, 1.0), 0.0, 1.0)
+    ok = n2 >= min_contrast**2
+    cur = alpha[ys, xs]
+    alpha[ys, xs] = np.where(ok, np.minimum(cur, np.clip(a_c * slack, 0.0, 1.0)), cur)
 
 
 def decontaminate(

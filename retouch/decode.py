@@ -106,8 +106,9 @@ def _register_heif() -> None:
 
 
 def _too_big_message(pixels: int) -> str:
+    size = f"{pixels / 1e6:.0f} megapixel" if pixels else f"oltre {MAX_PIXELS // 1_000_000} megapixel"
     return (
-        f"Immagine troppo grande: {pixels / 1e6:.0f} megapixel (massimo {MAX_PIXELS // 1_000_000}). "
+        f"Immagine troppo grande: {size} (massimo {MAX_PIXELS // 1_000_000}). "
         "Riduci la risoluzione e riprova."
     )
 
@@ -221,11 +222,12 @@ def _apply_icc_array(rgb: np.ndarray, icc: bytes) -> tuple[np.ndarray, bool]:
 
 
 def _is_srgb(profile: ImageCms.ImageCmsProfile) -> bool:
+    """True for the usual sRGB profiles (by description), so the common case skips the transform."""
     try:
-        desc = (ImageCms.getProfileDescription(profile) or "").lower()
+        desc = (ImageCms.getProfileDescription(profile) or "").strip().lower()
     except ImageCms.PyCMSError:
         return False
-    return "srgb" in desc.replace(" ", "") or "iec61966-2" in desc.replace(" ", "")
+    return desc.startswith("srgb") and "linear" not in desc and "scrgb" not in desc
 
 
 def _apply_icc(im: Image.Image, icc: bytes) -> tuple[Image.Image, bool]:
@@ -274,7 +276,7 @@ def _decode_pillow(data: bytes) -> Decoded:
     except BadImageError:
         raise
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as exc:
-        raise BadImageError(_too_big_message(0 if "im" not in locals() else im.size[0] * im.size[1])) from exc
+        raise BadImageError(_too_big_message(0)) from exc
     except Exception as exc:
         if data[:4] in _TIFF_MAGICS:
             dec = _decode_tiff16(data)

@@ -96,29 +96,34 @@ def boundary_f(pred: np.ndarray, gt: np.ndarray, threshold: int = 128, tolerance
     return 2 * precision * recall / (precision + recall)
 
 
-def halo_score(out_rgb: np.ndarray, matte_out: np.ndarray, ring: int = 3) -> float:
+def halo_score(out_rgb: np.ndarray, truth: np.ndarray, inner: int = 1, outer: int = 3) -> float:
     """How visible a halo is around the product in a white-background result.
 
-    Looks at a thin ring of background just outside the product (matte < 8, within ``ring`` px of the
-    matte >= 128 region) and returns the 99th percentile of its distance from pure white
-    (max over channels of ``255 - value``, in 8-bit levels). 0 = perfectly clean; a grey or coloured
-    fringe typically scores 20-80. The shadow is excluded by only looking above the product's lowest 15%.
+    Looks at the ring of *true* background between ``inner`` and ``outer`` px outside the true product
+    (``truth >= 128``; GT 128 band pixels and the lowest 15% of the product's height, where a shadow
+    may legitimately be, are left out) and returns the median distance from pure white there (max
+    over channels of ``255 - value``, in 8-bit levels). A halo runs along the whole outline, so the
+    median picks it up while a local segmentation error does not dominate. 0 = clean; a visible grey
+    or coloured fringe scores roughly 30 and more.
 
     Args:
-        out_rgb: uint8 (H, W, 3) white-background result (without shadow for a clean reading).
-        matte_out: uint8 (H, W) matte placed on the output canvas.
+        out_rgb: uint8 (H, W, 3) white-background result at the same size as ``truth``.
+        truth: uint8 (H, W) ground-truth (or known) product mask, 255 = product.
     """
-    fg = matte_out >= 128
+    fg = truth >= 128
+    if truth.dtype == np.uint8:
+        fg &= truth != UNLABELLED
     if not fg.any():
         return 0.0
-    near = ndi.binary_dilation(fg, iterations=ring) & (matte_out < 8)
+    dist = ndi.distance_transform_edt(~fg)
+    ring = (dist > inner) & (dist <= outer) & (truth < UNLABELLED)
     rows = np.flatnonzero(fg.any(axis=1))
     cut = rows[0] + int(0.85 * (rows[-1] - rows[0]))
-    near[cut:] = False
-    if not near.any():
+    ring[cut:] = False
+    if not ring.any():
         return 0.0
-    dev = 255 - out_rgb[near].min(axis=1).astype(np.int16)
-    return float(np.percentile(dev, 99))
+    dev = 255 - out_rgb[ring].min(axis=1).astype(np.int16)
+    return float(np.median(dev))
 
 
 def background_purity(out_rgb: np.ndarray, matte_out: np.ndarray, margin: int = 12) -> float:

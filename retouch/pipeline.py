@@ -16,12 +16,12 @@ from PIL import Image
 from .backgrounds import render_background
 from .colors import dominant_colours, seo_filename
 from .compliance import compliance_report
-from .composite import blend, decontaminate, local_background, shadow_layer
+from .composite import blend, decontaminate, local_background, shadow_layer, tighten_edges
 from .correct import apply_lut, estimate_correction, remove_dust
 from .decode import DEFAULT_MAX_INPUT_BYTES, decode_image
 from .encode import encode_jpeg, encode_png, encode_webp
 from .errors import BadImageError
-from .layout import plan_placement, product_bbox, resample_region
+from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .presets import get_preset
@@ -182,6 +182,13 @@ def retouch(
         alpha_small = refine_matte(small, coarse)
         matte = upsample_matte(alpha_small, (w, h))
         matte_source = model_name
+        # edge pixels that still show the old background: lower their alpha (full resolution, band only)
+        bg_est = local_background(small, alpha_small)
+        fg_est = local_background(small, alpha_small, foreground=True)
+        a_full = matte.astype(np.float32) / 255.0
+        identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
+        tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h))
+        matte = (a_full * 255.0 + 0.5).astype(np.uint8)
     bbox = product_bbox(matte)
     if bbox is None:
         raise BadImageError("Nessun prodotto riconosciuto nell'immagine")
@@ -193,7 +200,6 @@ def retouch(
 
     # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
     if matte_source != "alpha":
-        bg_est = local_background(small, alpha_small)
         decontaminate(fg, alpha_out, bg_est, placement, (w, h))
 
     # 4. light and colour on the product only
@@ -254,6 +260,11 @@ def retouch(
         "background": category or "white",
         "shadow": bool(options.shadow),
         "matte_source": matte_source,
+        "framing": {
+            "scale": round(placement.scale, 6),
+            "src_box": [round(v, 3) for v in placement.src_box],
+            "product_bbox": list(placement.bbox),
+        },
         "specks_removed": int(specks),
         "correction": corr.as_dict(),
     }

@@ -1,0 +1,66 @@
+"""The command-line helper (``fotopronta retouch IN... -o OUT``)."""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from PIL import Image
+from retouch_helpers import needs_model
+from retouch_images import product_photo
+
+from retouch.cli import add_arguments, run
+
+
+def _parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def test_arguments():
+    args = _parse(
+        [
+            "a.jpg",
+            "b.png",
+            "-o",
+            "out",
+            "--preset",
+            "amazon",
+            "--matte",
+            "--cutout",
+            "--no-shadow",
+            "--background",
+            "minimal_studio",
+            "--model",
+            "u2netp",
+        ]
+    )
+    assert [str(p) for p in args.inputs] == ["a.jpg", "b.png"]
+    assert args.preset == "amazon" and args.matte and args.cutout and args.shadow is False
+    assert args.background == "minimal_studio" and args.model == "u2netp"
+    assert _parse(["x.jpg", "-o", "o"]).shadow is True
+
+
+@needs_model
+def test_run_writes_outputs_and_survives_a_bad_file(tmp_path, capsys):
+    data, _ = product_photo(320, 240)
+    good = tmp_path / "borsa.jpg"
+    good.write_bytes(data)
+    bad = tmp_path / "rotto.jpg"
+    bad.write_bytes(b"\xff\xd8\xff garbage")
+    missing = tmp_path / "manca.jpg"
+    out = tmp_path / "out"
+    code = run(_parse([str(bad), str(good), str(missing), "-o", str(out), "--matte", "--cutout"]))
+    printed = capsys.readouterr().out.splitlines()
+    assert code != 0
+    assert len(printed) == 3
+    assert "Impossibile leggere l'immagine" in printed[0]
+    assert printed[1].startswith("OK")
+    for name in ("borsa.jpg", "borsa.webp", "borsa.matte.png", "borsa.cutout.png"):
+        assert (out / name).is_file(), name
+    matte = Image.open(out / "borsa.matte.png")
+    assert matte.mode == "L" and matte.size == (320, 240)
+    assert np.asarray(matte)[120, 160] == 255
+    assert Image.open(out / "borsa.cutout.png").mode == "RGBA"
+    assert not (out / "rotto.jpg").exists()

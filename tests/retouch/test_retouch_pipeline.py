@@ -1,0 +1,222 @@
+"""The full pipeline on synthetic and real photos: white background, presets, compliance, details."""
+
+from __future__ import annotations
+
+import io
+import itertools
+
+import numpy as np
+import pytest
+from PIL import Image
+from retouch_helpers import GT_IMAGES, GT_MASKS, model_available, needs_model
+from retouch_images import product_photo
+
+from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES, BadImageError, RetouchOptions, get_session, retouch
+from retouch import metrics as M
+from retouch.backgrounds import render_background
+from retouch.colors import colour_name, seo_filename, slugify
+from retouch.correct import remove_dust
+
+EXPECTED_SIZES = {
+    "amazon": (2000, 2000),
+    "zalando": (1801, 2600),
+    "etsy": (2000, 1500),
+    "shopify": (2048, 2048),
+    "original": (480, 360),
+}
+
+
+def _decode(jpeg: bytes) -> np.ndarray:
+    return np.asarray(Image.open(io.BytesIO(jpeg)).convert("RGB"))
+
+
+@pytest.fixture(scope="module")
+def photo() -> tuple[bytes, np.ndarray]:
+    return product_photo()
+
+
+@pytest.fixture(scope="module")
+def results(photo) -> dict[str, object]:
+    if not model_available():
+        pytest.skip("modello u2netp assente (U2NET_HOME)")
+    data, _ = photo
+    opts = {"brand": "Ciàò Moda", "category": "Borsa a tracolla", "short_id": "a1b2c3"}
+    return {name: retouch(data, RetouchOptions(preset=name, **opts)) for name in PRESETS}
+
+
+@needs_model
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_presets_size_and_pure_white_corners(results, preset, save_failure):
+    res = results[preset]
+    out = _decode(res.jpeg)
+    ok = (res.width, res.height) == EXPECTED_SIZES[preset] == (out.shape[1], out.shape[0])
+    white = M.corner_min(out) >= 254
+    if not (ok and white):
+        print("immagine:", save_failure(f"{preset}.jpg", res.jpeg))
+    assert ok and white
+    assert Image.open(io.BytesIO(res.webp)).size == (res.width, res.height)
+    assert res.matte.shape == (360, 480) and res.matte.dtype == np.uint8
+
+
+@needs_model
+def test_amazon_fill_and_compliance(results):
+    rep = results["amazon"].details["compliance"]
+    assert rep["preset"] == "amazon"
+    assert rep["passed"], rep
+    assert set(rep["rules"]) >= {"background_white", "fill_ratio", "size", "colour_space"}
+    assert 0.85 <= rep["rules"]["fill_ratio"]["value"] <= 0.9
+    assert all(isinstance(r["passed"], bool) for r in rep["rules"].values())
+    # the original preset has no fill rule, and the 480 px result is below the zoom size
+    orig = results["original"].details["compliance"]
+    assert orig["rules"]["fill_ratio"]["applies"] is False
+    assert orig["rules"]["size"]["passed"] is False
+
+
+@needs_model
+def test_details_colours_and_seo_filename(results):
+    import json
+
+    d = results["amazon"].details
+    json.dumps(d)  # JSON-serialisable
+    assert d["brand"] == "Ciàò Moda" and d["category"] == "Borsa a tracolla"
+    assert 1 <= len(d["colors"]) <= 6
+    top = d["colors"][0]
+    assert (
+        top["name"] in ("rosso", "bordeaux", "corallo") and top["hex"].startswith("#") and top["share"] > 0.5
+    )
+    assert d["seo_filename"] == f"ciao-moda-borsa-a-tracolla-{top['name'].replace(' ', '-')}-a1b2c3.jpg"
+    assert d["bytes_in"] > 0 and d["bytes_out_jpeg"] == len(results["amazon"].jpeg)
+    assert d["bytes_saved"] == d["bytes_in"] - d["bytes_out_jpeg"]
+    assert (d["input_width"], d["input_height"]) == (480, 360)
+
+
+@needs_model
+def test_matte_matches_the_product_and_no_halo(photo, results, save_failure):
+    data, truth = photo
+    res = results["original"]
+    iou = M.iou(res.matte, truth)
+    out = _decode(retouch(data, RetouchOptions(shadow=False)).jpeg)
+    halo = M.halo_score(out, truth)
+    if iou < 0.95 or halo > 20:
+        print("matte:", save_failure("matte", res.matte), "out:", save_failure("out", out))
+    assert iou >= 0.95
+    assert halo <= 20
+
+
+@needs_model
+def test_shadow_is_toggleable(photo):
+    data, _ = photo
+    with_shadow = _decode(retouch(data, RetouchOptions(preset="amazon")).jpeg)
+    without = _decode(retouch(data, RetouchOptions(preset="amazon", shadow=False)).jpeg)
+    below = slice(1885, 1990), slice(600, 1400)  # just under the product (bottom margin)
+    assert with_shadow[below].mean() < without[below].mean() - 1.0
+    assert without[below].mean() >= 254.5
+
+
+@needs_model
+def test_cutout_png_is_rgba_at_input_size(results):
+    im = Image.open(io.BytesIO(results["original"].cutout_png()))
+    assert im.mode == "RGBA" and im.size == (480, 360)
+    assert np.asarray(im)[180, 240, 3] == 255 and np.asarray(im)[5, 5, 3] == 0
+
+
+@needs_model
+def test_transparent_png_uses_its_alpha():
+    rgba = np.zeros((200, 300, 4), np.uint8)
+    rgba[..., :3] = (20, 60, 200)
+    rgba[50:150, 100:200, 3] = 255
+    buf = io.BytesIO()
+    Image.fromarray(rgba, "RGBA").save(buf, "PNG")
+    res = retouch(buf.getvalue(), RetouchOptions(preset="shopify"))
+    assert res.details["matte_source"] == "alpha"
+    assert np.array_equal(res.matte, rgba[..., 3])
+    assert M.corner_min(_decode(res.jpeg)) >= 254
+
+
+@needs_model
+def test_smart_background_result(photo, save_failure):
+    data, _ = photo
+    res = retouch(data, RetouchOptions(preset="amazon", background_category="home_lifestyle"))
+    out = _decode(res.jpeg)
+    assert res.details["background"] == "home_lifestyle"
+    assert res.details["compliance"]["rules"]["background_white"]["applies"] is False
+    if M.corner_min(out) >= 250:
+        print("immagine:", save_failure("smart.jpg", res.jpeg))
+    assert M.corner_min(out) < 250  # not white
+
+
+def test_smart_backgrounds_differ_from_each_other():
+    imgs = {c: render_background(c, 320, 320, 0.8).astype(np.int16) for c in SMART_BACKGROUND_CATEGORIES}
+    for a, b in itertools.combinations(SMART_BACKGROUND_CATEGORIES, 2):
+        diff = float(np.abs(imgs[a] - imgs[b]).mean())
+        assert diff > 8.0, (a, b, diff)
+    # deterministic
+    assert np.array_equal(
+        render_background("minimal_studio", 64, 64, 0.8), render_background("minimal_studio", 64, 64, 0.8)
+    )
+    with pytest.raises(ValueError):
+        render_background("disco", 10, 10, 0.5)
+
+
+def test_unknown_options_are_rejected():
+    with pytest.raises(ValueError):
+        retouch(b"x", RetouchOptions(preset="ebay"))
+    with pytest.raises(ValueError):
+        retouch(b"x", RetouchOptions(background_category="disco"))
+
+
+def test_bad_bytes_raise_bad_image_error():
+    with pytest.raises(BadImageError, match="Impossibile leggere"):
+        retouch(b"\x89PNG\r\n\x1a\n broken")
+
+
+def test_colour_names_and_slug():
+    assert colour_name((250, 250, 250)) == "bianco"
+    assert colour_name((15, 15, 15)) == "nero"
+    assert colour_name((30, 60, 190)) == "blu"
+    assert colour_name((205, 25, 30)) == "rosso"
+    assert slugify("Città – Più Bella!") == "citta-piu-bella"
+    assert seo_filename(None, None, None, None) == "foto-prodotto.jpg"
+    assert seo_filename("Acme", "Maglia rossa", "rosso", "x9") == "acme-maglia-rossa-rosso-x9.jpg"
+
+
+def test_dust_specks_are_removed():
+    rng = np.random.default_rng(1)
+    img = np.full((200, 200, 3), (180, 150, 120), np.uint8)
+    img = np.clip(img + rng.normal(0, 1.5, img.shape), 0, 255).astype(np.uint8)
+    specks = [(50, 60), (120, 140), (160, 40)]
+    for y, x in specks:
+        img[y : y + 2, x : x + 2] = (20, 20, 20)
+    alpha = np.full((200, 200), 255, np.uint8)
+    n = remove_dust(img, alpha)
+    assert n == len(specks)
+    for y, x in specks:
+        assert np.abs(img[y, x].astype(int) - (180, 150, 120)).max() < 25
+
+
+@needs_model
+def test_session_is_created_once():
+    assert get_session("u2netp") is get_session("u2netp")
+
+
+def _gt_pair(name: str) -> tuple[bytes, np.ndarray]:
+    path = next(p for p in GT_IMAGES.iterdir() if p.stem == name)
+    return path.read_bytes(), np.asarray(Image.open(GT_MASKS / f"{name}.png").convert("L"))
+
+
+@needs_model
+@pytest.mark.parametrize("name", ["208001", "227092"])
+def test_matte_quality_not_worse_than_plain_rembg(photos_dir, name, save_failure):
+    from rembg import remove
+
+    data, gt = _gt_pair(name)
+    base = np.asarray(
+        Image.open(io.BytesIO(remove(data, session=get_session(), only_mask=True))).convert("L")
+    )
+    ours = retouch(data, RetouchOptions(shadow=False)).matte
+    iou_b, iou_o = M.iou(base, gt), M.iou(ours, gt)
+    bf_b, bf_o = M.boundary_f(base, gt), M.boundary_f(ours, gt)
+    if iou_o < iou_b or bf_o < bf_b:
+        print("ours:", save_failure("ours", ours), "rembg:", save_failure("rembg", base))
+    assert iou_o >= iou_b - 1e-3, (iou_o, iou_b)
+    assert bf_o >= bf_b - 1e-3, (bf_o, bf_b)
