@@ -57,11 +57,12 @@ def compliance_report(
     """
     h, w = alpha_out.shape
     rules: dict[str, dict[str, Any]] = {}
-    bg = alpha_out <= 0.0
+    # purity on every other pixel in both directions (a statistic: 1/4 of the pixels is plenty)
+    bg = alpha_out[::2, ::2] <= 0.0
     if shadow is not None:
-        bg &= shadow <= 0.0
+        bg &= shadow[::2, ::2] <= 0.0
     n_bg = int(np.count_nonzero(bg))
-    white = out.min(axis=2) == 255
+    white = out[::2, ::2].min(axis=2) == 255
     purity = float(np.count_nonzero(white & bg) / n_bg) if n_bg else 1.0
     white_applies = preset.require_white and not smart_background
     rules["background_white"] = _rule(

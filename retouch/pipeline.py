@@ -219,7 +219,8 @@ def retouch(
     background = None
     if category is not None:
         rows = np.flatnonzero((alpha_out > 0.5).any(axis=1))
-        floor_y = (rows[-1] + 1) / alpha_out.shape[0] if rows.size else 0.85
+        # the surface line sits a little above the product's base, so it stands *on* the surface
+        floor_y = (rows[-1] + 1 - 0.08 * (rows[-1] - rows[0])) / alpha_out.shape[0] if rows.size else 0.85
         background = render_background(category, alpha_out.shape[1], alpha_out.shape[0], floor_y)
     out = blend(fg, alpha_out, background, shadow, saturation=0.08)
 
