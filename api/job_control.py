@@ -15,7 +15,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from api.errors import ApiError
 from fotopronta.models import JobStatus, PhotoProcessingJob
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import CreditsAddedSignal, workflow_id_for_job
+from workflows.shared import ResumeInput, workflow_id_for_job
 
 log = logging.getLogger("fotopronta.api.jobs")
 
@@ -23,13 +23,15 @@ log = logging.getLogger("fotopronta.api.jobs")
 async def resume_waiting_jobs(
     temporal: Client, session: Session, user_id: uuid.UUID, *, balance: int = 0
 ) -> int:
-    """Send ``credits_added`` to every job of ``user_id`` waiting for credits, oldest upload first.
+    """Resume the user's jobs waiting for credits, oldest upload first.
 
-    Call it after the user's balance rose (purchase completed, admin grant). Each workflow then
-    retries its reservation; jobs that still find too few credits keep waiting.
+    Call it after the user's balance rose (purchase completed, admin grant). Each job gets the
+    ``resume`` update in turn, which retries its reservation before the next job is tried, so
+    earlier uploads get the credits first; jobs that still find too few credits keep waiting.
+    ``balance`` is informational.
 
     Returns:
-        How many workflows were signalled.
+        How many jobs now hold their credits.
     """
     jobs = (
         session.execute(
@@ -43,15 +45,15 @@ async def resume_waiting_jobs(
         .scalars()
         .all()
     )
-    signalled = 0
+    resumed = 0
     for job_id in jobs:
         handle = temporal.get_workflow_handle_for(PhotoJobWorkflow.run, workflow_id_for_job(str(job_id)))
         try:
-            await handle.signal(PhotoJobWorkflow.credits_added, CreditsAddedSignal(balance=balance))
-            signalled += 1
-        except RPCError as exc:  # workflow already closed: nothing to resume
-            log.warning("cannot signal %s: %s", job_id, exc)
-    return signalled
+            if await handle.execute_update(PhotoJobWorkflow.resume, ResumeInput()):
+                resumed += 1
+        except (RPCError, WorkflowUpdateFailedError) as exc:  # closed or refused: nothing to resume
+            log.warning("cannot resume %s: %s", job_id, exc)
+    return resumed
 
 
 async def run_job_update(

@@ -46,6 +46,7 @@ with workflow.unsafe.imports_passed_through():
         PhotoJobInput,
         RejectInput,
         ReprocessInput,
+        ResumeInput,
         RetentionInput,
         RetouchInput,
         RetouchOutput,
@@ -114,6 +115,7 @@ class PhotoJobWorkflow:
         self._deadline: datetime | None = None
         self._human_outcome: str | None = None
         self._reprocess_requested = False
+        self._reserved = False
 
     # -- queries and signals -------------------------------------------------------------------
 
@@ -155,7 +157,9 @@ class PhotoJobWorkflow:
         await self._activity(name, CreditsInput(inp.user_id, inp.job_id, self._reservation_id, inp.cost))
 
     async def _reserve_or_wait(self) -> None:
-        """Reserve the job's credits, waiting for ``credits_added`` while the balance is short."""
+        """Reserve the job's credits, waiting while the balance is short until a ``credits_added``
+        signal (then retry) or a ``resume`` update (which reserves itself) arrives."""
+        self._reserved = False
         while True:
             seen = self._credits_signals
             try:
@@ -166,7 +170,33 @@ class PhotoJobWorkflow:
                     raise
             if self._status != "waiting_for_credits":
                 await self._set_status("waiting_for_credits", progress=0, error="Crediti terminati")
-            await workflow.wait_condition(lambda seen=seen: self._credits_signals > seen)  # type: ignore[misc]
+            await workflow.wait_condition(
+                lambda seen=seen: self._reserved or self._credits_signals > seen  # type: ignore[misc]
+            )
+            if self._reserved:
+                return
+
+    @workflow.update
+    async def resume(self, inp: ResumeInput) -> bool:
+        """Retry the reservation of a job waiting for credits, now; ``True`` when the job holds its
+        credits (or was not waiting), ``False`` when the balance is still short. The API calls it job
+        after job in upload order, so earlier uploads get the credits first."""
+        if self._status != "waiting_for_credits" or self._reserved:
+            return True
+        if self._busy:
+            return False
+        self._busy = True
+        try:
+            try:
+                await self._credits("reserve_credits")
+            except ActivityError as err:
+                if _error_type(err) != INSUFFICIENT_CREDITS_ERROR:
+                    raise
+                return False
+            self._reserved = True
+            return True
+        finally:
+            self._busy = False
 
     async def _exclusive(self) -> None:
         """Mark an update handler as running; refuse a second one at the same time."""

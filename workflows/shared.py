@@ -134,6 +134,11 @@ class FailJobInput:
 
 
 @dataclass
+class ResumeInput:
+    """Update ``resume``: retry a waiting job's reservation now (no fields yet)."""
+
+
+@dataclass
 class CreditsAddedSignal:
     """Signal ``credits_added``: the user's balance rose (purchase, admin grant)."""
 

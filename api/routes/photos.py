@@ -199,6 +199,7 @@ async def upload_photos(
             storage.put(BUCKET_UPLOADS, key, data, upload.content_type or "application/octet-stream")
             stored.append(key)
             width, height = _image_size(data)
+            uploaded_at = datetime.now(UTC)
             photo = Photo(
                 user_id=user.id,
                 original_filename=PurePath(upload.filename or "foto").name,
@@ -209,10 +210,12 @@ async def upload_photos(
                 width=width,
                 height=height,
                 order_id=order.id,
+                created_at=uploaded_at,  # per file, not the transaction's now(): keeps upload order
             )
             session.add(photo)
             session.flush()
             job = PhotoProcessingJob(
+                created_at=uploaded_at,
                 photo_id=photo.id,
                 user_id=user.id,
                 job_type=kind.value,

@@ -1,5 +1,6 @@
-"""Issue 4: 12 photos with 10 credits — exactly 10 complete, 2 wait durably; an admin grant of 5
-credits resumes both; the final balance is 3 and equals the ledger (real stack)."""
+"""Issue 4: 12 photos with 10 credits — exactly 10 complete, 2 wait durably; admin grants of 1 then
+4 credits (5 in all) resume them in upload order; the final balance is 3 and equals the ledger
+(real stack)."""
 
 from __future__ import annotations
 
@@ -60,7 +61,12 @@ async def test_twelve_photos_with_ten_credits(stack: Stack, api: httpx.AsyncClie
     with sessions() as session:
         admin_email = session.execute(select(Profile.email).where(Profile.id == admin_id)).scalar_one()
     admin = await login(api, admin_email, "segreto123")
-    resp = await api.post(f"/api/admin/users/{user_id}/credits", headers=admin, json={"amount": 5})
+    # one credit: the earlier upload of the two resumes first (upload order), the other keeps waiting
+    resp = await api.post(f"/api/admin/users/{user_id}/credits", headers=admin, json={"amount": 1})
+    assert resp.status_code == 200, resp.text
+    statuses = await _until(api, headers, done=11, waiting=1)
+    assert statuses[-2:] == ["completed", "waiting_for_credits"]
+    resp = await api.post(f"/api/admin/users/{user_id}/credits", headers=admin, json={"amount": 4})
     assert resp.status_code == 200, resp.text
 
     await _until(api, headers, done=12, waiting=0)
