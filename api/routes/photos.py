@@ -13,7 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, File, Form, Query, UploadFile, status
 from fastapi.responses import Response
-from PIL import Image
+from PIL import Image, ImageOps
 from pydantic import BaseModel, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
@@ -457,3 +457,56 @@ async def request_free_rework(
     await start_job_workflow(temporal, rework)
     session.expire_all()
     return _owned_photo(session, user, photo_id)
+
+
+THUMBNAIL_CACHE_S = 300
+
+
+@router.get(
+    "/{photo_id}/thumbnail", operation_id="photos-thumbnail", responses={200: {"content": {"image/jpeg": {}}}}
+)
+def photo_thumbnail(
+    photo_id: uuid.UUID,
+    user: CurrentUser,
+    session: SessionDep,
+    size: Annotated[int, Query(ge=64, le=1024)] = 320,
+) -> Response:
+    """A JPEG preview at most ``size`` px on its long side: the delivered result when there is one,
+    else the original. 404 'Anteprima non disponibile' when the file is gone or not decodable here."""
+    photo = _owned_photo(session, user, photo_id)
+    unavailable = ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
+    if photo.files_deleted_at is not None:
+        raise unavailable
+    if photo.status == "processed" and photo.processed_path:
+        bucket, key = BUCKET_PROCESSED, photo.processed_path
+    else:
+        bucket, key = BUCKET_UPLOADS, photo.upload_path
+    try:
+        data = get_storage().get(bucket, key)
+        preview = _thumbnail_jpeg(data, size)
+    except (ObjectNotFoundError, OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise unavailable from exc
+    return Response(
+        preview, media_type="image/jpeg", headers={"Cache-Control": f"private, max-age={THUMBNAIL_CACHE_S}"}
+    )
+
+
+def _thumbnail_jpeg(data: bytes, size: int) -> bytes:
+    """Decode (JPEG at reduced scale via ``draft``), apply EXIF orientation, fit in ``size``×``size``
+    px, flatten transparency on white, encode JPEG quality 82.
+
+    Raises:
+        OSError, ValueError: not an image Pillow can read.
+    """
+    with Image.open(io.BytesIO(data)) as img:
+        img.draft("RGB", (size, size))
+        oriented = ImageOps.exif_transpose(img)
+        oriented.thumbnail((size, size))
+        if oriented.mode in ("RGBA", "LA", "P"):
+            rgba = oriented.convert("RGBA")
+            flat = Image.new("RGB", rgba.size, (255, 255, 255))
+            flat.paste(rgba, mask=rgba.getchannel("A"))
+            oriented = flat
+        buf = io.BytesIO()
+        oriented.convert("RGB").save(buf, "JPEG", quality=82)
+        return buf.getvalue()

@@ -53,3 +53,31 @@ async def test_batch_order_details_and_zip(stack: object, api: httpx.AsyncClient
     stranger = await login(api, *make_user())
     assert (await api.get(f"/api/orders/{order_id}", headers=stranger)).status_code == 404
     assert (await api.get(f"/api/orders/{order_id}/download", headers=stranger)).status_code == 404
+
+
+async def test_thumbnails_show_original_then_result_to_the_owner_only(
+    stack: object, api: httpx.AsyncClient
+) -> None:
+    owner = await login(api, *make_user())
+    resp = await api.post(
+        "/api/photos",
+        headers=owner,
+        files=[("files", ("t.jpg", product_photo_bytes((1200, 900)), "image/jpeg"))],
+    )
+    photo = resp.json()[0]
+    first = await api.get(f"/api/photos/{photo['id']}/thumbnail", headers=owner, params={"size": 200})
+    assert first.status_code == 200 and first.headers["content-type"] == "image/jpeg"
+    assert max(Image.open(io.BytesIO(first.content)).size) == 200
+    deadline = time.monotonic() + 120
+    while (await api.get("/api/photos", headers=owner)).json()[0]["status"] != "processed":
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.5)
+    done = await api.get(f"/api/photos/{photo['id']}/thumbnail", headers=owner)
+    assert done.status_code == 200
+    corner = Image.open(io.BytesIO(done.content)).convert("RGB").getpixel((0, 0))
+    assert min(corner) >= 250  # the white-background result, not the grey original
+    stranger = await login(api, *make_user())
+    assert (await api.get(f"/api/photos/{photo['id']}/thumbnail", headers=stranger)).status_code == 404
+    assert (
+        await api.get(f"/api/photos/{photo['id']}/thumbnail", headers=owner, params={"size": 5000})
+    ).status_code == 422

@@ -1,6 +1,7 @@
 import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
+import { useAuthImage } from '@/lib/use-auth-image';
 import { isRetryableError, jobStatusLabel, jobStatusTone, latestJob } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import type { DownloadFormat } from './photos-api';
@@ -38,6 +39,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
   const title = details?.seo_filename || photo.original_filename;
   const colors = details?.colors ?? [];
   const canDownload = isDownloadable(photo);
+  const thumb = useAuthImage(photo.files_deleted_at ? null : `/api/photos/${photo.id}/thumbnail`, `${photo.status}:${photo.processed_path ?? ''}`);
   const inProgress = job?.status === 'processing' || job?.status === 'in_progress_human';
   const canReprocess = (job?.status === 'failed' || job?.status === 'rejected_human') && isRetryableError(job.error_message);
 
@@ -47,8 +49,8 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
         {canDownload ? (
           <input type="checkbox" className="photo-check" aria-label={`Seleziona ${title}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
         ) : null}
-        <div className="photo-thumb" aria-hidden="true">
-          🖼️
+        <div className="photo-thumb">
+          {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <span aria-hidden="true">🖼️</span>}
         </div>
         <Badge tone={jobStatusTone(job?.status)}>{jobStatusLabel(job?.status ?? null)}</Badge>
       </div>
