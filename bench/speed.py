@@ -15,7 +15,8 @@ Reported: wall time (including process start and model loading), photos per seco
 (``psutil``, the child's RSS sampled every 20 ms), and for ours the RSS after the first
 and after the last photo (should be flat). Figures are printed, never asserted.
 
-Usage: ``python -m bench.speed [--limit N] [--model u2netp] [--workers N] [--repeat K]``.
+Usage: ``python -m bench.speed [--limit N] [--model u2netp] [--workers N] [--scale-to-mp MP]``.
+``--scale-to-mp 12`` adds the scenario of phone-size uploads (every photo enlarged to ~12 MP first).
 """
 
 from __future__ import annotations
@@ -130,6 +131,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
     parser.add_argument("--model", default="u2netp")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads for our pipeline")
+    parser.add_argument(
+        "--scale-to-mp",
+        type=float,
+        default=None,
+        help="extra scenario: enlarge every photo (Lanczos, JPEG q95) to about this many megapixels, "
+        "as phone/camera uploads are; both tools get the same enlarged files",
+    )
     parser.add_argument("--worker", choices=["ours", "rembg-loop"], help=argparse.SUPPRESS)
     parser.add_argument("--in-dir", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--out-dir", type=Path, help=argparse.SUPPRESS)
@@ -154,8 +162,11 @@ def main(argv: list[str] | None = None) -> int:
         in_dir = Path(tmp) / "in"
         in_dir.mkdir()
         for i, p in enumerate(photos):  # same names for both tools; links, not copies
-            (in_dir / f"{i:03d}_{p.name}").symlink_to(p)
-        megapixels = _megapixels(photos)
+            if args.scale_to_mp:
+                _enlarged_copy(p, in_dir / f"{i:03d}_{p.stem}.jpg", args.scale_to_mp)
+            else:
+                (in_dir / f"{i:03d}_{p.name}").symlink_to(p)
+        megapixels = _megapixels(list_images(in_dir))
 
         cli = _rembg_cli_available()
         out_r = Path(tmp) / "rembg"
@@ -234,6 +245,17 @@ def main(argv: list[str] | None = None) -> int:
             f"(target < 1000 MB)"
         )
     return 0
+
+
+def _enlarged_copy(src: Path, dst: Path, megapixels: float) -> None:
+    """Write ``src`` enlarged to about ``megapixels`` MP as a JPEG (q 95) at ``dst``."""
+    from PIL import Image, ImageOps
+
+    with Image.open(src) as im:
+        im = ImageOps.exif_transpose(im).convert("RGB")
+        f = max(1.0, (megapixels * 1e6 / (im.width * im.height)) ** 0.5)
+        im = im.resize((round(im.width * f), round(im.height * f)), Image.Resampling.LANCZOS)
+        im.save(dst, "JPEG", quality=95)
 
 
 def _megapixels(paths: list[Path]) -> float:

@@ -4,6 +4,14 @@ Public API (the Temporal activity, the API and the CLI code against these names)
 
     from retouch import retouch, RetouchOptions, RetouchResult, BadImageError, PRESETS
     result = retouch(data, RetouchOptions(preset="amazon"))
+    result.jpeg, result.webp, result.details, result.matte, result.cutout_png()
+
+Modules: ``decode`` (formats, orientation, ICC, refusals), ``segment`` (rembg sessions, cached),
+``matte`` (guided-filter refinement, trapped background), ``composite`` (edge tightening,
+decontamination, shadow, blend), ``correct`` (light, colour, dust), ``layout`` + ``presets`` (framing),
+``backgrounds`` (procedural smart backgrounds), ``colors`` (dominant colours, Italian names, SEO name),
+``compliance`` (marketplace rules), ``encode`` (JPEG/WebP/PNG), ``metrics`` (quality measures used by
+the tests and the benchmarks), ``cli`` (the ``fotopronta retouch`` command).
 """
 
 from .errors import BadImageError

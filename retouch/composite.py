@@ -248,20 +248,24 @@ def blend(
         return out
     cols = np.flatnonzero(touched[rows[0] : rows[-1] + 1].any(axis=0))
     sl = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
-    a = alpha[sl][..., None]
-    f = fg[sl].astype(np.float32)
-    if saturation:
-        luma = (f @ np.array([0.299, 0.587, 0.114], np.float32))[..., None]
-        f -= luma
-        f *= 1.0 + saturation
-        f += luma
-    b = out[sl].astype(np.float32)
-    if shadow is not None:
-        b *= 1.0 - shadow[sl][..., None]
-    f -= b  # a F + (1 - a) b = a (F - b) + b
-    f *= a
-    f += b
-    f += 0.5
-    np.clip(f, 0, 255, out=f)
-    out[sl] = f.astype(np.uint8)
+    r0, r1 = sl[0].start, sl[0].stop
+    luma_w = np.array([0.299, 0.587, 0.114], np.float32)
+    for y in range(r0, r1, 256):  # strips of 256 rows: bounded temporaries, cache-friendly
+        ss = (slice(y, min(r1, y + 256)), sl[1])
+        a = alpha[ss][..., None]
+        f = fg[ss].astype(np.float32)
+        if saturation:
+            luma = (f @ luma_w)[..., None]
+            f -= luma
+            f *= 1.0 + saturation
+            f += luma
+        b = out[ss].astype(np.float32)
+        if shadow is not None:
+            b *= 1.0 - shadow[ss][..., None]
+        f -= b  # a F + (1 - a) b = a (F - b) + b
+        f *= a
+        f += b
+        f += 0.5
+        np.clip(f, 0, 255, out=f)
+        out[ss] = f.astype(np.uint8)
     return out

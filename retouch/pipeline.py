@@ -42,6 +42,9 @@ SMART_BACKGROUND_CATEGORIES = (
 #: anyway; refinement at ~1 MP keeps edges sharp while staying far cheaper than full resolution.
 WORK_MAX_PIXELS = 1_000_000
 
+#: Largest product region (output pixels) on which dust removal runs; ``specks_removed`` is -1 when skipped.
+DUST_MAX_PIXELS = 8_000_000
+
 
 @dataclass(frozen=True)
 class RetouchOptions:
@@ -210,7 +213,12 @@ def retouch(
         y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
         region = fg[y0:y1, x0:x1]
         fg[y0:y1, x0:x1] = apply_lut(region, corr.lut())
-        specks = remove_dust(fg[y0:y1, x0:x1], alpha_out[y0:y1, x0:x1])
+        # dust: on regions up to 8 MP (larger ones: specks are sub-pixel at the working resolution anyway
+        # and the filters would dominate the run time)
+        if (y1 - y0) * (x1 - x0) <= DUST_MAX_PIXELS:
+            specks = remove_dust(fg[y0:y1, x0:x1], alpha_out[y0:y1, x0:x1])
+        else:
+            specks = -1
     else:
         specks = 0
 
