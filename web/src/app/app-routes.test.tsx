@@ -204,6 +204,34 @@ describe('dashboard, upload and photos', () => {
     expect(body.get('job_type')).toBe('background_removal');
   });
 
+  it('sends the marketplace preset and SEO hints, and the designer job with its notes', async () => {
+    signIn();
+    const server = fakeServer({
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': [],
+      'GET /api/notifications': [],
+      'POST /api/photos': () => jsonResponse([makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], 201),
+    });
+    const user = userEvent.setup({ applyAccept: false });
+    renderRoutes(routes, ['/upload']);
+    await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
+    await user.selectOptions(screen.getByLabelText('Formato di uscita'), 'amazon');
+    await user.type(screen.getByLabelText('Marca (facoltativa, per il nome SEO)'), 'Borsalino');
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' })]);
+    await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
+    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos')).toHaveLength(1));
+    let body = (callsTo(server, 'POST', '/api/photos')[0][1] as RequestInit).body as FormData;
+    expect([body.get('preset'), body.get('brand'), body.get('client_notes')]).toEqual(['amazon', 'Borsalino', null]);
+
+    await user.click(screen.getByRole('radio', { name: /Ritocco del team grafico/ }));
+    await user.type(screen.getByLabelText('Indicazioni per il grafico (facoltative)'), 'ombra morbida');
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'b.jpg', { type: 'image/jpeg' })]);
+    await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
+    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos')).toHaveLength(2));
+    body = (callsTo(server, 'POST', '/api/photos')[1][1] as RequestInit).body as FormData;
+    expect([body.get('job_type'), body.get('client_notes')]).toEqual(['background_removal_human', 'ombra morbida']);
+  });
+
   it('lists photos with badges, Italian relative time, colours and downloads as the SEO name', async () => {
     signIn();
     const server = fakeServer({

@@ -9,17 +9,42 @@ export const SMART_BACKGROUND_CATEGORIES = [
   { value: 'seasonal_themed', label: 'Stagionale a tema' },
 ] as const;
 
+/** Output formats of the retouch pipeline (server `retouch.PRESETS`). */
+export const OUTPUT_PRESETS = [
+  { value: 'original', label: 'Dimensioni originali' },
+  { value: 'amazon', label: 'Amazon – 2000×2000, prodotto all’85%' },
+  { value: 'zalando', label: 'Zalando – 1801×2600' },
+  { value: 'etsy', label: 'Etsy – lato lungo 2000 px' },
+  { value: 'shopify', label: 'Shopify – 2048×2048' },
+] as const;
+
+/** Credits per photo by job type (SPEC §9). */
+export const JOB_COSTS: Record<JobType, number> = {
+  background_removal: 1,
+  smart_backgrounds: 2,
+  background_removal_human: 3,
+};
+
 export interface UploadInput {
   files: File[];
-  jobType: Extract<JobType, 'background_removal' | 'smart_backgrounds'>;
+  jobType: JobType;
   backgroundCategory?: string;
+  preset?: string;
+  brand?: string;
+  category?: string;
+  clientNotes?: string;
 }
 
-/** `POST /api/photos` multipart: one `files` part per file plus `job_type` → the created photos, in order. */
-export function uploadPhotos({ files, jobType, backgroundCategory }: UploadInput): Promise<Photo[]> {
+/** `POST /api/photos` multipart: one `files` part per file plus `job_type` and the options → the created
+ * photos, in order. */
+export function uploadPhotos({ files, jobType, backgroundCategory, preset, brand, category, clientNotes }: UploadInput): Promise<Photo[]> {
   const form = new FormData();
   for (const f of files) form.append('files', f, f.name);
   form.append('job_type', jobType);
   if (jobType === 'smart_backgrounds' && backgroundCategory) form.append('background_category', backgroundCategory);
+  if (preset) form.append('preset', preset);
+  if (brand?.trim()) form.append('brand', brand.trim());
+  if (category?.trim()) form.append('category', category.trim());
+  if (jobType === 'background_removal_human' && clientNotes?.trim()) form.append('client_notes', clientNotes.trim());
   return api<Photo[]>('/api/photos', { method: 'POST', body: form });
 }

@@ -10,7 +10,7 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { formatBytes } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, usePhotos } from '@/lib/photos';
-import { SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from './upload-api';
+import { JOB_COSTS, OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from './upload-api';
 import { checkBatch, estimatedMinutes } from './validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
@@ -44,13 +44,17 @@ export function UploadPage() {
   const [busy, setBusy] = useState(false);
   const [jobType, setJobType] = useState<UploadInput['jobType']>('background_removal');
   const [category, setCategory] = useState<string>(SMART_BACKGROUND_CATEGORIES[0].value);
+  const [preset, setPreset] = useState<string>('original');
+  const [brand, setBrand] = useState('');
+  const [productCategory, setProductCategory] = useState('');
+  const [clientNotes, setClientNotes] = useState('');
 
   const role = effectiveRole(me.data);
   const limits = role === 'admin' ? UPLOAD_LIMITS.admin : UPLOAD_LIMITS.standard;
   const credits = me.data?.credits_remaining;
   const creditsLoading = me.isPending;
   const queued = items.filter((i) => i.status === 'queued');
-  const costPerPhoto = jobType === 'smart_backgrounds' ? 2 : 1;
+  const costPerPhoto = JOB_COSTS[jobType];
 
   const itemsRef = useRef(items);
   itemsRef.current = items;
@@ -89,7 +93,15 @@ export function UploadPage() {
     setBusy(true);
     setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploading' } : i)));
     try {
-      const created = await uploadPhotos({ files: batch.map((i) => i.file), jobType, backgroundCategory: category });
+      const created = await uploadPhotos({
+        files: batch.map((i) => i.file),
+        jobType,
+        backgroundCategory: category,
+        preset,
+        brand,
+        category: productCategory,
+        clientNotes,
+      });
       const byItem = new Map(batch.map((item, idx) => [item.id, created[idx]?.id]));
       setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploaded', photoId: byItem.get(i.id) } : i)));
       toast({ title: 'Foto caricate', description: `${batch.length} foto in elaborazione.` });
@@ -139,6 +151,16 @@ export function UploadPage() {
               <input type="radio" name="job_type" value="smart_backgrounds" checked={jobType === 'smart_backgrounds'} onChange={() => setJobType('smart_backgrounds')} />
               Sfondo creativo (AI) – 2 crediti a foto
             </label>
+            <label className="radio">
+              <input type="radio" name="job_type" value="background_removal_human" checked={jobType === 'background_removal_human'} onChange={() => setJobType('background_removal_human')} />
+              Ritocco del team grafico – 3 crediti a foto, consegna in 24-48 ore lavorative
+            </label>
+            {jobType === 'background_removal_human' ? (
+              <div className="field">
+                <label htmlFor="client-notes">Indicazioni per il grafico (facoltative)</label>
+                <textarea id="client-notes" className="input" rows={3} maxLength={2000} value={clientNotes} onChange={(e) => setClientNotes(e.target.value)} />
+              </div>
+            ) : null}
             {jobType === 'smart_backgrounds' ? (
               <div className="field">
                 <label htmlFor="bg-category">Categoria di sfondo</label>
@@ -152,6 +174,29 @@ export function UploadPage() {
               </div>
             ) : null}
           </fieldset>
+          {jobType !== 'background_removal_human' ? (
+            <fieldset className="job-options">
+              <legend>Formato e nome dei file</legend>
+              <div className="field">
+                <label htmlFor="output-preset">Formato di uscita</label>
+                <select id="output-preset" className="input" value={preset} onChange={(e) => setPreset(e.target.value)}>
+                  {OUTPUT_PRESETS.map((p) => (
+                    <option key={p.value} value={p.value}>
+                      {p.label}
+                    </option>
+                  ))}
+                </select>
+              </div>
+              <div className="field">
+                <label htmlFor="brand">Marca (facoltativa, per il nome SEO)</label>
+                <input id="brand" className="input" maxLength={100} value={brand} onChange={(e) => setBrand(e.target.value)} />
+              </div>
+              <div className="field">
+                <label htmlFor="product-category">Categoria prodotto (facoltativa)</label>
+                <input id="product-category" className="input" maxLength={100} value={productCategory} onChange={(e) => setProductCategory(e.target.value)} />
+              </div>
+            </fieldset>
+          ) : null}
 
           <div
             className={`dropzone ${dragging ? 'dragging' : ''}`}
