@@ -43,7 +43,7 @@ SMART_BACKGROUND_CATEGORIES = (
 WORK_MAX_PIXELS = 1_000_000
 
 #: Largest product region (output pixels) on which dust removal runs; ``specks_removed`` is -1 when skipped.
-DUST_MAX_PIXELS = 8_000_000
+DUST_MAX_PIXELS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -213,7 +213,7 @@ def retouch(
         y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
         region = fg[y0:y1, x0:x1]
         fg[y0:y1, x0:x1] = apply_lut(region, corr.lut())
-        # dust: on regions up to 8 MP (larger ones: specks are sub-pixel at the working resolution anyway
+        # dust: on regions up to 4 MP (larger ones: specks are sub-pixel at the working resolution anyway
         # and the filters would dominate the run time)
         if (y1 - y0) * (x1 - x0) <= DUST_MAX_PIXELS:
             specks = remove_dust(fg[y0:y1, x0:x1], alpha_out[y0:y1, x0:x1])
@@ -223,7 +223,8 @@ def retouch(
         specks = 0
 
     # 5. shadow and background
-    shadow = shadow_layer(alpha_out) if options.shadow else None
+    shadow_scale = max(4, round(max(alpha_out.shape) / 500))  # shadow maths on a ~500 px grid
+    shadow = shadow_layer(alpha_out, scale=shadow_scale) if options.shadow else None
     background = None
     if category is not None:
         rows = np.flatnonzero((alpha_out > 0.5).any(axis=1))

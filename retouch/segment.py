@@ -38,7 +38,8 @@ def get_session(model_name: str = DEFAULT_MODEL) -> Any:
             its ``.onnx`` file must already be present under ``U2NET_HOME`` (nothing is downloaded:
             rembg would try to, so we check first).
 
-    The onnxruntime session is created without the CPU memory arena (bounded, flat memory) and with
+    The onnxruntime session is created without the CPU memory arena (bounded, flat memory), with
+    denormals flushed to zero (speed), and with
     ``RETOUCH_ORT_THREADS`` intra-op threads when that variable is set (default: one per core).
 
     Returns:
@@ -73,6 +74,10 @@ def get_session(model_name: str = DEFAULT_MODEL) -> Any:
         # No CPU memory arena: the arena keeps ~0.5 GB of activations per session alive for the life of
         # the process; without it peak RSS stays ~100 MB for u2netp and flat over many photos.
         opts.enable_cpu_mem_arena = False
+        # Flush denormal floats to zero: on some photos U^2-Net's activations underflow into denormals,
+        # which x86 handles ~100x slower; measured 0.57 s -> 0.32 s per inference on such a photo,
+        # with no visible change in the mask (max difference below 1/255).
+        opts.add_session_config_entry("session.set_denormal_as_zero", "1")
         threads = os.environ.get("RETOUCH_ORT_THREADS")
         if threads:
             opts.intra_op_num_threads = int(threads)
