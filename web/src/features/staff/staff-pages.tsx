@@ -1,18 +1,7 @@
 import { Card } from '@/components/ui/card';
 
-/** /graphics-dashboard: the designers' job list is not built in the web app yet. */
-export function GraphicsDashboardPage() {
-  return (
-    <div className="page">
-      <header className="page-header">
-        <h1>Dashboard Lavori</h1>
-      </header>
-      <Card className="empty-state">
-        <p>La gestione dei lavori del team grafici non è ancora disponibile nell’app web.</p>
-      </Card>
-    </div>
-  );
-}
+/** The staff area: /graphics-dashboard (designers, and admins) and /admin-dashboard. */
+export { GraphicsDashboardPage } from './routes/graphics-dashboard-page';
 
 /** /admin-dashboard: overview, users and graphics team are not built in the web app yet. */
 export function AdminDashboardPage() {

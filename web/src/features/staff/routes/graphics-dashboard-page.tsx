@@ -1,0 +1,160 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useMemo, useState } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { Card } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/components/ui/toast';
+import { errorMessage, errorTitle } from '@/lib/api-client';
+import { effectiveRole, roleLabel, useMe } from '@/lib/auth';
+import { saveBlob } from '@/lib/download';
+import { jobStatusLabel } from '@/lib/photos';
+import { assignToMe, DESIGNER_JOBS_KEY, fetchOriginal, startJob, useDesignerJobs } from '../api/designer-api';
+import { CompleteDialog } from '../components/complete-dialog';
+import { DesignerJobCard } from '../components/designer-job-card';
+import { RejectDialog } from '../components/reject-dialog';
+import { jobCounters, personName, sortJobs } from '../lib/jobs';
+import type { DesignerJob } from '../types';
+
+type Filter = 'all' | 'pending_human' | 'assigned_to_graphic' | 'in_progress_human';
+const FILTERS: Filter[] = ['all', 'pending_human', 'assigned_to_graphic', 'in_progress_human'];
+const filterLabel = (f: Filter) => (f === 'all' ? 'Tutti' : jobStatusLabel(f));
+
+/** A one-click job step (assign to me, start): toast, then refetch the queue either way. */
+function useJobStep(fn: (id: string) => Promise<unknown>, done: string, failTitle: string, setBusyId: (id: string | null) => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: fn,
+    onMutate: (id) => setBusyId(id),
+    onSuccess: () => toast({ title: done }),
+    onError: (error) => toast({ title: errorTitle(error, failTitle), description: errorMessage(error), variant: 'destructive' }),
+    onSettled: () => {
+      setBusyId(null);
+      return queryClient.invalidateQueries({ queryKey: DESIGNER_JOBS_KEY });
+    },
+  });
+}
+
+type Open = { kind: 'complete' | 'reject'; job: DesignerJob } | null;
+
+/** /graphics-dashboard 'Dashboard Lavori' (SPEC §2, §4 Human workflow, §6 Designer). */
+export function GraphicsDashboardPage() {
+  const me = useMe();
+  const jobs = useDesignerJobs();
+  const queryClient = useQueryClient();
+  const [filter, setFilter] = useState<Filter>('all');
+  const [open, setOpen] = useState<Open>(null);
+  const [busyId, setBusyId] = useState<string | null>(null);
+
+  const all = useMemo(() => sortJobs(jobs.data ?? []), [jobs.data]);
+  const counters = jobCounters(all);
+  const visible = filter === 'all' ? all : all.filter((j) => j.status === filter);
+
+  // One toast when loading starts failing (the query keeps polling meanwhile).
+  useEffect(() => {
+    if (jobs.isError) toast({ title: 'Impossibile caricare i lavori', description: errorMessage(jobs.error), variant: 'destructive' });
+  }, [jobs.isError]);
+
+  const refresh = () => queryClient.invalidateQueries({ queryKey: DESIGNER_JOBS_KEY });
+
+  const assign = useJobStep(assignToMe, 'Lavoro assegnato', 'Impossibile assegnare il lavoro', setBusyId);
+  const start = useJobStep(startJob, 'Lavoro iniziato', 'Impossibile iniziare il lavoro', setBusyId);
+
+  const downloadOriginal = async (job: DesignerJob) => {
+    setBusyId(job.id);
+    try {
+      saveBlob(await fetchOriginal(job.id), job.original_filename);
+    } catch (error) {
+      toast({ title: errorTitle(error, 'Foto non trovata'), description: errorMessage(error), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  const closeAndRefresh = () => {
+    setOpen(null);
+    void refresh();
+  };
+
+  const profile = me.data;
+  const role = effectiveRole(profile);
+
+  return (
+    <div className="page">
+      <header className="page-header">
+        <h1>Dashboard Lavori</h1>
+        {profile ? (
+          <p className="muted designer-info">
+            <span>{personName(profile)}</span> <Badge tone="brand">{roleLabel(role)}</Badge>
+          </p>
+        ) : null}
+      </header>
+
+      <section className="stat-grid three" aria-label="Riepilogo lavori">
+        <Card className="stat-card">
+          <p className="stat-label">Totale</p>
+          <p className="stat-value">{counters.total}</p>
+        </Card>
+        <Card className="stat-card">
+          <p className="stat-label">In lavorazione</p>
+          <p className="stat-value">{counters.inProgress}</p>
+        </Card>
+        <Card className="stat-card">
+          <p className="stat-label">Assegnati</p>
+          <p className="stat-value">{counters.assigned}</p>
+        </Card>
+      </section>
+
+      <Card className="photos-toolbar">
+        <div className="field">
+          <label htmlFor="job-filter">Stato</label>
+          <select id="job-filter" className="input" value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
+            {FILTERS.map((f) => (
+              <option key={f} value={f}>
+                {filterLabel(f)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="button" className="btn btn-outline" onClick={() => void jobs.refetch()} disabled={jobs.isFetching}>
+          Aggiorna
+        </button>
+      </Card>
+
+      {jobs.isPending ? (
+        <Spinner label="Caricamento lavori..." />
+      ) : jobs.isError && !jobs.data ? (
+        <Card role="alert" className="empty-state">
+          <p>Impossibile caricare i lavori</p>
+          <p>{errorMessage(jobs.error)}</p>
+          <button type="button" className="btn btn-primary" onClick={() => void jobs.refetch()}>
+            Riprova
+          </button>
+        </Card>
+      ) : visible.length === 0 ? (
+        <Card className="empty-state">
+          <h2>Nessun lavoro</h2>
+          <p>{filter === 'all' ? 'Non ci sono lavori in coda: torna più tardi.' : 'Nessun lavoro in questo stato.'}</p>
+        </Card>
+      ) : (
+        <ul className="job-list" aria-label="Lavori">
+          {visible.map((job) => (
+            <DesignerJobCard
+              key={job.id}
+              job={job}
+              meId={profile?.id}
+              busy={busyId === job.id}
+              onAssign={() => assign.mutate(job.id)}
+              onStart={() => start.mutate(job.id)}
+              onComplete={() => setOpen({ kind: 'complete', job })}
+              onReject={() => setOpen({ kind: 'reject', job })}
+              onDownloadOriginal={() => void downloadOriginal(job)}
+            />
+          ))}
+        </ul>
+      )}
+
+      {open?.kind === 'complete' ? <CompleteDialog job={open.job} onClose={() => setOpen(null)} onDone={closeAndRefresh} /> : null}
+      {open?.kind === 'reject' ? <RejectDialog job={open.job} onClose={() => setOpen(null)} onDone={closeAndRefresh} /> : null}
+    </div>
+  );
+}
