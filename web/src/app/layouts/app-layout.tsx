@@ -4,6 +4,7 @@ import { ErrorBoundary } from '@/components/errors/error-boundary';
 import { PRODUCT_NAME } from '@/config/constants';
 import { NotificationBell } from '@/features/notifications';
 import { effectiveRole, useMe } from '@/lib/auth';
+import { useLiveEvents } from '../live-events';
 import { menuForRole } from './menus';
 import { useSidebar } from './sidebar-state';
 import { UserMenu } from './user-menu';
@@ -11,6 +12,7 @@ import { UserMenu } from './user-menu';
 /** Signed-in layout: collapsible sidebar with the role's menus, top bar with bell and user menu. */
 export function AppLayout() {
   const { data: profile } = useMe();
+  useLiveEvents();
   const groups = menuForRole(effectiveRole(profile));
   const { isMobile, expanded, mobileOpen, setMobileOpen, toggle } = useSidebar();
   const location = useLocation();
