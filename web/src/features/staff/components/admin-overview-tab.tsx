@@ -1,0 +1,73 @@
+import { useEffect } from 'react';
+import { Card, CardHeader } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/components/ui/toast';
+import { errorMessage } from '@/lib/api-client';
+import { formatCents } from '@/lib/format';
+import { jobStatusLabel } from '@/lib/photos';
+import { useOverview } from '../api/admin-api';
+
+export const DASHBOARD_LOAD_ERROR = 'Errore nel caricamento dei dati della dashboard';
+
+/** Overview tab: counters from `GET /api/admin/overview`. */
+export function AdminOverviewTab() {
+  const overview = useOverview();
+
+  useEffect(() => {
+    if (overview.isError) toast({ title: DASHBOARD_LOAD_ERROR, description: errorMessage(overview.error), variant: 'destructive' });
+  }, [overview.isError]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  if (overview.isPending) return <Spinner label="Caricamento dati..." />;
+  if (overview.isError) {
+    return (
+      <Card role="alert" className="empty-state">
+        <p>{DASHBOARD_LOAD_ERROR}</p>
+        <p>{errorMessage(overview.error)}</p>
+        <button type="button" className="btn btn-primary" onClick={() => void overview.refetch()}>
+          Riprova
+        </button>
+      </Card>
+    );
+  }
+
+  const o = overview.data;
+  const cards: { label: string; value: string | number; hint?: string }[] = [
+    { label: 'Utenti totali', value: o.users_total },
+    { label: 'Senza crediti', value: o.users_without_credits, hint: 'Registrati negli ultimi 30 giorni con 0 crediti' },
+    { label: 'Foto totali', value: o.photos_total },
+    { label: 'Lavori in attesa di un grafico', value: o.pending_human_unassigned },
+    { label: 'Crediti venduti', value: o.credits_sold },
+    { label: 'Crediti assegnati manualmente', value: o.credits_granted },
+    { label: 'Ricavi', value: formatCents(o.revenue_cents) },
+  ];
+  const statuses = Object.entries(o.jobs_by_status).filter(([, n]) => n > 0);
+
+  return (
+    <div className="stack-lg">
+      <ul className="stat-grid overview-grid" aria-label="Indicatori">
+        {cards.map((c) => (
+          <li key={c.label} className="card stat-card">
+            <p className="stat-label">{c.label}</p>
+            <p className="stat-value">{c.value}</p>
+            {c.hint ? <p className="field-hint">{c.hint}</p> : null}
+          </li>
+        ))}
+      </ul>
+      <Card>
+        <CardHeader title="Lavori per stato" />
+        {statuses.length === 0 ? (
+          <p className="muted">Nessun lavoro.</p>
+        ) : (
+          <ul className="simple-list" aria-label="Lavori per stato">
+            {statuses.map(([status, n]) => (
+              <li key={status}>
+                <span>{jobStatusLabel(status)}</span>
+                <strong>{n}</strong>
+              </li>
+            ))}
+          </ul>
+        )}
+      </Card>
+    </div>
+  );
+}

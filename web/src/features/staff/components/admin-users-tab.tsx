@@ -1,0 +1,167 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useState, type FormEvent } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { Card } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { toast } from '@/components/ui/toast';
+import { errorMessage, errorTitle } from '@/lib/api-client';
+import { roleLabel } from '@/lib/auth';
+import { daysUntil, formatDate } from '@/lib/format';
+import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsers } from '../api/admin-api';
+import { parseCreditAmount } from '../lib/jobs';
+import type { AdminUserRow } from '../types';
+
+const SEARCH_DELAY_MS = 300;
+
+function useDebounced(value: string, ms: number) {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return debounced;
+}
+
+function Expiry({ date }: { date: string | null }) {
+  if (!date) return <span className="muted">Non impostata</span>;
+  const days = daysUntil(date);
+  const soon = days !== null && days <= 30;
+  return (
+    <time dateTime={date} className={soon ? 'text-warning' : undefined}>
+      {days !== null && days < 0 ? `Scaduti il ${formatDate(date)}` : formatDate(date)}
+    </time>
+  );
+}
+
+/** 'Aggiungi crediti' for one user: an integer ≥ 1 (SPEC §5); the button is disabled otherwise. */
+function AddCreditsForm({ user }: { user: AdminUserRow }) {
+  const queryClient = useQueryClient();
+  const [value, setValue] = useState('');
+  const amount = parseCreditAmount(value);
+  const mutation = useMutation({
+    mutationFn: (n: number) => addCredits(user.id, n),
+    onSuccess: (out) => {
+      setValue('');
+      toast({ title: 'Crediti aggiunti', description: `${out.credits_added} crediti a ${user.email}. Nuovo saldo: ${out.profile.credits_remaining}` });
+    },
+    onError: (error) => toast({ title: errorTitle(error, 'Errore assegnazione crediti'), description: errorMessage(error), variant: 'destructive' }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ADMIN_KEY }),
+  });
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    if (amount !== null) mutation.mutate(amount);
+  };
+  return (
+    <form className="credit-form" onSubmit={submit} aria-label={`Aggiungi crediti a ${user.email}`}>
+      <input
+        type="number"
+        className="input"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        placeholder="0"
+        aria-label={`Crediti da aggiungere a ${user.email}`}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+      />
+      <button type="submit" className="btn btn-primary btn-sm" disabled={amount === null || mutation.isPending}>
+        Aggiungi crediti
+      </button>
+    </form>
+  );
+}
+
+/** Users tab: search, the user table with per-user credit grants, and the missing free credits. */
+export function AdminUsersTab() {
+  const queryClient = useQueryClient();
+  const [search, setSearch] = useState('');
+  const q = useDebounced(search, SEARCH_DELAY_MS);
+  const users = useUsers(q);
+
+  useEffect(() => {
+    if (users.isError) toast({ title: 'Impossibile caricare gli utenti', description: errorMessage(users.error), variant: 'destructive' });
+  }, [users.isError]); // eslint-disable-line react-hooks/exhaustive-deps
+
+  const assignMissing = useMutation({
+    mutationFn: assignMissingFreeCredits,
+    onSuccess: (out) =>
+      toast({
+        title: 'Crediti gratuiti assegnati',
+        description: out.assigned === 0 ? 'Tutti gli utenti avevano già i crediti gratuiti.' : `Crediti gratuiti assegnati a ${out.assigned} ${out.assigned === 1 ? 'utente' : 'utenti'}.`,
+      }),
+    onError: (error) => toast({ title: 'Impossibile assegnare i crediti mancanti', description: errorMessage(error), variant: 'destructive' }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: ADMIN_KEY }),
+  });
+
+  const rows = users.data ?? [];
+  return (
+    <div className="stack-lg">
+      <Card className="photos-toolbar">
+        <div className="field grow">
+          <label htmlFor="user-search">Cerca utenti</label>
+          <input id="user-search" type="search" className="input" placeholder="Email, nome o cognome" value={search} onChange={(e) => setSearch(e.target.value)} />
+        </div>
+        <button type="button" className="btn btn-outline" onClick={() => assignMissing.mutate()} disabled={assignMissing.isPending}>
+          {assignMissing.isPending ? 'Assegnazione...' : 'Assegna crediti gratuiti mancanti'}
+        </button>
+      </Card>
+
+      {users.isPending ? (
+        <Spinner label="Caricamento utenti..." />
+      ) : users.isError ? (
+        <Card role="alert" className="empty-state">
+          <p>Impossibile caricare gli utenti</p>
+          <p>{errorMessage(users.error)}</p>
+          <button type="button" className="btn btn-primary" onClick={() => void users.refetch()}>
+            Riprova
+          </button>
+        </Card>
+      ) : rows.length === 0 ? (
+        <Card className="empty-state">
+          <p>Nessun utente trovato.</p>
+        </Card>
+      ) : (
+        <Card className="table-card">
+          <table className="table">
+            <caption className="sr-only">Utenti</caption>
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Nome</th>
+                <th scope="col">Ruolo</th>
+                <th scope="col">Crediti</th>
+                <th scope="col">Scadenza</th>
+                <th scope="col">Registrato</th>
+                <th scope="col">Aggiungi crediti</th>
+              </tr>
+            </thead>
+            <tbody aria-busy={users.isFetching}>
+              {rows.map((u) => (
+                <tr key={u.id}>
+                  <th scope="row" className="cell-email">
+                    {u.email}
+                  </th>
+                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+                  <td>
+                    <Badge tone={u.user_role === 'admin' ? 'brand' : u.user_role === 'graphic' ? 'info' : 'neutral'}>{roleLabel(u.user_role)}</Badge>
+                    {u.is_active === false ? <Badge tone="danger">Non attivo</Badge> : null}
+                  </td>
+                  <td>{u.credits_remaining}</td>
+                  <td>
+                    <Expiry date={u.credits_expiry_date} />
+                  </td>
+                  <td>
+                    <time dateTime={u.created_at}>{formatDate(u.created_at)}</time>
+                  </td>
+                  <td>
+                    <AddCreditsForm user={u} />
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </Card>
+      )}
+    </div>
+  );
+}
