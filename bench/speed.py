@@ -15,7 +15,9 @@ Reported: wall time (including process start and model loading), photos per seco
 (``psutil``, the child's RSS sampled every 20 ms), and for ours the RSS after the first
 and after the last photo (should be flat). Figures are printed, never asserted.
 
-Usage: ``python -m bench.speed [--limit N] [--model u2netp] [--workers N] [--scale-to-mp MP]``.
+Usage: ``python -m bench.speed [--limit N] [--model u2netp] [--workers N] [--repeat K] [--scale-to-mp MP]``.
+Runs are interleaved and the best of ``--repeat`` (default 2) is kept for each tool (shared machine);
+with several threads each onnxruntime call gets one thread (``RETOUCH_ORT_THREADS=1``).
 ``--scale-to-mp 12`` adds the scenario of phone-size uploads (every photo enlarged to ~12 MP first).
 """
 
@@ -131,6 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
     parser.add_argument("--model", default="u2netp")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads for our pipeline")
+    parser.add_argument("--repeat", type=int, default=2, help="interleaved runs per tool (best kept)")
     parser.add_argument(
         "--scale-to-mp",
         type=float,
@@ -169,67 +172,46 @@ def main(argv: list[str] | None = None) -> int:
         megapixels = _megapixels(list_images(in_dir))
 
         cli = _rembg_cli_available()
-        out_r = Path(tmp) / "rembg"
-        out_r.mkdir()
-        if cli:
-            cmd = [sys.executable, "-m", "rembg.cli", "p", "-m", args.model, str(in_dir), str(out_r)]
-            label = "rembg p (CLI)"
-        else:
-            cmd = [
-                sys.executable,
-                "-m",
-                "bench.speed",
-                "--worker",
-                "rembg-loop",
-                "--model",
-                args.model,
-                "--in-dir",
-                str(in_dir),
-                "--out-dir",
-                str(out_r),
-            ]
-            label = "rembg p loop (CLI extras missing)"
-        wall_r, rss_r, _ = _run_measured(cmd, env)
-        n_r = len(list(out_r.glob("*.png")))
-        rows.append([label, n_r, wall_r, n_r / wall_r, rss_r, "", ""])
+        label = "rembg p (CLI)" if cli else "rembg p loop (CLI extras missing)"
+        # The machine is shared: runs are interleaved (rembg, ours x1, ours xN, rembg, ...) and the
+        # best (shortest) of --repeat runs of each is kept, so a burst of foreign load does not
+        # penalise one tool only.
+        best: dict[str, list[object]] = {}
+        for rep in range(args.repeat):
+            out_r = Path(tmp) / f"rembg{rep}"
+            out_r.mkdir()
+            if cli:
+                cmd = [sys.executable, "-m", "rembg.cli", "p", "-m", args.model, str(in_dir), str(out_r)]
+            else:
+                cmd = [sys.executable, "-m", "bench.speed", "--worker", "rembg-loop", "--model", args.model]
+                cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
+            wall_r, rss_r, _ = _run_measured(cmd, env)
+            n_r = len(list(out_r.glob("*.png")))
+            row: list[object] = [label, n_r, wall_r, n_r / wall_r, rss_r, "", ""]
+            if label not in best or wall_r < float(best[label][2]):  # type: ignore[arg-type]
+                best[label] = row
+            for workers in sorted({1, args.workers}):
+                out_o = Path(tmp) / f"ours{workers}_{rep}"
+                out_o.mkdir()
+                cmd = [sys.executable, "-m", "bench.speed", "--worker", "ours", "--model", args.model]
+                cmd += ["--workers", str(workers), "--in-dir", str(in_dir), "--out-dir", str(out_o)]
+                env_o = dict(env)
+                if workers > 1:  # one onnxruntime thread per photo in flight: no oversubscription
+                    env_o["RETOUCH_ORT_THREADS"] = "1"
+                wall_o, rss_o, out = _run_measured(cmd, env_o)
+                stats = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"n": 0, "rss": []}
+                n_o = len(list(out_o.glob("*.jpg")))
+                rss_list = stats.get("rss") or [0.0]
+                name = f"FotoPronta retouch ({workers} thread{'s' if workers > 1 else ''})"
+                row = [name, n_o, wall_o, n_o / wall_o, rss_o, rss_list[0], rss_list[-1]]
+                if name not in best or wall_o < float(best[name][2]):  # type: ignore[arg-type]
+                    best[name] = row
+        rows = list(best.values())
 
-        for workers in sorted({1, args.workers}):
-            out_o = Path(tmp) / f"ours{workers}"
-            out_o.mkdir()
-            cmd = [
-                sys.executable,
-                "-m",
-                "bench.speed",
-                "--worker",
-                "ours",
-                "--model",
-                args.model,
-                "--workers",
-                str(workers),
-                "--in-dir",
-                str(in_dir),
-                "--out-dir",
-                str(out_o),
-            ]
-            wall_o, rss_o, out = _run_measured(cmd, env)
-            stats = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"n": 0, "rss": []}
-            n_o = len(list(out_o.glob("*.jpg")))
-            rss_list = stats.get("rss") or [0.0]
-            rows.append(
-                [
-                    f"FotoPronta retouch ({workers} thread{'s' if workers > 1 else ''})",
-                    n_o,
-                    wall_o,
-                    n_o / wall_o,
-                    rss_o,
-                    rss_list[0],
-                    rss_list[-1],
-                ]
-            )
-
+    scenario = f", enlarged to ~{args.scale_to_mp:g} MP each" if args.scale_to_mp else ", at full size"
     print(
-        f"\n## Speed: {len(photos)} photos ({megapixels:.1f} MP in total), model {args.model}, "
-        f"{os.cpu_count()} CPU cores\n"
+        f"\n## Speed: {len(photos)} photos{scenario} ({megapixels:.1f} MP in total), model {args.model}, "
+        f"{os.cpu_count()} CPU cores; best of {args.repeat} interleaved runs per tool\n"
     )
     print_table(
         ["tool", "photos", "wall s", "photos/s", "peak RSS MB", "RSS 1st MB", "RSS last MB"],
