@@ -22,7 +22,7 @@ from scipy import ndimage as ndi
 
 from .layout import Placement
 
-__all__ = ["local_background", "tighten_edges", "decontaminate", "shadow_layer", "blend"]
+__all__ = ["local_background", "lookup_grid", "tighten_edges", "decontaminate", "shadow_layer", "blend"]
 
 
 def local_background(
@@ -61,7 +61,7 @@ def local_background(
     return (t * est + (1 - t) * fallback).astype(np.float32)
 
 
-def _lookup(
+def lookup_grid(
     grid: np.ndarray, ys: np.ndarray, xs: np.ndarray, placement: Placement, in_size: tuple[int, int]
 ) -> np.ndarray:
     """Bilinear look-up of a coarse (gh, gw, 3) grid covering the input at canvas pixels (ys, xs)."""
@@ -103,13 +103,22 @@ def tighten_edges(
         alpha: float32 (H, W) canvas matte in [0, 1]; modified in place.
         bg_est, fg_est: colour grids from :func:`local_background` (``foreground=False`` / ``True``).
     """
-    near_edge = ndi.uniform_filter(alpha, size=5, mode="nearest") < 0.999
-    band = near_edge & (alpha > 0.0)
-    ys, xs = np.nonzero(band)
+    on = alpha > 0.0
+    rows = np.flatnonzero(on.any(axis=1))
+    if rows.size == 0:
+        return
+    cols = np.flatnonzero(on[rows[0] : rows[-1] + 1].any(axis=0))
+    y0, y1 = max(0, int(rows[0]) - 3), min(alpha.shape[0], int(rows[-1]) + 4)
+    x0, x1 = max(0, int(cols[0]) - 3), min(alpha.shape[1], int(cols[-1]) + 4)
+    sub = alpha[y0:y1, x0:x1]  # only the product's box is filtered
+    near_edge = ndi.uniform_filter(sub, size=5, mode="nearest") < 0.999
+    ys, xs = np.nonzero(near_edge & on[y0:y1, x0:x1])
     if ys.size == 0:
         return
-    b = _lookup(bg_est, ys, xs, placement, in_size)
-    f = _lookup(fg_est, ys, xs, placement, in_size)
+    ys += y0
+    xs += x0
+    b = lookup_grid(bg_est, ys, xs, placement, in_size)
+    f = lookup_grid(fg_est, ys, xs, placement, in_size)
     d = f - b
     n2 = (d * d).sum(-1)
     i = fg[ys, xs].astype(np.float32)

@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 from PIL import Image
+from scipy import ndimage as ndi
 
 from .backgrounds import render_background
 from .colors import dominant_colours, seo_filename
 from .compliance import compliance_report
-from .composite import blend, decontaminate, local_background, shadow_layer, tighten_edges
+from .composite import blend, decontaminate, local_background, lookup_grid, shadow_layer, tighten_edges
 from .correct import apply_lut, estimate_correction, remove_dust
 from .decode import DEFAULT_MAX_INPUT_BYTES, decode_image
 from .encode import encode_jpeg, encode_png, encode_webp
@@ -133,6 +134,24 @@ def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -
     return upsample_matte(alpha, (w, h))
 
 
+def _bleed_into_transparent(
+    rgb: np.ndarray, matte: np.ndarray, small: np.ndarray, alpha_small: np.ndarray
+) -> None:
+    """Give fully transparent pixels next to the product the local product colour (in place).
+
+    The colour stored under alpha 0 in a PNG is arbitrary (often black); resampling for a preset would
+    blend it into the product's soft edge as a dark fringe.
+    """
+    band = (matte == 0) & ndi.binary_dilation(matte > 0, iterations=3)
+    ys, xs = np.nonzero(band)
+    if ys.size == 0:
+        return
+    h, w = matte.shape
+    grid = local_background(small, alpha_small, foreground=True)
+    identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
+    rgb[ys, xs] = np.clip(lookup_grid(grid, ys, xs, identity, (w, h)) + 0.5, 0, 255).astype(np.uint8)
+
+
 def _jpeg_corner_min(jpeg: bytes) -> int:
     """Min channel over the corners of the encoded JPEG, decoded at 1/8 scale (DCT scaling: cheap)."""
     im = Image.open(io.BytesIO(jpeg))
@@ -180,6 +199,7 @@ def retouch(
         alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
         alpha_small = alpha_small.astype(np.float32) / 255.0
         matte_source = "alpha"
+        _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
         coarse = predict_mask(small, model_name)
         alpha_small = refine_matte(small, coarse)

@@ -22,6 +22,10 @@ DEFAULT_MODEL = "u2netp"
 
 _SESSIONS: dict[str, Any] = {}
 _LOCK = threading.Lock()
+#: One network evaluation at a time per process: onnxruntime already uses every core for one run, and
+#: each run of U^2-Net holds ~0.4 GB of activations, so concurrent runs only add memory. Other pipeline
+#: steps of other photos still run in parallel with it (numpy, scipy and Pillow release the GIL).
+_INFER_LOCK = threading.Lock()
 
 
 def _default_model_home() -> str | None:
@@ -95,9 +99,12 @@ def predict_mask(rgb: np.ndarray, model_name: str = DEFAULT_MODEL) -> np.ndarray
 
     Returns:
         float32 array (H, W) in [0, 1], 1 = foreground (the network's min-max normalised saliency).
+
+    Thread-safe; evaluations are serialised per process (see ``_INFER_LOCK``).
     """
     session = get_session(model_name)
-    masks = session.predict(Image.fromarray(rgb, "RGB"))
+    with _INFER_LOCK:
+        masks = session.predict(Image.fromarray(rgb, "RGB"))
     mask = np.asarray(masks[0].convert("L"), dtype=np.float32) / 255.0
     if mask.shape != rgb.shape[:2]:
         mask = (
