@@ -218,11 +218,24 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
     cast[y0c:y1] = sil[squash - (y1 - y0c) :]
     cast = ndi.gaussian_filter(cast, (max(1.5, 0.04 * ph), max(1.5, 0.05 * pw)))
     cast /= max(float(cast.max()), 1e-6)
-    shadow = np.clip(strength * contact + 0.45 * strength * cast, 0.0, 0.9)
+    shadow = np.clip(strength * contact + 0.45 * strength * cast, 0.0, 0.9).astype(np.float32)
     shadow[shadow < 0.004] = 0.0  # leave the rest of the background exactly white
-    return np.asarray(
-        Image.fromarray(shadow, "F").resize((w, h), Image.Resampling.BILINEAR), dtype=np.float32
-    )
+    out = np.zeros((h, w), np.float32)
+    rows = np.flatnonzero(shadow.any(axis=1))
+    if rows.size == 0:
+        return out
+    cols = np.flatnonzero(shadow.any(axis=0))
+    # upsample only the box where there is shadow (1 grid cell of margin)
+    gy0, gy1 = max(0, int(rows[0]) - 1), min(sh, int(rows[-1]) + 2)
+    gx0, gx1 = max(0, int(cols[0]) - 1), min(sw, int(cols[-1]) + 2)
+    fy, fx = h / sh, w / sw
+    y0, y1 = int(gy0 * fy), min(h, int(round(gy1 * fy)))
+    x0, x1 = int(gx0 * fx), min(w, int(round(gx1 * fx)))
+    box = (x0 / fx, y0 / fy, min(float(sw), x1 / fx), min(float(sh), y1 / fy))
+    up = Image.fromarray(shadow, "F").resize((x1 - x0, y1 - y0), Image.Resampling.BILINEAR, box=box)
+    out[y0:y1, x0:x1] = np.asarray(up, dtype=np.float32)
+    out[out < 0.004] = 0.0
+    return out
 
 
 def blend(

@@ -113,11 +113,15 @@ def estimate_correction(rgb_small: np.ndarray, alpha_small: np.ndarray) -> Colou
 
 
 def apply_lut(rgb: np.ndarray, lut: np.ndarray) -> np.ndarray:
-    """Apply a (3, 256) uint8 LUT per channel to uint8 (H, W, 3); returns a new array."""
-    out = np.empty_like(rgb)
-    for c in range(3):
-        np.take(lut[c], rgb[..., c], out=out[..., c])
-    return out
+    """Apply a (3, 256) uint8 LUT per channel to uint8 (H, W, 3); returns a new array.
+
+    Uses Pillow's ``Image.point`` (a C loop over the interleaved pixels), several times faster than
+    three strided ``numpy.take`` calls on large images.
+    """
+    from PIL import Image
+
+    table = np.ascontiguousarray(lut, dtype=np.uint8).reshape(-1).tolist()
+    return np.asarray(Image.fromarray(np.ascontiguousarray(rgb), "RGB").point(table))
 
 
 def boost_saturation(rgb: np.ndarray, mask: np.ndarray, amount: float = 0.08) -> None:

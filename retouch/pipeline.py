@@ -227,10 +227,9 @@ def retouch(
 
     # 4. light and colour on the product only
     corr = estimate_correction(small, alpha_small)
-    on = alpha_out > 0
-    ys, xs = np.nonzero(on)
-    if ys.size:
-        y0, y1, x0, x1 = int(ys.min()), int(ys.max()) + 1, int(xs.min()), int(xs.max()) + 1
+    on_box = product_bbox((alpha_out > 0).view(np.uint8), threshold=0)
+    if on_box is not None:
+        x0, y0, x1, y1 = on_box
         region = fg[y0:y1, x0:x1]
         fg[y0:y1, x0:x1] = apply_lut(region, corr.lut())
         # dust: on regions up to 4 MP (larger ones: specks are sub-pixel at the working resolution anyway
