@@ -88,6 +88,28 @@ def _image_size(data: bytes) -> tuple[int | None, int | None]:
         return None, None
 
 
+CAMERA_FILE_TYPES = {
+    ".cr2": "image/x-canon-cr2",
+    ".nef": "image/x-nikon-nef",
+    ".arw": "image/x-sony-arw",
+    ".dng": "image/x-adobe-dng",
+    ".heic": "image/heic",
+    ".heif": "image/heif",
+}
+"""Camera RAW and HEIC files, which browsers often send without an image/ type (issue 3 inputs)."""
+
+
+def image_type(upload: UploadFile) -> str | None:
+    """The upload's ``image/*`` MIME type: the one the client sent, or, for a camera RAW/HEIC file sent
+    as empty or ``application/octet-stream``, the type of its extension; ``None`` when not an image."""
+    sent = (upload.content_type or "").lower()
+    if sent.startswith("image/"):
+        return sent
+    if sent in ("", "application/octet-stream"):
+        return CAMERA_FILE_TYPES.get(PurePath(upload.filename or "").suffix.lower())
+    return None
+
+
 def check_batch(files: list[UploadFile], role: UserRole) -> None:
     """Server-side batch rules of SPEC §5/§9: images only, at most 10 files / 100 MB (25 / 250 MB for
     admins).
@@ -98,7 +120,7 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
     settings = get_settings()
     if not files:
         raise ApiError(400, "Seleziona almeno una foto da caricare.", "no_files", "Errore upload")
-    if any(not (f.content_type or "").lower().startswith("image/") for f in files):
+    if any(image_type(f) is None for f in files):
         raise ApiError(400, "Solo le immagini sono supportate", "unsupported_type", "Alcuni file ignorati")
     admin = role is UserRole.admin
     max_files = settings.max_batch_files_admin if admin else settings.max_batch_files_standard
@@ -196,7 +218,8 @@ async def upload_photos(
         for upload in files:
             data = await upload.read()
             key = new_upload_key(user.id, _extension(upload))
-            storage.put(BUCKET_UPLOADS, key, data, upload.content_type or "application/octet-stream")
+            mime = image_type(upload) or "application/octet-stream"
+            storage.put(BUCKET_UPLOADS, key, data, mime)
             stored.append(key)
             width, height = _image_size(data)
             uploaded_at = datetime.now(UTC)
@@ -204,7 +227,7 @@ async def upload_photos(
                 user_id=user.id,
                 original_filename=PurePath(upload.filename or "foto").name,
                 file_size=len(data),
-                file_format=(upload.content_type or "").lower(),
+                file_format=mime,
                 upload_path=key,
                 status="uploaded",
                 width=width,

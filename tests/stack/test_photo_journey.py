@@ -264,3 +264,21 @@ async def test_refresh_rotation_and_logout(stack: Stack, api: httpx.AsyncClient)
     assert (
         await api.post("/api/auth/refresh", json={"refresh_token": third["refresh_token"]})
     ).status_code == 401
+
+
+async def test_camera_raw_sent_without_a_type_is_accepted(stack: Stack, api: httpx.AsyncClient) -> None:
+    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the extension decides."""
+    email, password = make_user()
+    headers = await login(api, email, password)
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", ("IMG_0001.dng", b"not really a dng", "application/octet-stream"))],
+    )
+    assert resp.status_code == 201, resp.text
+    assert resp.json()[0]["file_format"] == "image/x-adobe-dng"
+    resp = await api.post(
+        "/api/photos", headers=headers, files=[("files", ("listino.xlsx", b"PK", "application/octet-stream"))]
+    )
+    assert resp.status_code == 400 and resp.json()["detail"] == "Solo le immagini sono supportate"
+    await wait_jobs(api, headers, 1, timeout_s=60)

@@ -23,19 +23,20 @@ export const COMPARISON = {
 } as const;
 
 export const STEPS = [
-  { title: 'Carica', text: 'Trascina le tue foto nella dashboard: fino a 50 immagini alla volta.' },
+  { title: 'Carica', text: 'Trascina le tue foto nella dashboard: fino a 10 immagini per caricamento, quante volte vuoi.' },
   { title: 'Elaborazione automatica', text: 'La nostra AI scontorna, corregge luce e colori e rinomina i file.' },
   { title: 'Scarica', text: 'Scarica le foto pronte in JPG o WebP, con i nomi già ottimizzati.' },
 ] as const;
 
+/** Example uses, by kind of shop. Not quotes: we publish testimonials only from real customers who agreed. */
 export const TESTIMONIALS = [
-  { quote: 'Le schede prodotto sembrano finalmente professionali, e ci ho messo pochi minuti.', author: 'Giulia', role: 'Negozio di abbigliamento' },
-  { quote: 'Carico le foto dal magazzino e il giorno dopo sono online. Nessun abbonamento da gestire.', author: 'Marco', role: 'Articoli sportivi' },
-  { quote: 'Lo sfondo bianco uniforme ha reso il catalogo molto più ordinato.', author: 'Elena', role: 'Gioielli artigianali' },
+  { quote: 'Schede prodotto con sfondo bianco uniforme e ombra naturale, pronte per Amazon e Zalando.', author: 'Abbigliamento', role: 'Esempio d’uso' },
+  { quote: 'Foto dal magazzino caricate la sera, online il giorno dopo con nomi file SEO.', author: 'Articoli sportivi', role: 'Esempio d’uso' },
+  { quote: 'Riflessi e piccole imperfezioni corretti a mano dal team grafico, 3 crediti a foto.', author: 'Gioielli artigianali', role: 'Esempio d’uso' },
 ] as const;
 
 export const ZERO_RISK = [
-  { title: 'Rielaborazione gratuita', text: 'Se un risultato non ti convince, lo rifacciamo senza costi.' },
+  { title: 'Rielaborazione gratuita', text: 'Se un risultato non ti convince, entro 7 giorni il nostro team grafico lo rifà senza costi.' },
   { title: 'Nessun abbonamento', text: 'Paghi solo i crediti che usi. Nessun costo nascosto.' },
   { title: 'Le tue foto restano tue', text: 'Le immagini non vengono condivise né riutilizzate.' },
 ] as const;
@@ -43,7 +44,7 @@ export const ZERO_RISK = [
 export const FAQ = [
   {
     question: 'Quali formati posso caricare?',
-    answer: 'Accettiamo JPG, PNG, TIFF e RAW. Puoi caricare fino a 50 immagini alla volta.',
+    answer: 'Accettiamo JPG, PNG, WebP, TIFF, HEIC e RAW (CR2, NEF, ARW, DNG). Puoi caricare fino a 10 immagini per volta, senza limiti al numero di caricamenti.',
   },
   {
     question: 'In che formato ricevo le foto?',

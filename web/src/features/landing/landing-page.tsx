@@ -175,7 +175,7 @@ export function LandingPage() {
               </article>
             </div>
             <div className="mid-cta">
-              <p>Elaborazione in blocco fino a 50 immagini, e fino a 900 foto in 24-48 ore lavorative.</p>
+              <p>Caricamenti fino a 10 immagini alla volta, e fino a 900 foto in 24-48 ore lavorative.</p>
               <Link to="/auth" className="btn btn-primary">
                 Prova gratis con {FREE_CREDITS} foto
               </Link>
@@ -235,7 +235,7 @@ export function LandingPage() {
         <section className="section" aria-labelledby="testimonials-title">
           <div className="container">
             <h2 id="testimonials-title" className="section-title">
-              Cosa dicono i venditori
+              Come lo usano i venditori
             </h2>
             <div className="grid-3">
               {TESTIMONIALS.map((t) => (

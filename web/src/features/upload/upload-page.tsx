@@ -221,7 +221,7 @@ export function UploadPage() {
             <input
               ref={inputRef}
               type="file"
-              accept="image/*"
+              accept="image/*,.cr2,.nef,.arw,.dng,.heic,.heif"
               multiple
               className="sr-only"
               aria-label="Seleziona foto"

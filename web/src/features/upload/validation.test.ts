@@ -1,5 +1,5 @@
 import { UPLOAD_LIMITS } from '@/config/constants';
-import { checkBatch, estimatedMinutes } from './validation';
+import { checkBatch, estimatedMinutes, isImageFile } from './validation';
 
 const MB = 1024 * 1024;
 function file(name: string, type: string, size = 1000): File {
@@ -49,5 +49,14 @@ describe('upload batch checks (SPEC §5, limits §9)', () => {
     expect(estimatedMinutes(1)).toBe(1);
     expect(estimatedMinutes(6)).toBe(3);
     expect(estimatedMinutes(7)).toBe(4);
+  });
+});
+
+describe('camera files', () => {
+  it('accepts RAW and HEIC files that the browser reports without a type', () => {
+    expect(isImageFile(new File(['x'], 'IMG_0001.CR2', { type: '' }))).toBe(true);
+    expect(isImageFile(new File(['x'], 'foto.heic', { type: 'application/octet-stream' }))).toBe(true);
+    expect(isImageFile(new File(['x'], 'listino.pdf', { type: 'application/pdf' }))).toBe(false);
+    expect(isImageFile(new File(['x'], 'note.txt', { type: '' }))).toBe(false);
   });
 });

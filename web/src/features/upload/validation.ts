@@ -20,9 +20,19 @@ export interface BatchCheck {
  * @param listed files already waiting in the list (they go up in the same request)
  * @param listedBytes total size of those waiting files
  */
+/** Camera RAW and HEIC files, which browsers often report with an empty type (the server accepts them). */
+const CAMERA_EXTENSIONS = ['.cr2', '.nef', '.arw', '.dng', '.heic', '.heif'];
+
+/** SPEC §5: files whose type starts with image/ (plus camera RAW/HEIC files without a type). */
+export function isImageFile(file: File): boolean {
+  if (file.type.startsWith('image/')) return true;
+  const name = file.name.toLowerCase();
+  return (file.type === '' || file.type === 'application/octet-stream') && CAMERA_EXTENSIONS.some((ext) => name.endsWith(ext));
+}
+
 export function checkBatch(files: File[], listed: number, listedBytes: number, limits: UploadLimits): BatchCheck {
   const issues: UploadIssue[] = [];
-  const images = files.filter((f) => f.type.startsWith('image/'));
+  const images = files.filter(isImageFile);
   if (images.length < files.length) {
     issues.push({ title: 'Alcuni file ignorati', description: 'Solo le immagini sono supportate' });
   }
