@@ -49,8 +49,15 @@ test: install model web lint webtest pytest e2e
 bench-quality: install model
 	$(PY) -m bench.quality
 
-bench-speed: install model
-	$(PY) -m bench.speed
+# The baseline `rembg p` runs from its own environment: rembg[cli] pins older fastapi/Pillow than ours.
+REMBG_VENV := .venv-rembg
+$(REMBG_VENV)/.installed:
+	$(PYTHON) -m venv $(REMBG_VENV)
+	$(REMBG_VENV)/bin/pip install --quiet --disable-pip-version-check 'rembg[cli]==2.0.86' 'onnxruntime==1.31.1'
+	touch $@
+
+bench-speed: install model $(REMBG_VENV)/.installed
+	$(PY) -m bench.speed --rembg-python $(REMBG_VENV)/bin/python
 
 clean:
-	rm -rf $(VENV) web/node_modules web/dist
+	rm -rf $(VENV) $(REMBG_VENV) web/node_modules web/dist

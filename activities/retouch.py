@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextvars
 import threading
 import uuid
+from pathlib import PurePath
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -54,7 +55,7 @@ class RetouchActivities:
     @activity.defn(name="retouch_photo")
     def retouch_photo(self, inp: RetouchInput) -> RetouchOutput:
         """Read the original, run the pipeline with the job's options, store JPEG and WebP under
-        ``processed-photos/{user_id}/{seo_filename}-{job_id8}.{jpg,webp}``.
+        ``processed-photos/{user_id}/{seo name}.{jpg,webp}`` (the SEO name ends with the job's short id).
 
         Raises:
             ApplicationError: type ``BadImageError``, non-retryable, when the image cannot be decoded
@@ -78,8 +79,9 @@ class RetouchActivities:
                 result = run_pipeline(original, options, model_name=self.model_name)
         except BadImageError as exc:
             raise ApplicationError(str(exc), type=BAD_IMAGE_ERROR, non_retryable=True) from exc
-        stem = str(result.details.get("seo_filename") or f"foto-{inp.job_id[:8]}")
-        base = f"{inp.user_id}/{stem}-{inp.job_id[:8]}"
+        # the SEO name already ends with the job's short id (``options.short_id``); keep its stem
+        stem = PurePath(str(result.details.get("seo_filename") or f"foto-{inp.job_id[:8]}.jpg")).stem
+        base = f"{inp.user_id}/{stem}"
         self.storage.put(BUCKET_PROCESSED, f"{base}.jpg", result.jpeg, "image/jpeg")
         self.storage.put(BUCKET_PROCESSED, f"{base}.webp", result.webp, "image/webp")
         return RetouchOutput(

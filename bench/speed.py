@@ -3,7 +3,7 @@
 Both run as a separate process on the same photos at full size (``../shared/photos/gt/images`` then
 ``nomask/``), same model, one process each, one after the other on the same machine:
 
-* **rembg p**: ``python -m rembg.cli p -m u2netp IN OUT`` (writes one RGBA PNG per photo). When the
+* **rembg p**: ``rembg p -m u2netp IN OUT`` (writes one RGBA PNG per photo). When the
   rembg CLI extras (click, filetype, watchdog, ...) are not installed, the same loop that ``rembg p``
   runs (``remove(path.read_bytes(), session=session)`` -> ``.png``) is executed instead, and the table
   says so.
@@ -42,16 +42,18 @@ else:
 setup()
 
 
-def _rembg_cli_available() -> bool:
-    try:
-        import click  # noqa: F401
-        import filetype  # noqa: F401
-        import watchdog  # noqa: F401
+def _rembg_script(python: str) -> str:
+    """The ``rembg`` console script of the environment that ``python`` belongs to."""
+    return str(Path(python).parent / "rembg")
 
+
+def _rembg_cli_available(python: str) -> bool:
+    """Whether ``rembg p`` works there (rembg with its ``[cli]`` extras in that environment)."""
+    try:
         proc = subprocess.run(
-            [sys.executable, "-m", "rembg.cli", "p", "--help"], capture_output=True, timeout=120, check=False
+            [_rembg_script(python), "p", "--help"], capture_output=True, text=True, timeout=120, check=False
         )
-        return proc.returncode == 0
+        return proc.returncode == 0 and "Usage" in proc.stdout
     except Exception:
         return False
 
@@ -133,6 +135,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
     parser.add_argument("--model", default="u2netp")
+    parser.add_argument(
+        "--rembg-python",
+        default=sys.executable,
+        help="Python of an environment with rembg[cli] for the real `rembg p` (make bench-speed builds .venv-rembg)",
+    )
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="threads for our pipeline")
     parser.add_argument("--repeat", type=int, default=2, help="interleaved runs per tool (best kept)")
     parser.add_argument(
@@ -172,7 +179,7 @@ def main(argv: list[str] | None = None) -> int:
                 (in_dir / f"{i:03d}_{p.name}").symlink_to(p)
         megapixels = _megapixels(list_images(in_dir))
 
-        cli = _rembg_cli_available()
+        cli = _rembg_cli_available(args.rembg_python)
         label = "rembg p (CLI)" if cli else "rembg p loop (CLI extras missing)"
         # The machine is shared: runs are interleaved (rembg, ours x1, ours xN, rembg, ...) and the
         # best (shortest) of --repeat runs of each is kept, so a burst of foreign load does not
@@ -182,7 +189,7 @@ def main(argv: list[str] | None = None) -> int:
             out_r = Path(tmp) / f"rembg{rep}"
             out_r.mkdir()
             if cli:
-                cmd = [sys.executable, "-m", "rembg.cli", "p", "-m", args.model, str(in_dir), str(out_r)]
+                cmd = [_rembg_script(args.rembg_python), "p", "-m", args.model, str(in_dir), str(out_r)]
             else:
                 cmd = [sys.executable, "-m", "bench.speed", "--worker", "rembg-loop", "--model", args.model]
                 cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
