@@ -28,6 +28,7 @@ dev: install model web
 
 lint: install
 	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch
 
 pytest: install model

@@ -5,9 +5,9 @@ from __future__ import annotations
 import contextvars
 import threading
 import uuid
-from pathlib import PurePath
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import PurePath
 
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity

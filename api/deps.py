@@ -34,7 +34,9 @@ def get_temporal(request: Request) -> Client:
     """The Temporal client connected at start-up."""
     client: Client | None = getattr(request.app.state, "temporal", None)
     if client is None:
-        raise ApiError(503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable")
+        raise ApiError(
+            503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable"
+        )
     return client
 
 
@@ -79,8 +81,9 @@ def effective_role(profile: Profile) -> UserRole:
 def get_admin_user(user: CurrentUser) -> Profile:
     """The current user if an active admin. Raises: ApiError 403."""
     if effective_role(user) is not UserRole.admin:
-        raise ApiError(403, "Questa sezione è riservata esclusivamente agli amministratori del sistema.",
-                       "forbidden")
+        raise ApiError(
+            403, "Questa sezione è riservata esclusivamente agli amministratori del sistema.", "forbidden"
+        )
     return user
 
 

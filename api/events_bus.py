@@ -127,8 +127,14 @@ class EventBus:
         idle_close_s: seconds without subscribers after which the listener stops (restarted lazily).
     """
 
-    def __init__(self, conninfo: str | None = None, *, queue_size: int = DEFAULT_QUEUE_SIZE,
-                 heartbeat_s: float = 10.0, idle_close_s: float = 60.0) -> None:
+    def __init__(
+        self,
+        conninfo: str | None = None,
+        *,
+        queue_size: int = DEFAULT_QUEUE_SIZE,
+        heartbeat_s: float = 10.0,
+        idle_close_s: float = 60.0,
+    ) -> None:
         self._conninfo = conninfo
         self.queue_size = queue_size
         self.heartbeat_s = heartbeat_s
@@ -223,8 +229,9 @@ class EventBus:
             except Exception as exc:
                 delay = RECONNECT_DELAYS_S[min(failures, len(RECONNECT_DELAYS_S) - 1)]
                 failures += 1
-                log.warning("event listener lost (%s: %s); reconnecting in %.0f s",
-                            exc.__class__.__name__, exc, delay)
+                log.warning(
+                    "event listener lost (%s: %s); reconnecting in %.0f s", exc.__class__.__name__, exc, delay
+                )
             finally:
                 self._ready.clear()
                 self.backend_pid = None

@@ -195,7 +195,9 @@ class Photo(Base):
     width: Mapped[int | None] = mapped_column(Integer)
     height: Mapped[int | None] = mapped_column(Integer)
     files_deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
-    order_id: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("orders.id", ondelete="SET NULL"), index=True)
+    order_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("orders.id", ondelete="SET NULL"), index=True
+    )
     created_at: Mapped[datetime] = _created_at()
 
     jobs: Mapped[list[PhotoProcessingJob]] = relationship(

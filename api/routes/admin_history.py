@@ -72,7 +72,10 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
         }
         kind = ev.WhichOneof("attributes")
         attrs: Any = getattr(ev, kind) if kind else None
-        if kind in ("workflow_execution_started_event_attributes", "workflow_task_scheduled_event_attributes"):
+        if kind in (
+            "workflow_execution_started_event_attributes",
+            "workflow_task_scheduled_event_attributes",
+        ):
             row["attempt"] = attrs.attempt
         elif kind in ("workflow_task_failed_event_attributes", "workflow_execution_failed_event_attributes"):
             row["failure_message"] = attrs.failure.message or None
@@ -83,8 +86,12 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
             attempts[ev.event_id] = attrs.attempt
             row["activity_type"] = activity_names.get(attrs.scheduled_event_id)
             row["attempt"] = attrs.attempt
-        elif kind in ("activity_task_completed_event_attributes", "activity_task_failed_event_attributes",
-                      "activity_task_timed_out_event_attributes", "activity_task_canceled_event_attributes"):
+        elif kind in (
+            "activity_task_completed_event_attributes",
+            "activity_task_failed_event_attributes",
+            "activity_task_timed_out_event_attributes",
+            "activity_task_canceled_event_attributes",
+        ):
             row["activity_type"] = activity_names.get(attrs.scheduled_event_id)
             row["attempt"] = attempts.get(attrs.started_event_id)
             if kind in ("activity_task_failed_event_attributes", "activity_task_timed_out_event_attributes"):
@@ -108,8 +115,9 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
 
 
 @router.get("/{job_id}/history", response_model=list[HistoryEvent], operation_id="admin-job-history")
-async def job_history(job_id: uuid.UUID, _: AdminUser, session: SessionDep,
-                      temporal: TemporalDep) -> list[HistoryEvent]:
+async def job_history(
+    job_id: uuid.UUID, _: AdminUser, session: SessionDep, temporal: TemporalDep
+) -> list[HistoryEvent]:
     """The job's workflow history (latest run), oldest event first.
 
     Raises:
@@ -127,6 +135,7 @@ async def job_history(job_id: uuid.UUID, _: AdminUser, session: SessionDep,
         if exc.status == RPCStatusCode.NOT_FOUND:
             raise ApiError(404, "Storico del lavoro non disponibile", "history_not_found") from exc
         log.warning("fetching history of job %s failed: %s", job_id, exc)
-        raise ApiError(503, "Servizio di elaborazione non disponibile, riprova tra poco.",
-                       "temporal_unavailable") from exc
+        raise ApiError(
+            503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable"
+        ) from exc
     return flatten_history(list(history.events))

@@ -78,9 +78,10 @@ def admin_overview(_: AdminUser, session: SessionDep) -> AdminOverview:
     """Counters for the admin Overview tab (users, photos, jobs, sales). Raises: 401, 403."""
     since = datetime.now(UTC) - NEW_USER_WINDOW
     users_total, users_without_credits = session.execute(
-        select(func.count(), func.count().filter(and_(Profile.credits_remaining == 0,
-                                                      Profile.created_at >= since)))
-        .select_from(Profile)
+        select(
+            func.count(),
+            func.count().filter(and_(Profile.credits_remaining == 0, Profile.created_at >= since)),
+        ).select_from(Profile)
     ).one()
     photos_total = session.execute(select(func.count()).select_from(Photo)).scalar_one()
     jobs_by_status = {s.value: 0 for s in JobStatus}
@@ -89,21 +90,30 @@ def admin_overview(_: AdminUser, session: SessionDep) -> AdminOverview:
     ).all():
         jobs_by_status[status] = count
     pool = session.execute(
-        select(func.count()).select_from(PhotoProcessingJob).where(
+        select(func.count())
+        .select_from(PhotoProcessingJob)
+        .where(
             PhotoProcessingJob.status == JobStatus.pending_human.value,
-            PhotoProcessingJob.assigned_to.is_(None))
+            PhotoProcessingJob.assigned_to.is_(None),
+        )
     ).scalar_one()
     paid = CreditPurchase.amount_paid_cents > 0
     sold, granted, revenue = session.execute(
-        select(func.coalesce(func.sum(case((paid, CreditPurchase.credits_purchased), else_=0)), 0),
-               func.coalesce(func.sum(case((paid, 0), else_=CreditPurchase.credits_purchased)), 0),
-               func.coalesce(func.sum(CreditPurchase.amount_paid_cents), 0))
-        .where(CreditPurchase.status == "completed")
+        select(
+            func.coalesce(func.sum(case((paid, CreditPurchase.credits_purchased), else_=0)), 0),
+            func.coalesce(func.sum(case((paid, 0), else_=CreditPurchase.credits_purchased)), 0),
+            func.coalesce(func.sum(CreditPurchase.amount_paid_cents), 0),
+        ).where(CreditPurchase.status == "completed")
     ).one()
     return AdminOverview(
-        users_total=users_total, users_without_credits=users_without_credits, photos_total=photos_total,
-        jobs_by_status=jobs_by_status, pending_human_unassigned=pool, credits_sold=sold,
-        credits_granted=granted, revenue_cents=revenue,
+        users_total=users_total,
+        users_without_credits=users_without_credits,
+        photos_total=photos_total,
+        jobs_by_status=jobs_by_status,
+        pending_human_unassigned=pool,
+        credits_sold=sold,
+        credits_granted=granted,
+        revenue_cents=revenue,
     )
 
 
@@ -112,9 +122,11 @@ def admin_designers(_: AdminUser, session: SessionDep) -> list[DesignerLoad]:
     """Every designer with active and completed job counts, by name. Raises: 401, 403."""
     job = PhotoProcessingJob
     counts = (
-        select(job.assigned_to.label("designer_id"),
-               func.count().filter(job.status.in_(ACTIVE_JOB_STATUSES)).label("active"),
-               func.count().filter(job.status == JobStatus.completed_human.value).label("completed"))
+        select(
+            job.assigned_to.label("designer_id"),
+            func.count().filter(job.status.in_(ACTIVE_JOB_STATUSES)).label("active"),
+            func.count().filter(job.status == JobStatus.completed_human.value).label("completed"),
+        )
         .where(job.assigned_to.is_not(None))
         .group_by(job.assigned_to)
         .subquery()
@@ -127,9 +139,16 @@ def admin_designers(_: AdminUser, session: SessionDep) -> list[DesignerLoad]:
     ).all()
     return [
         DesignerLoad(
-            id=p.id, first_name=p.first_name, last_name=p.last_name, email=p.email, is_active=p.is_active,
-            max_concurrent_jobs=p.max_concurrent_jobs, active_jobs=active, completed_jobs=completed,
-            is_full=active >= p.max_concurrent_jobs, specializations=p.specializations,
+            id=p.id,
+            first_name=p.first_name,
+            last_name=p.last_name,
+            email=p.email,
+            is_active=p.is_active,
+            max_concurrent_jobs=p.max_concurrent_jobs,
+            active_jobs=active,
+            completed_jobs=completed,
+            is_full=active >= p.max_concurrent_jobs,
+            specializations=p.specializations,
         )
         for p, active, completed in rows
     ]

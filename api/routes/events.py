@@ -45,9 +45,11 @@ async def _stream(bus: EventBus, sub: Subscriber) -> AsyncIterator[ServerSentEve
     "",
     operation_id="events-stream",
     response_class=EventSourceResponse,
-    responses={200: {"content": {"text/event-stream": {}}, "description": "event stream"},
-               401: {"description": "missing, invalid or expired token"},
-               503: {"description": "live updates unavailable"}},
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "event stream"},
+        401: {"description": "missing, invalid or expired token"},
+        503: {"description": "live updates unavailable"},
+    },
 )
 async def events_stream(request: Request, user: StreamUser) -> EventSourceResponse:
     """Stream the caller's job, photo and notification changes (token in header or ``?access_token=``).
@@ -59,8 +61,9 @@ async def events_stream(request: Request, user: StreamUser) -> EventSourceRespon
     sub = bus.subscribe(user_id=user.id, role=effective_role(user))
     if not await bus.wait_listening(5.0):
         bus.unsubscribe(sub)
-        raise ApiError(503, "Aggiornamenti in tempo reale non disponibili, riprova tra poco.",
-                       "events_unavailable")
+        raise ApiError(
+            503, "Aggiornamenti in tempo reale non disponibili, riprova tra poco.", "events_unavailable"
+        )
     return EventSourceResponse(
         _stream(bus, sub),
         ping=PING_INTERVAL_S,

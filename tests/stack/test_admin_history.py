@@ -42,8 +42,14 @@ async def upload(api: httpx.AsyncClient, headers: dict[str, str], name: str, dat
     return str(resp.json()[0]["jobs"][0]["id"])
 
 
-async def wait_job(api: httpx.AsyncClient, headers: dict[str, str], job_id: str, statuses: set[str],
-                   *, timeout_s: float = 180) -> dict:
+async def wait_job(
+    api: httpx.AsyncClient,
+    headers: dict[str, str],
+    job_id: str,
+    statuses: set[str],
+    *,
+    timeout_s: float = 180,
+) -> dict:
     """Poll ``GET /api/photos`` until the job's status is one of ``statuses``; returns the job."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -71,7 +77,9 @@ async def admin(api: httpx.AsyncClient) -> dict[str, str]:
     return await login(api, email, password)
 
 
-async def test_history_of_a_delivered_job(stack: Stack, api: httpx.AsyncClient, admin: dict[str, str]) -> None:
+async def test_history_of_a_delivered_job(
+    stack: Stack, api: httpx.AsyncClient, admin: dict[str, str]
+) -> None:
     email, password = make_user()
     owner = await login(api, email, password)
     job_id = await upload(api, owner, "tazza.jpg", product_photo_bytes((200, 150)))
@@ -88,8 +96,9 @@ async def test_history_of_a_delivered_job(stack: Stack, api: httpx.AsyncClient, 
         assert name in scheduled and name in completed, (name, scheduled, completed)
     order = [scheduled.index(n) for n in AI_ACTIVITIES]
     assert order == sorted(order)
-    retouch_done = next(e for e in events if e["type"] == "ACTIVITY_TASK_COMPLETED"
-                        and e["activity_type"] == "retouch_photo")
+    retouch_done = next(
+        e for e in events if e["type"] == "ACTIVITY_TASK_COMPLETED" and e["activity_type"] == "retouch_photo"
+    )
     assert retouch_done["attempt"] == 1 and retouch_done["failure_message"] is None
     assert "TIMER_STARTED" in [e["type"] for e in events]  # the 30-day retention timer
     assert not [e for e in events if e["type"].startswith("ACTIVITY_TASK_FAILED")]
@@ -129,9 +138,17 @@ async def test_latest_run_is_shown(stack: Stack, api: httpx.AsyncClient, admin: 
     with session_scope() as session:
         job = session.get(PhotoProcessingJob, uuid.UUID(job_id))
         assert job is not None
-        inp = PhotoJobInput(job_id=job_id, photo_id=str(job.photo_id), user_id=str(job.user_id),
-                            job_type=JobType.background_removal.value, cost=1, run=2)
-    second = await stack.temporal.start_workflow(PhotoJobWorkflow.run, inp, id=wid, task_queue=TASK_QUEUE_JOBS)
+        inp = PhotoJobInput(
+            job_id=job_id,
+            photo_id=str(job.photo_id),
+            user_id=str(job.user_id),
+            job_type=JobType.background_removal.value,
+            cost=1,
+            run=2,
+        )
+    second = await stack.temporal.start_workflow(
+        PhotoJobWorkflow.run, inp, id=wid, task_queue=TASK_QUEUE_JOBS
+    )
     assert second.result_run_id != first_run
     await wait_job(api, owner, job_id, {"failed"}, timeout_s=60)
     deadline = time.monotonic() + 30
@@ -148,8 +165,9 @@ async def test_latest_run_is_shown(stack: Stack, api: httpx.AsyncClient, admin: 
     await second.terminate(reason="test: done")
 
 
-async def test_history_access_and_missing_jobs(stack: Stack, api: httpx.AsyncClient, admin: dict[str, str]
-                                               ) -> None:
+async def test_history_access_and_missing_jobs(
+    stack: Stack, api: httpx.AsyncClient, admin: dict[str, str]
+) -> None:
     email, password = make_user()
     client = await login(api, email, password)
     job_id = await upload(api, client, "a.jpg", product_photo_bytes((64, 48)))
@@ -166,8 +184,12 @@ async def test_history_access_and_missing_jobs(stack: Stack, api: httpx.AsyncCli
 
     with session_scope() as session:  # a job row whose workflow never started
         photo = session.get_one(PhotoProcessingJob, uuid.UUID(job_id)).photo
-        orphan = PhotoProcessingJob(photo_id=photo.id, user_id=photo.user_id, status="pending",
-                                    job_type=JobType.background_removal.value)
+        orphan = PhotoProcessingJob(
+            photo_id=photo.id,
+            user_id=photo.user_id,
+            status="pending",
+            job_type=JobType.background_removal.value,
+        )
         session.add(orphan)
         session.flush()
         orphan_id = orphan.id
@@ -192,8 +214,9 @@ async def skipping_api(stack: Stack) -> AsyncIterator[tuple[httpx.AsyncClient, W
     app = create_app(with_lifespan=False)
     app.state.temporal = env.client
     try:
-        async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver",
-                                     timeout=60) as client:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=60
+        ) as client:
             yield client, env
     finally:
         await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
@@ -201,8 +224,9 @@ async def skipping_api(stack: Stack) -> AsyncIterator[tuple[httpx.AsyncClient, W
         await env.shutdown()
 
 
-async def test_history_of_a_finished_workflow(skipping_api: tuple[httpx.AsyncClient, WorkflowEnvironment]
-                                              ) -> None:
+async def test_history_of_a_finished_workflow(
+    skipping_api: tuple[httpx.AsyncClient, WorkflowEnvironment],
+) -> None:
     api, env = skipping_api
     email, password = make_user()
     owner = await login(api, email, password)

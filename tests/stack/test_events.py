@@ -37,8 +37,10 @@ async def token_for(client: httpx.AsyncClient, role: UserRole = UserRole.client)
 
 def is_(name: str, **fields: object):  # type: ignore[no-untyped-def]
     """Predicate: an event called ``name`` whose data has these ``fields``."""
+
     def pred(ev: SseEvent) -> bool:
         return ev.event == name and all(str(ev.data.get(k)) == str(v) for k, v in fields.items())
+
     return pred
 
 
@@ -47,10 +49,16 @@ async def test_owner_admin_and_stranger_streams_during_a_real_job(stack: Stack, 
     owner, owner_id = await token_for(c)
     stranger, _ = await token_for(c)
     admin, _ = await token_for(c, UserRole.admin)
-    async with (open_stream(c, token=owner) as own, open_stream(c, query_token=stranger) as other,
-                open_stream(c, token=admin) as adm):
-        resp = await c.post("/api/photos", headers={"Authorization": f"Bearer {owner}"},
-                            files=[("files", ("borsa.jpg", product_photo_bytes((160, 120)), "image/jpeg"))])
+    async with (
+        open_stream(c, token=owner) as own,
+        open_stream(c, query_token=stranger) as other,
+        open_stream(c, token=admin) as adm,
+    ):
+        resp = await c.post(
+            "/api/photos",
+            headers={"Authorization": f"Bearer {owner}"},
+            files=[("files", ("borsa.jpg", product_photo_bytes((160, 120)), "image/jpeg"))],
+        )
         assert resp.status_code == 201, resp.text
         photo = resp.json()[0]
         job_id, photo_id = photo["jobs"][0]["id"], photo["id"]
@@ -77,22 +85,36 @@ async def test_missing_or_invalid_token_is_401(stack: Stack, live_api: LiveServe
     resp = await c.get("/api/events")
     assert resp.status_code == 401
     assert resp.json()["code"] == "not_authenticated"
-    for kwargs in ({"params": {"access_token": "non-un-token"}},
-                   {"headers": {"Authorization": "Bearer non-un-token"}}):
+    for kwargs in (
+        {"params": {"access_token": "non-un-token"}},
+        {"headers": {"Authorization": "Bearer non-un-token"}},
+    ):
         resp = await c.get("/api/events", **kwargs)  # type: ignore[arg-type]
         assert resp.status_code == 401
-        assert resp.json() == {"detail": "Sessione non valida o scaduta: accedi di nuovo.", "code": "invalid_token"}
+        assert resp.json() == {
+            "detail": "Sessione non valida o scaduta: accedi di nuovo.",
+            "code": "invalid_token",
+        }
 
 
 def _insert_human_job(owner_id: uuid.UUID) -> uuid.UUID:
     """A photo and a ``pending_human`` job of ``owner_id`` inserted directly (fires the real triggers)."""
     with session_scope() as session:
-        photo = Photo(user_id=owner_id, original_filename="scarpa.jpg", file_size=10, file_format="image/jpeg",
-                      upload_path=f"{owner_id}/x.jpg")
+        photo = Photo(
+            user_id=owner_id,
+            original_filename="scarpa.jpg",
+            file_size=10,
+            file_format="image/jpeg",
+            upload_path=f"{owner_id}/x.jpg",
+        )
         session.add(photo)
         session.flush()
-        job = PhotoProcessingJob(photo_id=photo.id, user_id=owner_id, status=JobStatus.pending_human.value,
-                                 job_type=JobType.background_removal_human.value)
+        job = PhotoProcessingJob(
+            photo_id=photo.id,
+            user_id=owner_id,
+            status=JobStatus.pending_human.value,
+            job_type=JobType.background_removal_human.value,
+        )
         session.add(job)
         session.flush()
         return job.id
@@ -111,8 +133,11 @@ async def test_designers_see_the_pool_and_their_own_jobs(stack: Stack, live_api:
     owner, owner_id = await token_for(c)
     anna, anna_id = await token_for(c, UserRole.graphic)
     bruno, _ = await token_for(c, UserRole.graphic)
-    async with (open_stream(c, token=owner) as own, open_stream(c, query_token=anna) as a,
-                open_stream(c, token=bruno) as b):
+    async with (
+        open_stream(c, token=owner) as own,
+        open_stream(c, query_token=anna) as a,
+        open_stream(c, token=bruno) as b,
+    ):
         job_id = _insert_human_job(owner_id)
         for stream in (own, a, b):
             await stream.wait_for(is_("job", id=job_id, status="pending_human", op="insert"))
@@ -132,9 +157,15 @@ async def test_designers_see_the_pool_and_their_own_jobs(stack: Stack, live_api:
 
         # an AI job of the same owner is nobody's business but the owner's (and admins')
         with session_scope() as session:
-            ai = session.execute(select(PhotoProcessingJob).where(PhotoProcessingJob.id == job_id)).scalar_one()
-            ai_job = PhotoProcessingJob(photo_id=ai.photo_id, user_id=owner_id, status="pending",
-                                        job_type=JobType.background_removal.value)
+            ai = session.execute(
+                select(PhotoProcessingJob).where(PhotoProcessingJob.id == job_id)
+            ).scalar_one()
+            ai_job = PhotoProcessingJob(
+                photo_id=ai.photo_id,
+                user_id=owner_id,
+                status="pending",
+                job_type=JobType.background_removal.value,
+            )
             session.add(ai_job)
             session.flush()
             ai_id = ai_job.id
@@ -165,8 +196,16 @@ async def test_listener_reconnects_and_subscribers_are_cleaned_up(stack: Stack, 
         assert bus.listening and bus.subscriber_count >= 1
         before, old_pid = bus.connections, bus.backend_pid
         with session_scope() as session:
-            killed = session.execute(text("SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                                          "WHERE application_name = :n"), {"n": APPLICATION_NAME}).scalars().all()
+            killed = (
+                session.execute(
+                    text(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = :n"
+                    ),
+                    {"n": APPLICATION_NAME},
+                )
+                .scalars()
+                .all()
+            )
         assert killed == [True]
         deadline = time.monotonic() + 20
         while not (bus.listening and bus.connections > before):
@@ -191,14 +230,26 @@ def test_queue_drops_oldest_and_audience_rules() -> None:
     assert [sub.queue.get_nowait().data["n"] for _ in range(2)] == [3, 4]
 
     me, other, designer = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
-    job = {"table": "photo_processing_jobs", "op": "update", "id": "j", "user_id": str(other),
-           "status": "completed", "assigned_to": None, "photo_id": "p", "job_type": "background_removal"}
+    job = {
+        "table": "photo_processing_jobs",
+        "op": "update",
+        "id": "j",
+        "user_id": str(other),
+        "status": "completed",
+        "assigned_to": None,
+        "photo_id": "p",
+        "job_type": "background_removal",
+    }
     assert audience_payload(job, user_id=me, role=UserRole.client) is None
     assert audience_payload(job, user_id=me, role=UserRole.admin) == job
     assert audience_payload({**job, "user_id": str(me)}, user_id=me, role=UserRole.client) is not None
     assert audience_payload(job, user_id=designer, role=UserRole.graphic) is None  # AI job
     note = {"table": "notifications", "op": "insert", "id": "n", "user_id": str(other)}
     assert audience_payload(note, user_id=me, role=UserRole.admin) is None
-    human = {**job, "job_type": "background_removal_human", "status": "completed_human",
-             "assigned_to": str(other)}
+    human = {
+        **job,
+        "job_type": "background_removal_human",
+        "status": "completed_human",
+        "assigned_to": str(other),
+    }
     assert audience_payload(human, user_id=designer, role=UserRole.graphic) is None

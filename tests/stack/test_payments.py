@@ -41,8 +41,12 @@ def fake_stripe() -> Iterator[FakeStripe]:
     """The local Stripe stand-in, with the API switched to the ``stripe`` provider pointed at it."""
     server = FakeStripe().start()
     try:
-        with settings_env(payment_provider="stripe", stripe_secret_key="sk_test_fotopronta",
-                          stripe_webhook_secret=WEBHOOK_SECRET, stripe_api_base=server.base_url):
+        with settings_env(
+            payment_provider="stripe",
+            stripe_secret_key="sk_test_fotopronta",
+            stripe_webhook_secret=WEBHOOK_SECRET,
+            stripe_api_base=server.base_url,
+        ):
             yield server
     finally:
         server.stop()
@@ -57,8 +61,13 @@ def package_id(name: str) -> str:
 def purchase_grants(purchase_id: str) -> int:
     """How many ledger grants a purchase produced (must be 0 or 1)."""
     with session_scope() as session:
-        return int(session.execute(select(func.count()).select_from(CreditLedgerEntry).where(
-            CreditLedgerEntry.idempotency_key == f"grant:purchase:{purchase_id}")).scalar_one())
+        return int(
+            session.execute(
+                select(func.count())
+                .select_from(CreditLedgerEntry)
+                .where(CreditLedgerEntry.idempotency_key == f"grant:purchase:{purchase_id}")
+            ).scalar_one()
+        )
 
 
 def balance(email: str) -> tuple[int, int]:
@@ -71,8 +80,9 @@ def balance(email: str) -> tuple[int, int]:
 def purchase_of(session_id: str) -> CreditPurchase:
     """The purchase row of checkout session ``session_id``."""
     with session_scope() as session:
-        return session.execute(select(CreditPurchase).where(
-            CreditPurchase.stripe_payment_intent_id == session_id)).scalar_one()
+        return session.execute(
+            select(CreditPurchase).where(CreditPurchase.stripe_payment_intent_id == session_id)
+        ).scalar_one()
 
 
 def assert_error(resp: httpx.Response, status: int, detail: str, title: str | None = None) -> None:
@@ -92,8 +102,12 @@ async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncCli
     assert [p["price_cents"] for p in packages] == sorted(p["price_cents"] for p in packages)
     assert all(p["price_cents"] > 0 for p in packages)
 
-    assert_error(await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Free")}),
-                 404, "Pacchetto crediti non disponibile.", "Impossibile avviare il pagamento")
+    assert_error(
+        await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Free")}),
+        404,
+        "Pacchetto crediti non disponibile.",
+        "Impossibile avviare il pagamento",
+    )
     resp = await api.post("/api/payments/checkout", headers=headers, json={"packageId": package_id("Light")})
     assert resp.status_code == 200, resp.text
     url, session_id = resp.json()["url"], resp.json()["session_id"]
@@ -104,8 +118,12 @@ async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncCli
     assert pending["credit_packages"] == pending["package"]
 
     resp = await api.post("/api/payments/verify", headers=headers, json={"sessionId": session_id})
-    assert resp.json() == {"success": False, "creditsAdded": 0, "totalCredits": 15,
-                           "error": "Pagamento non completato"}
+    assert resp.json() == {
+        "success": False,
+        "creditsAdded": 0,
+        "totalCredits": 15,
+        "error": "Pagamento non completato",
+    }
 
     page = await api.get(urlsplit(url).path)
     assert page.status_code == 200
@@ -132,17 +150,25 @@ async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncCli
 
     other, other_password = make_user()
     other_headers = await login(api, other, other_password)
-    assert_error(await api.post("/api/payments/verify", headers=other_headers, json={"sessionId": session_id}),
-                 404, "Pagamento non trovato.", "Errore Verifica Pagamento")
+    assert_error(
+        await api.post("/api/payments/verify", headers=other_headers, json={"sessionId": session_id}),
+        404,
+        "Pagamento non trovato.",
+        "Errore Verifica Pagamento",
+    )
     assert (await api.get("/api/credits/purchases", headers=other_headers)).json() == []
     assert (await api.get("/dev/checkout/cs_test_local_nonesiste")).status_code == 404
 
 
-async def test_stripe_checkout_session_calls(stack: Stack, api: httpx.AsyncClient, fake_stripe: FakeStripe) -> None:
+async def test_stripe_checkout_session_calls(
+    stack: Stack, api: httpx.AsyncClient, fake_stripe: FakeStripe
+) -> None:
     email, password = make_user()
     headers = await login(api, email, password)
     base = get_settings().public_url
-    resp = await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Standard")})
+    resp = await api.post(
+        "/api/payments/checkout", headers=headers, json={"package_id": package_id("Standard")}
+    )
     assert resp.status_code == 200, resp.text
     session_id = resp.json()["session_id"]
     assert resp.json()["url"] == f"https://checkout.stripe.com/c/pay/{session_id}"
@@ -155,11 +181,18 @@ async def test_stripe_checkout_session_calls(stack: Stack, api: httpx.AsyncClien
     assert body["mode"] == "payment"
     assert body["success_url"] == f"{base}/dashboard?success=true&session_id={{CHECKOUT_SESSION_ID}}"
     assert body["cancel_url"] == f"{base}/dashboard?canceled=true"
-    assert body["metadata"] == {"purchase_id": str(purchase.id), "user_id": str(purchase.user_id),
-                                "package_id": package_id("Standard")}
+    assert body["metadata"] == {
+        "purchase_id": str(purchase.id),
+        "user_id": str(purchase.user_id),
+        "package_id": package_id("Standard"),
+    }
     assert body["line_items"]["0"]["price_data"]["unit_amount"] == "2500"
     assert body["line_items"]["0"]["price_data"]["currency"] == "eur"
-    assert purchase.status == "pending" and purchase.amount_paid_cents == 2500 and purchase.credits_purchased == 100
+    assert (
+        purchase.status == "pending"
+        and purchase.amount_paid_cents == 2500
+        and purchase.credits_purchased == 100
+    )
 
     resp = await api.post("/api/payments/verify", headers=headers, json={"sessionId": session_id})
     assert resp.json()["success"] is False and resp.json()["error"] == "Pagamento non completato"
@@ -168,29 +201,41 @@ async def test_stripe_checkout_session_calls(stack: Stack, api: httpx.AsyncClien
     assert resp.json() == {"success": True, "creditsAdded": 100, "totalCredits": 115, "error": None}
     # the webhook arriving after verify changes nothing
     payload = checkout_completed_event(fake_stripe.sessions[session_id])
-    resp = await api.post("/api/payments/webhook", content=payload,
-                          headers={"Stripe-Signature": signed_webhook(payload, WEBHOOK_SECRET)})
+    resp = await api.post(
+        "/api/payments/webhook",
+        content=payload,
+        headers={"Stripe-Signature": signed_webhook(payload, WEBHOOK_SECRET)},
+    )
     assert resp.status_code == 200 and resp.json()["handled"] is True
     assert balance(email) == (115, 115) and purchase_grants(str(purchase.id)) == 1
 
     # provider failures
     fake_stripe.fail_create = True
-    assert_error(await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Maxi")}),
-                 502, "Impossibile avviare il pagamento")
+    assert_error(
+        await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Maxi")}),
+        502,
+        "Impossibile avviare il pagamento",
+    )
     fake_stripe.fail_create = False
     resp = await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Maxi")})
     pending_id = resp.json()["session_id"]
     with settings_env(stripe_api_base="http://127.0.0.1:9"):  # nothing listens on the discard port
-        assert_error(await api.post("/api/payments/verify", headers=headers, json={"sessionId": pending_id}),
-                     502, "Verifica pagamento fallita", "Errore Verifica Pagamento")
+        assert_error(
+            await api.post("/api/payments/verify", headers=headers, json={"sessionId": pending_id}),
+            502,
+            "Verifica pagamento fallita",
+            "Errore Verifica Pagamento",
+        )
 
 
-async def test_webhook_signature_duplicates_and_race(stack: Stack, api: httpx.AsyncClient,
-                                                     fake_stripe: FakeStripe) -> None:
+async def test_webhook_signature_duplicates_and_race(
+    stack: Stack, api: httpx.AsyncClient, fake_stripe: FakeStripe
+) -> None:
     email, password = make_user()
     headers = await login(api, email, password)
-    session_id = (await api.post("/api/payments/checkout", headers=headers,
-                                 json={"package_id": package_id("Maxi")})).json()["session_id"]
+    session_id = (
+        await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Maxi")})
+    ).json()["session_id"]
     paid = fake_stripe.mark_paid(session_id)
     payload = checkout_completed_event(paid, event_id="evt_" + uuid.uuid4().hex)
     url = "/api/payments/webhook"
@@ -202,11 +247,17 @@ async def test_webhook_signature_duplicates_and_race(stack: Stack, api: httpx.As
         {"Stripe-Signature": "t=1,v1=deadbeef"},
     ]
     for extra in bad:
-        assert_error(await api.post(url, content=payload, headers=extra), 400, "Firma del webhook non valida.")
+        assert_error(
+            await api.post(url, content=payload, headers=extra), 400, "Firma del webhook non valida."
+        )
     tampered = payload.replace(b'"amount_total": 6000', b'"amount_total": 1')
-    assert_error(await api.post(url, content=tampered, headers={"Stripe-Signature": signed_webhook(payload,
-                                                                                                     WEBHOOK_SECRET)}),
-                 400, "Firma del webhook non valida.")
+    assert_error(
+        await api.post(
+            url, content=tampered, headers={"Stripe-Signature": signed_webhook(payload, WEBHOOK_SECRET)}
+        ),
+        400,
+        "Firma del webhook non valida.",
+    )
     assert balance(email) == (15, 15)
 
     # the same event twice and two verify calls, all at once: credits are added once
@@ -227,12 +278,15 @@ async def test_webhook_signature_duplicates_and_race(stack: Stack, api: httpx.As
 
     # events that complete nothing are acknowledged
     other = b'{"id": "evt_x", "object": "event", "type": "payment_intent.created", "data": {"object": {}}}'
-    resp = await api.post(url, content=other, headers={"Stripe-Signature": signed_webhook(other, WEBHOOK_SECRET)})
+    resp = await api.post(
+        url, content=other, headers={"Stripe-Signature": signed_webhook(other, WEBHOOK_SECRET)}
+    )
     assert resp.status_code == 200 and resp.json()["handled"] is False
 
 
-async def wait_job_status(api: httpx.AsyncClient, headers: dict[str, str], wanted: set[str],
-                          timeout_s: float = 180) -> str:
+async def wait_job_status(
+    api: httpx.AsyncClient, headers: dict[str, str], wanted: set[str], timeout_s: float = 180
+) -> str:
     """Poll the caller's only photo until its job reaches one of ``wanted``."""
     deadline = time.monotonic() + timeout_s
     while True:
@@ -250,13 +304,17 @@ async def test_payment_resumes_job_waiting_for_credits(stack: Stack, api: httpx.
         user_id = session.execute(select(Profile.id).where(Profile.email == email)).scalar_one()
         ledger.reserve(session, user_id=user_id, reservation_id=f"test-drain:{user_id}", amount=15)
     headers = await login(api, email, password)
-    resp = await api.post("/api/photos", headers=headers,
-                          files=[("files", ("borsa.jpg", product_photo_bytes((320, 240)), "image/jpeg"))])
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", ("borsa.jpg", product_photo_bytes((320, 240)), "image/jpeg"))],
+    )
     assert resp.status_code == 201, resp.text
     await wait_job_status(api, headers, {"waiting_for_credits"})
 
-    session_id = (await api.post("/api/payments/checkout", headers=headers,
-                                 json={"package_id": package_id("Light")})).json()["session_id"]
+    session_id = (
+        await api.post("/api/payments/checkout", headers=headers, json={"package_id": package_id("Light")})
+    ).json()["session_id"]
     assert (await api.post(f"/dev/checkout/{session_id}/pay")).status_code == 303
     assert await wait_job_status(api, headers, {"completed", "failed"}) == "completed"
     assert balance(email) == (49, 49)
@@ -271,10 +329,18 @@ async def test_admin_credits_search_and_missing_free_credits(stack: Stack, api: 
 
     assert (await api.post(url, headers=client, json={"amount": 5})).status_code == 403
     for bad in (0, -3, 2.5, "tre", None, True):
-        assert_error(await api.post(url, headers=admin, json={"amount": bad}), 400,
-                     "Inserisci un numero intero di crediti, almeno 1.", "Errore assegnazione crediti")
-    assert_error(await api.post(f"/api/admin/users/{uuid.uuid4()}/credits", headers=admin, json={"amount": 5}),
-                 404, "Utente non trovato.", "Errore assegnazione crediti")
+        assert_error(
+            await api.post(url, headers=admin, json={"amount": bad}),
+            400,
+            "Inserisci un numero intero di crediti, almeno 1.",
+            "Errore assegnazione crediti",
+        )
+    assert_error(
+        await api.post(f"/api/admin/users/{uuid.uuid4()}/credits", headers=admin, json={"amount": 5}),
+        404,
+        "Utente non trovato.",
+        "Errore assegnazione crediti",
+    )
     resp = await api.post(url, headers=admin, json={"amount": 7})
     assert resp.status_code == 200, resp.text
     assert resp.json()["profile"]["credits_remaining"] == 22
@@ -286,7 +352,9 @@ async def test_admin_credits_search_and_missing_free_credits(stack: Stack, api: 
     # search: e-mail, first or last name, case-insensitive; admins only
     found = (await api.get("/api/admin/users", headers=admin, params={"q": "ETTORE"})).json()
     assert me["id"] in [u["id"] for u in found]
-    found = (await api.get("/api/admin/users", headers=admin, params={"q": client_email.split("@")[0].upper()})).json()
+    found = (
+        await api.get("/api/admin/users", headers=admin, params={"q": client_email.split("@")[0].upper()})
+    ).json()
     assert [u["id"] for u in found] == [me["id"]]
     assert (await api.get("/api/admin/users", headers=admin, params={"q": "%"})).json() == []
     assert (await api.get("/api/admin/users", headers=client, params={"q": "x"})).status_code == 403
@@ -312,8 +380,17 @@ async def test_orders_are_the_callers_newest_first(stack: Stack, api: httpx.Asyn
         user_id = session.execute(select(Profile.id).where(Profile.email == email)).scalar_one()
         now = datetime.now(UTC)
         for i, name in enumerate(("primo", "secondo")):
-            session.add(Order(user_id=user_id, package_type=name, total_photos=3, processed_photos=i,
-                              status="completed", total_amount=300, created_at=now + timedelta(seconds=i)))
+            session.add(
+                Order(
+                    user_id=user_id,
+                    package_type=name,
+                    total_photos=3,
+                    processed_photos=i,
+                    status="completed",
+                    total_amount=300,
+                    created_at=now + timedelta(seconds=i),
+                )
+            )
     orders = (await api.get("/api/orders", headers=headers)).json()
     assert [o["package_type"] for o in orders] == ["secondo", "primo"]
     other = await login(api, *make_user(email=unique_email("altro")))

@@ -26,8 +26,9 @@ async def _statuses(api: httpx.AsyncClient, headers: dict[str, str]) -> list[str
     return [p["jobs"][-1]["status"] for p in sorted(photos, key=lambda p: p["created_at"])]
 
 
-async def _until(api: httpx.AsyncClient, headers: dict[str, str], done: int, waiting: int, timeout_s: float = 240
-                 ) -> list[str]:
+async def _until(
+    api: httpx.AsyncClient, headers: dict[str, str], done: int, waiting: int, timeout_s: float = 240
+) -> list[str]:
     deadline = time.monotonic() + timeout_s
     while True:
         statuses = await _statuses(api, headers)
@@ -45,8 +46,11 @@ async def test_twelve_photos_with_ten_credits(stack: Stack, api: httpx.AsyncClie
     headers = await login(api, email, "segreto123")
     image = product_photo_bytes((120, 90))
     for batch in (10, 2):  # the standard batch limit is 10 files
-        resp = await api.post("/api/photos", headers=headers,
-                              files=[("files", (f"p{i}.jpg", image, "image/jpeg")) for i in range(batch)])
+        resp = await api.post(
+            "/api/photos",
+            headers=headers,
+            files=[("files", (f"p{i}.jpg", image, "image/jpeg")) for i in range(batch)],
+        )
         assert resp.status_code == 201, resp.text
         await asyncio.sleep(0.2)
 

@@ -25,8 +25,13 @@ def unique_email(prefix: str = "venditore") -> str:
     return f"{prefix}-{uuid.uuid4().hex[:10]}@example.it"
 
 
-def make_user(*, role: UserRole = UserRole.client, password: str = "segreto123", email: str | None = None,
-              first_name: str = "Giulia") -> tuple[str, str]:
+def make_user(
+    *,
+    role: UserRole = UserRole.client,
+    password: str = "segreto123",
+    email: str | None = None,
+    first_name: str = "Giulia",
+) -> tuple[str, str]:
     """Create a confirmed user directly in the database; returns ``(email, password)``."""
     email = email or unique_email(role.value)
     with session_scope() as session:
@@ -71,12 +76,19 @@ async def latest_mail(api: httpx.AsyncClient, to: str) -> dict:
     return dict(resp.json()[0])
 
 
-async def signup_and_confirm(api: httpx.AsyncClient, email: str, password: str = "segreto123",
-                             first_name: str = "Giulia", last_name: str | None = "Bianchi") -> dict:
+async def signup_and_confirm(
+    api: httpx.AsyncClient,
+    email: str,
+    password: str = "segreto123",
+    first_name: str = "Giulia",
+    last_name: str | None = "Bianchi",
+) -> dict:
     """Sign up through the API and confirm the account with the e-mailed link (``POST /api/auth/verify``);
     returns the session (``access_token``, ``refresh_token``, ``user``)."""
-    resp = await api.post("/api/auth/signup", json={"email": email, "password": password,
-                                                    "first_name": first_name, "last_name": last_name})
+    resp = await api.post(
+        "/api/auth/signup",
+        json={"email": email, "password": password, "first_name": first_name, "last_name": last_name},
+    )
     assert resp.status_code == 201, resp.text
     link = (await latest_mail(api, email))["links"][0]
     query = dict(part.split("=", 1) for part in link.split("?", 1)[1].split("&"))

@@ -63,28 +63,44 @@ class FakeStripe:
 
             def _record(self, body: dict[str, Any]) -> None:
                 with fake._lock:
-                    fake.requests.append({"method": self.command, "path": self.path, "body": body,
-                                          "authorization": self.headers.get("Authorization"),
-                                          "idempotency_key": self.headers.get("Idempotency-Key")})
+                    fake.requests.append(
+                        {
+                            "method": self.command,
+                            "path": self.path,
+                            "body": body,
+                            "authorization": self.headers.get("Authorization"),
+                            "idempotency_key": self.headers.get("Idempotency-Key"),
+                        }
+                    )
 
             def do_POST(self) -> None:  # noqa: N802 (http.server API)
                 length = int(self.headers.get("Content-Length") or 0)
                 body = _nest(parse_qsl(self.rfile.read(length).decode(), keep_blank_values=True))
                 self._record(body)
                 if self.path != "/v1/checkout/sessions":
-                    return self._send(404, {"error": {"type": "invalid_request_error", "message": "no route"}})
+                    return self._send(
+                        404, {"error": {"type": "invalid_request_error", "message": "no route"}}
+                    )
                 if fake.fail_create:
                     return self._send(500, {"error": {"type": "api_error", "message": "fake outage"}})
                 session_id = "cs_test_" + uuid.uuid4().hex
                 item = body["line_items"]["0"]
                 amount = int(item["price_data"]["unit_amount"]) * int(item.get("quantity", 1))
-                obj = {"id": session_id, "object": "checkout.session", "mode": body.get("mode"),
-                       "url": f"https://checkout.stripe.com/c/pay/{session_id}", "status": "open",
-                       "payment_status": "unpaid", "amount_total": amount,
-                       "currency": item["price_data"]["currency"], "metadata": body.get("metadata", {}),
-                       "client_reference_id": body.get("client_reference_id"),
-                       "customer_email": body.get("customer_email"),
-                       "success_url": body.get("success_url"), "cancel_url": body.get("cancel_url")}
+                obj = {
+                    "id": session_id,
+                    "object": "checkout.session",
+                    "mode": body.get("mode"),
+                    "url": f"https://checkout.stripe.com/c/pay/{session_id}",
+                    "status": "open",
+                    "payment_status": "unpaid",
+                    "amount_total": amount,
+                    "currency": item["price_data"]["currency"],
+                    "metadata": body.get("metadata", {}),
+                    "client_reference_id": body.get("client_reference_id"),
+                    "customer_email": body.get("customer_email"),
+                    "success_url": body.get("success_url"),
+                    "cancel_url": body.get("cancel_url"),
+                }
                 with fake._lock:
                     fake.sessions[session_id] = obj
                 return self._send(200, obj)
@@ -92,12 +108,19 @@ class FakeStripe:
             def do_GET(self) -> None:  # noqa: N802 (http.server API)
                 self._record({})
                 prefix = "/v1/checkout/sessions/"
-                session_id = self.path.split("?")[0][len(prefix):] if self.path.startswith(prefix) else ""
+                session_id = self.path.split("?")[0][len(prefix) :] if self.path.startswith(prefix) else ""
                 with fake._lock:
                     obj = fake.sessions.get(session_id)
                 if obj is None:
-                    return self._send(404, {"error": {"type": "invalid_request_error",
-                                                      "message": f"No such checkout.session: '{session_id}'"}})
+                    return self._send(
+                        404,
+                        {
+                            "error": {
+                                "type": "invalid_request_error",
+                                "message": f"No such checkout.session: '{session_id}'",
+                            }
+                        },
+                    )
                 return self._send(200, obj)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -125,11 +148,17 @@ class FakeStripe:
 
 def checkout_completed_event(session: dict[str, Any], *, event_id: str | None = None) -> bytes:
     """A ``checkout.session.completed`` event body as Stripe sends it."""
-    return json.dumps({
-        "id": event_id or "evt_" + uuid.uuid4().hex, "object": "event", "api_version": "2025-01-01",
-        "created": int(time.time()), "type": "checkout.session.completed", "livemode": False,
-        "data": {"object": session},
-    }).encode()
+    return json.dumps(
+        {
+            "id": event_id or "evt_" + uuid.uuid4().hex,
+            "object": "event",
+            "api_version": "2025-01-01",
+            "created": int(time.time()),
+            "type": "checkout.session.completed",
+            "livemode": False,
+            "data": {"object": session},
+        }
+    ).encode()
 
 
 def signed_webhook(payload: bytes, secret: str, *, timestamp: int | None = None) -> str:

@@ -88,16 +88,21 @@ class SseStream:
 
 
 @contextlib.asynccontextmanager
-async def open_stream(client: httpx.AsyncClient, *, token: str | None = None, query_token: str | None = None,
-                      ) -> AsyncIterator[SseStream]:
+async def open_stream(
+    client: httpx.AsyncClient,
+    *,
+    token: str | None = None,
+    query_token: str | None = None,
+) -> AsyncIterator[SseStream]:
     """Open ``GET /api/events`` (token as bearer header or ``?access_token=``) and collect its events.
 
     The response's headers have arrived when this yields, i.e. the server is already listening.
     """
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     params = {"access_token": query_token} if query_token else {}
-    async with client.stream("GET", "/api/events", headers=headers, params=params,
-                             timeout=httpx.Timeout(10, read=None)) as resp:
+    async with client.stream(
+        "GET", "/api/events", headers=headers, params=params, timeout=httpx.Timeout(10, read=None)
+    ) as resp:
         assert resp.status_code == 200, (await resp.aread()).decode()
         assert resp.headers["content-type"].startswith("text/event-stream")
         stream = SseStream(resp)
@@ -125,8 +130,9 @@ async def live_api(stack: Stack) -> AsyncIterator[LiveServer]:
     app = create_app(with_lifespan=False)
     app.state.temporal = stack.temporal
     port = _free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, lifespan="off", log_level="warning",
-                            timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        app, host="127.0.0.1", port=port, lifespan="off", log_level="warning", timeout_graceful_shutdown=2
+    )
     server = _InProcessServer(config)
     task = asyncio.create_task(server.serve())
     deadline = time.monotonic() + 20

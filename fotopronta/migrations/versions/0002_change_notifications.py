@@ -51,7 +51,10 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    for table, trigger in (("photo_processing_jobs", "jobs_notify_change"), ("photos", "photos_notify_change"),
-                           ("notifications", "notifications_notify_change")):
+    for table, trigger in (
+        ("photo_processing_jobs", "jobs_notify_change"),
+        ("photos", "photos_notify_change"),
+        ("notifications", "notifications_notify_change"),
+    ):
         op.execute(f"DROP TRIGGER IF EXISTS {trigger} ON {table}")
     op.execute("DROP FUNCTION IF EXISTS fotopronta_notify_change()")
