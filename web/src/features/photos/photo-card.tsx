@@ -39,7 +39,9 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
   const title = details?.seo_filename || photo.original_filename;
   const colors = details?.colors ?? [];
   const canDownload = isDownloadable(photo);
-  const thumb = useAuthImage(photo.files_deleted_at ? null : `/api/photos/${photo.id}/thumbnail`, `${photo.status}:${photo.processed_path ?? ''}`);
+  // the version in the URL keeps the browser's cache from showing the original after delivery
+  const version = encodeURIComponent(`${photo.status}:${photo.processed_path ?? ''}`);
+  const thumb = useAuthImage(photo.files_deleted_at ? null : `/api/photos/${photo.id}/thumbnail?v=${version}`);
   const inProgress = job?.status === 'processing' || job?.status === 'in_progress_human';
   const canReprocess = (job?.status === 'failed' || job?.status === 'rejected_human') && isRetryableError(job.error_message);
 
