@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
+import { useDismiss } from '@/lib/use-dismiss';
 import { useNavigate } from 'react-router-dom';
 import { toast } from '@/components/ui/toast';
 import { logout } from '@/lib/auth';
@@ -16,20 +17,9 @@ export function UserMenu({ profile }: { profile: Profile | undefined }) {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const ref = useRef<HTMLDivElement>(null);
+  const closeMenu = useCallback(() => setOpen(false), []);
 
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
-    };
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
-    document.addEventListener('mousedown', onDown);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('mousedown', onDown);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  useDismiss(ref, open, closeMenu);
 
   const go = (to: string) => {
     setOpen(false);

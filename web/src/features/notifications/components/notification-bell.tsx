@@ -1,4 +1,5 @@
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
+import { useDismiss } from '@/lib/use-dismiss';
 import { notificationTime } from '@/lib/format';
 import type { AppNotification } from '@/types/api';
 import { unreadBadge, useMarkRead, useNotifications } from '../api/notifications-api';
@@ -33,23 +34,12 @@ export function NotificationBell() {
   const { data, isPending } = useNotifications();
   const markRead = useMarkRead();
   const ref = useRef<HTMLDivElement>(null);
+  const closeMenu = useCallback(() => setOpen(false), []);
   const notifications = data ?? [];
   const unread = notifications.filter((n) => !n.read).length;
   const badge = unreadBadge(unread);
 
-  useEffect(() => {
-    if (!open) return;
-    const onDown = (e: MouseEvent) => {
-      if (ref.current && !ref.current.contains(e.target as Node)) setOpen(false);
-    };
-    const onKey = (e: KeyboardEvent) => e.key === 'Escape' && setOpen(false);
-    document.addEventListener('mousedown', onDown);
-    document.addEventListener('keydown', onKey);
-    return () => {
-      document.removeEventListener('mousedown', onDown);
-      document.removeEventListener('keydown', onKey);
-    };
-  }, [open]);
+  useDismiss(ref, open, closeMenu);
 
   return (
     <div className="popover-anchor" ref={ref}>
