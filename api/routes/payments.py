@@ -87,7 +87,7 @@ def _temporal(request: Request) -> Client | None:
 
 
 async def resume_after_credit(request: Request, session: Session, user_id: uuid.UUID) -> None:
-    """Signal the user's jobs waiting for credits (after the commit); a Temporal outage is only
+    """Resume the user's jobs waiting for credits, oldest upload first (after the commit); a Temporal
     logged, the credits are booked already."""
     temporal = _temporal(request)
     if temporal is None:
