@@ -88,7 +88,7 @@ def _temporal(request: Request) -> Client | None:
 
 async def resume_after_credit(request: Request, session: Session, user_id: uuid.UUID) -> None:
     """Resume the user's jobs waiting for credits, oldest upload first (after the commit); a Temporal
-    logged, the credits are booked already."""
+    outage is only logged, the credits are booked already."""
     temporal = _temporal(request)
     if temporal is None:
         log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
