@@ -81,6 +81,47 @@ def wait_http(url: str, *, timeout_s: float, proc: subprocess.Popen[bytes] | Non
     raise RuntimeError(f"{url} did not answer within {timeout_s} s")
 
 
+def log_tail(path: Path, lines: int = 20) -> str:
+    """The last ``lines`` lines of the text file at ``path`` ('' when it does not exist)."""
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+    except OSError:
+        return ""
+
+
+#: Start attempts for the Temporal dev server. It takes random free ports for its internal services and
+#: its HTTP API; another process can grab one of them before the server binds it, and the server then
+#: exits at once with "address already in use". A new attempt picks new ports.
+TEMPORAL_START_ATTEMPTS = 3
+
+
+def start_temporal_ready(
+    db_file: Path, *, address: str, ui_port: int, log_path: Path, timeout_s: float = 90
+) -> subprocess.Popen[bytes]:
+    """Start the Temporal dev server and wait until its Web UI answers; retry when it exits early.
+
+    Raises:
+        RuntimeError: it exited :data:`TEMPORAL_START_ATTEMPTS` times (the message carries the tail of
+            ``log_path``) or did not answer within ``timeout_s`` seconds.
+    """
+    url = f"http://localhost:{ui_port}"
+    for attempt in range(1, TEMPORAL_START_ATTEMPTS + 1):
+        proc = start_temporal(db_file, address=address, ui_port=ui_port, log_path=log_path)
+        try:
+            wait_http(url, timeout_s=timeout_s, proc=proc)
+            return proc
+        except RuntimeError as exc:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+            if attempt == TEMPORAL_START_ATTEMPTS or "exited" not in str(exc):
+                raise RuntimeError(f"Temporal: {exc}\n{log_tail(log_path)}") from exc
+            print(f"  Temporal è terminato all'avvio (tentativo {attempt}); riprovo.", flush=True)
+            time.sleep(1)
+    raise AssertionError("unreachable")
+
+
 def _stop(procs: list[tuple[str, subprocess.Popen[bytes]]]) -> None:
     for _, proc in reversed(procs):
         if proc.poll() is None:
@@ -132,7 +173,7 @@ def main() -> int:
             flush=True,
         )
 
-        tmp = start_temporal(
+        tmp = start_temporal_ready(
             data / "temporal.db",
             address=settings.temporal_address,
             ui_port=settings.temporal_ui_port,
@@ -140,7 +181,6 @@ def main() -> int:
         )
         procs.append(("temporal", tmp))
         ui = f"http://localhost:{settings.temporal_ui_port}"
-        wait_http(ui, timeout_s=90, proc=tmp)
         print(f"✓ Temporal: {settings.temporal_address} · Web UI {ui}", flush=True)
 
         worker = subprocess.Popen(

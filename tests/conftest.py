@@ -10,18 +10,13 @@ Settings come from environment variables set here before any project module is i
 from __future__ import annotations
 
 import os
-import socket
 import tempfile
 from pathlib import Path
 
+from infra.ports import free_port
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED_PHOTOS = REPO.parent / "shared" / "photos"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 _TMP = Path(tempfile.mkdtemp(prefix="fotopronta-test-"))
@@ -30,7 +25,7 @@ os.environ.update(
         "FOTOPRONTA_ENVIRONMENT": "test",
         "FOTOPRONTA_DATA_DIR": str(_TMP),
         "FOTOPRONTA_STORAGE_DIR": str(_TMP / "storage"),
-        "FOTOPRONTA_POSTGRES_PORT": str(_free_port()),
+        "FOTOPRONTA_POSTGRES_PORT": str(free_port()),
         "FOTOPRONTA_U2NET_HOME": str(REPO / ".data" / "models"),
     }
 )

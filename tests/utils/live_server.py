@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
+from infra.ports import free_port
 from tests.utils.stack import Stack
 
 
@@ -115,12 +115,6 @@ async def open_stream(
                 await stream._task
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="session")
 async def live_api(stack: Stack) -> AsyncIterator[LiveServer]:
     """The API on a real uvicorn server at ``127.0.0.1:{free port}`` for the whole test session."""
@@ -129,7 +123,7 @@ async def live_api(stack: Stack) -> AsyncIterator[LiveServer]:
 
     app = create_app(with_lifespan=False)
     app.state.temporal = stack.temporal
-    port = _free_port()
+    port = free_port()
     config = uvicorn.Config(
         app, host="127.0.0.1", port=port, lifespan="off", log_level="warning", timeout_graceful_shutdown=2
     )

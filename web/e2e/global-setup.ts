@@ -8,21 +8,40 @@ import { BASE_URL_ENV, CHROMIUM_PATH, REPO_ROOT, RESULTS_DIR } from './paths';
 const HEALTH_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 90_000;
 
-/** `n` distinct free TCP ports on 127.0.0.1 (all held open together, then released). */
+/** The kernel's ephemeral port range (source ports of outgoing connections, `listen(0)` ports). */
+function ephemeralRange(): [number, number] {
+  try {
+    const [low, high] = fs.readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number);
+    if (Number.isInteger(low) && Number.isInteger(high)) return [low, high];
+  } catch {
+    // not Linux: assume the usual range
+  }
+  return [32768, 60999];
+}
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/**
+ * `n` distinct TCP ports free on 127.0.0.1, chosen below the ephemeral range (as `infra/ports.py`
+ * does): a port from `listen(0)` can be taken, between our check and the server's bind, by the source
+ * port of any outgoing connection or by the Temporal dev server's own random ports. That race once made
+ * the Temporal Web UI fail to start in CI.
+ */
 async function freePorts(n: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: n },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const server = net.createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  const lowest = 15_000;
+  const highest = Math.max(ephemeralRange()[0] - 1, lowest + 1_000);
+  const ports: number[] = [];
+  for (let attempt = 0; ports.length < n && attempt < 500; attempt++) {
+    const port = lowest + Math.floor(Math.random() * (highest - lowest + 1));
+    if (!ports.includes(port) && (await isFree(port))) ports.push(port);
+  }
+  if (ports.length < n) throw new Error(`nessuna porta libera tra ${lowest} e ${highest}`);
   return ports;
 }
 
