@@ -29,7 +29,7 @@ dev: install model web
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch
+	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch bench
 
 pytest: install model
 	$(VENV)/bin/pytest -q

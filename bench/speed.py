@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -84,9 +85,9 @@ def worker_ours(in_dir: Path, out_dir: Path, model: str, workers: int) -> None:
 
     import psutil
 
-    from retouch import BadImageError, RetouchOptions, get_session, retouch
+    from retouch import BadImageError, RetouchOptions, retouch, warm_up
 
-    get_session(model)
+    warm_up(model)
     proc = psutil.Process()
     paths = list_images(in_dir)
     rss: list[float] = []
@@ -204,9 +205,9 @@ def main(argv: list[str] | None = None) -> int:
                 cmd = [sys.executable, "-m", "bench.speed", "--worker", "ours", "--model", args.model]
                 cmd += ["--workers", str(workers), "--in-dir", str(in_dir), "--out-dir", str(out_o)]
                 wall_o, rss_o, out = _run_measured(cmd, env)
-                stats = json.loads(out.strip().splitlines()[-1]) if out.strip() else {"n": 0, "rss": []}
+                stats: dict[str, Any] = json.loads(out.strip().splitlines()[-1]) if out.strip() else {}
                 n_o = len(list(out_o.glob("*.jpg")))
-                rss_list = stats.get("rss") or [0.0]
+                rss_list: list[float] = stats.get("rss") or [0.0]
                 name = f"FotoPronta retouch ({workers} thread{'s' if workers > 1 else ''})"
                 row = [name, n_o, wall_o, n_o / wall_o, rss_o, rss_list[0], rss_list[-1]]
                 if name not in best or wall_o < float(best[name][2]):  # type: ignore[arg-type]
@@ -238,8 +239,8 @@ def _enlarged_copy(src: Path, dst: Path, megapixels: float) -> None:
     """Write ``src`` enlarged to about ``megapixels`` MP as a JPEG (q 95) at ``dst``."""
     from PIL import Image, ImageOps
 
-    with Image.open(src) as im:
-        im = ImageOps.exif_transpose(im).convert("RGB")
+    with Image.open(src) as opened:
+        im = ImageOps.exif_transpose(opened).convert("RGB")
         f = max(1.0, (megapixels * 1e6 / (im.width * im.height)) ** 0.5)
         im = im.resize((round(im.width * f), round(im.height * f)), Image.Resampling.LANCZOS)
         im.save(dst, "JPEG", quality=95)

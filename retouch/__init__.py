@@ -17,7 +17,7 @@ the tests and the benchmarks), ``cli`` (the ``fotopronta retouch`` command).
 from .errors import BadImageError
 from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, RetouchResult, retouch
 from .presets import PRESETS, Preset
-from .segment import get_session
+from .segment import get_session, warm_up
 
 __all__ = [
     "BadImageError",
@@ -28,4 +28,5 @@ __all__ = [
     "SMART_BACKGROUND_CATEGORIES",
     "get_session",
     "retouch",
+    "warm_up",
 ]

@@ -39,9 +39,12 @@ SMART_BACKGROUND_CATEGORIES = (
     "seasonal_themed",
 )
 
-#: Working resolution cap for segmentation and matte refinement (pixels). The network sees 320x320
-#: anyway; refinement at ~1 MP keeps edges sharp while staying far cheaper than full resolution.
-WORK_MAX_PIXELS = 1_000_000
+#: Working resolution cap for segmentation and matte refinement (pixels). The network sees 256x256
+#: anyway; the guided filter snaps the matte to the photo's edges at this resolution and the matte is
+#: upsampled once. On the shared GT photos 0.5 MP gives the same matte quality as 1 MP (mean IoU 0.9221
+#: vs 0.9224, boundary F 0.8778 vs 0.8779) at half the cost of every working-resolution step; 0.3 MP
+#: starts to lose (0.9182 / 0.8731).
+WORK_MAX_PIXELS = 500_000
 
 #: Largest product region (output pixels) on which dust removal runs; ``specks_removed`` is -1 when skipped.
 DUST_MAX_PIXELS = 4_000_000

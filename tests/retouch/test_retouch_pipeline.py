@@ -205,29 +205,43 @@ def test_dust_specks_are_removed():
         assert np.abs(img[y, x].astype(int) - (180, 150, 120)).max() < 25
 
 
+def test_dust_removal_leaves_texture_and_print_alone():
+    """Dark dots that are part of a pattern (a print, a knit) are crowded or on a rough surround."""
+    rng = np.random.default_rng(2)
+    img = np.full((240, 240, 3), (200, 190, 170), np.uint8)
+    img[::6, ::6] = (30, 30, 30)  # dotted print: every dot has neighbours within a few px
+    noisy = np.clip(img[120:].astype(np.float32) + rng.normal(0, 40, img[120:].shape), 0, 255)
+    img[120:] = noisy.astype(np.uint8)  # rough surface below
+    before = img.copy()
+    assert remove_dust(img, np.full((240, 240), 255, np.uint8)) == 0
+    assert np.array_equal(img, before)
+
+
 @needs_model
 def test_session_is_created_once():
     assert get_session("u2netp") is get_session("u2netp")
 
 
-def _gt_pair(name: str) -> tuple[bytes, np.ndarray]:
-    path = next(p for p in GT_IMAGES.iterdir() if p.stem == name)
-    return path.read_bytes(), np.asarray(Image.open(GT_MASKS / f"{name}.png").convert("L"))
-
-
 @needs_model
-@pytest.mark.parametrize("name", ["208001", "227092"])
-def test_matte_quality_not_worse_than_plain_rembg(photos_dir, name, save_failure):
+def test_matte_quality_above_plain_rembg_on_the_shared_ground_truth(photos_dir):
+    """Issue 3's quality target, on every shared photo with a ground-truth mask: the mean IoU and the
+    mean boundary F of our matte are above plain ``rembg.remove`` with the same model (u2netp).
+    ``bench/quality.py`` prints the same comparison per photo, with halo and purity figures."""
     from rembg import remove
 
-    data, gt = _gt_pair(name)
-    base = np.asarray(
-        Image.open(io.BytesIO(remove(data, session=get_session(), only_mask=True))).convert("L")
-    )
-    ours = retouch(data, RetouchOptions(shadow=False)).matte
-    iou_b, iou_o = M.iou(base, gt), M.iou(ours, gt)
-    bf_b, bf_o = M.boundary_f(base, gt), M.boundary_f(ours, gt)
-    if iou_o < iou_b or bf_o < bf_b:
-        print("ours:", save_failure("ours", ours), "rembg:", save_failure("rembg", base))
-    assert iou_o >= iou_b - 1e-3, (iou_o, iou_b)
-    assert bf_o >= bf_b - 1e-3, (bf_o, bf_b)
+    rows = []
+    for path in sorted(GT_IMAGES.iterdir()):
+        mask = GT_MASKS / f"{path.stem}.png"
+        if not mask.exists():
+            continue
+        data, gt = path.read_bytes(), np.asarray(Image.open(mask).convert("L"))
+        base = np.asarray(
+            Image.open(io.BytesIO(remove(data, session=get_session(), only_mask=True))).convert("L")
+        )
+        ours = retouch(data, RetouchOptions(shadow=False)).matte
+        rows.append((M.iou(base, gt), M.iou(ours, gt), M.boundary_f(base, gt), M.boundary_f(ours, gt)))
+    assert len(rows) >= 30, "the shared ground-truth set is incomplete"
+    iou_b, iou_o, bf_b, bf_o = (float(np.mean(col)) for col in zip(*rows, strict=True))
+    print(f"mean IoU rembg {iou_b:.4f} ours {iou_o:.4f}; mean boundary F rembg {bf_b:.4f} ours {bf_o:.4f}")
+    assert iou_o > iou_b, (iou_o, iou_b)
+    assert bf_o > bf_b, (bf_o, bf_b)
