@@ -26,14 +26,15 @@ __all__ = ["local_background", "lookup_grid", "tighten_edges", "decontaminate", 
 
 
 def local_background(
-    rgb_small: np.ndarray, alpha_small: np.ndarray, max_side: int = 256, *, foreground: bool = False
+    rgb_small: np.ndarray, alpha_small: np.ndarray, max_side: int | None = None, *, foreground: bool = False
 ) -> np.ndarray:
     """Estimate the old background's colour everywhere, from sure-background pixels.
 
     Args:
         rgb_small: uint8 (h, w, 3) photo at the working resolution.
         alpha_small: float32 (h, w) matte in [0, 1] at the same size.
-        max_side: resolution of the estimate (long side, px); background colour varies slowly.
+        max_side: resolution of the estimate (long side, px); default 128 for the background (its
+            colour varies slowly) and 256 for the product.
         foreground: estimate the local *product* colour instead (from solid product pixels).
 
     Returns:
@@ -41,6 +42,8 @@ def local_background(
         the same field of view as ``rgb_small``.
     """
     h, w = alpha_small.shape
+    if max_side is None:
+        max_side = 256 if foreground else 128
     f = min(1.0, max_side / max(h, w))
     size = (max(1, round(w * f)), max(1, round(h * f)))
     rgb = np.asarray(Image.fromarray(rgb_small, "RGB").resize(size, Image.Resampling.BOX), dtype=np.float32)

@@ -47,32 +47,29 @@ def guided_filter(
 
     Returns:
         float32 (H, W), not clipped.
+
+    Channels are kept as separate contiguous 2-D arrays (no reductions over a length-3 last axis),
+    which makes this ~2x faster than the stacked formulation.
     """
     h, w = src.shape
+    full = [np.ascontiguousarray(guide[..., c], dtype=np.float32) for c in range(3)]
     if subsample > 1:
         sw, sh = max(1, w // subsample), max(1, h // subsample)
-        g = np.stack([_resize_f(guide[..., c], (sw, sh)) for c in range(3)], axis=-1)
+        g = [_resize_f(ch, (sw, sh)) for ch in full]
         p = _resize_f(src, (sw, sh))
         r = max(1, round(radius / subsample))
     else:
-        g, p, r = guide, src, radius
-    mean_i = _box(g, r)
+        g, p, r = full, src.astype(np.float32, copy=False), radius
+    mean_i = [_box(ch, r) for ch in g]
     mean_p = _box(p, r)
-    mean_ip = _box(g * p[..., None], r)
-    cov_ip = mean_ip - mean_i * mean_p[..., None]
-    # 3x3 covariance of the guide in each window
-    gg = np.empty(g.shape[:2] + (6,), np.float32)
-    idx = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
-    for k, (i, j) in enumerate(idx):
-        gg[..., k] = g[..., i] * g[..., j]
-    var = _box(gg, r)
-    for k, (i, j) in enumerate(idx):
-        var[..., k] -= mean_i[..., i] * mean_i[..., j]
-    var[..., 0] += eps
-    var[..., 3] += eps
-    var[..., 5] += eps
+    cov_ip = [_box(ch * p, r) - m * mean_p for ch, m in zip(g, mean_i, strict=True)]
+    # 3x3 covariance of the guide in each window, plus eps on the diagonal
+    pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    a00, a01, a02, a11, a12, a22 = (_box(g[i] * g[j], r) - mean_i[i] * mean_i[j] for i, j in pairs)
+    a00 += eps
+    a11 += eps
+    a22 += eps
     # Solve (Sigma + eps I) a = cov_ip for every pixel (closed-form symmetric 3x3 inverse)
-    a00, a01, a02, a11, a12, a22 = (var[..., k] for k in range(6))
     c00 = a11 * a22 - a12 * a12
     c01 = a02 * a12 - a01 * a22
     c02 = a01 * a12 - a02 * a11
@@ -80,19 +77,17 @@ def guided_filter(
     c12 = a01 * a02 - a00 * a12
     c22 = a00 * a11 - a01 * a01
     det = a00 * c00 + a01 * c01 + a02 * c02
-    det = np.where(np.abs(det) < 1e-12, 1e-12, det)
-    v0, v1, v2 = cov_ip[..., 0], cov_ip[..., 1], cov_ip[..., 2]
-    a = np.empty_like(cov_ip)
-    a[..., 0] = (c00 * v0 + c01 * v1 + c02 * v2) / det
-    a[..., 1] = (c01 * v0 + c11 * v1 + c12 * v2) / det
-    a[..., 2] = (c02 * v0 + c12 * v1 + c22 * v2) / det
-    b = mean_p - (a * mean_i).sum(axis=-1)
-    mean_a = _box(a, r)
-    mean_b = _box(b, r)
+    inv_det = 1.0 / np.where(np.abs(det) < 1e-12, 1e-12, det)
+    v0, v1, v2 = cov_ip
+    a0 = (c00 * v0 + c01 * v1 + c02 * v2) * inv_det
+    a1 = (c01 * v0 + c11 * v1 + c12 * v2) * inv_det
+    a2 = (c02 * v0 + c12 * v1 + c22 * v2) * inv_det
+    b = mean_p - a0 * mean_i[0] - a1 * mean_i[1] - a2 * mean_i[2]
+    coeffs = [_box(x, r) for x in (a0, a1, a2, b)]
     if subsample > 1:
-        mean_a = np.stack([_resize_f(mean_a[..., c], (w, h)) for c in range(3)], axis=-1)
-        mean_b = _resize_f(mean_b, (w, h))
-    return (mean_a * guide).sum(axis=-1) + mean_b
+        coeffs = [_resize_f(x, (w, h)) for x in coeffs]
+    m0, m1, m2, mb = coeffs
+    return m0 * full[0] + m1 * full[1] + m2 * full[2] + mb
 
 
 def _resize_f(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
@@ -121,7 +116,7 @@ def remove_trapped_background(
         the mask with trapped background set to 0 (float32 (H, W)).
     """
     h, w = coarse.shape
-    f = min(1.0, (300_000 / (h * w)) ** 0.5)  # the colour test does not need more than ~0.3 MP
+    f = min(1.0, (150_000 / (h * w)) ** 0.5)  # the colour test does not need more than ~0.15 MP
     if f < 1.0:
         size = (max(1, round(w * f)), max(1, round(h * f)))
         rgb_s = np.stack([_resize_f(rgb[..., c], size) for c in range(3)], axis=-1)
