@@ -44,8 +44,8 @@ def heartbeating(interval_s: float = HEARTBEAT_INTERVAL_S) -> Iterator[None]:
 
 
 class RetouchActivities:
-    """Holds the storage client, the session factory and the rembg model name (the rembg session
-    itself is cached per process by :func:`retouch.get_session`)."""
+    """Holds the storage client, the session factory and the rembg model name (the onnxruntime
+    session itself is created once per process by :func:`retouch.warm_up` / the first photo)."""
 
     def __init__(self, sessions: sessionmaker[Session], storage: ObjectStorage, model_name: str) -> None:
         self.sessions = sessions

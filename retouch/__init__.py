@@ -6,7 +6,8 @@ Public API (the Temporal activity, the API and the CLI code against these names)
     result = retouch(data, RetouchOptions(preset="amazon"))
     result.jpeg, result.webp, result.details, result.matte, result.cutout_png()
 
-Modules: ``decode`` (formats, orientation, ICC, refusals), ``segment`` (rembg sessions, cached),
+Modules: ``decode`` (formats, orientation, ICC, refusals), ``segment`` (U^2-Net at 256 px and rembg
+sessions, created once per process),
 ``matte`` (guided-filter refinement, trapped background), ``composite`` (edge tightening,
 decontamination, shadow, blend), ``correct`` (light, colour, dust), ``layout`` + ``presets`` (framing),
 ``backgrounds`` (procedural smart backgrounds), ``colors`` (dominant colours, Italian names, SEO name),

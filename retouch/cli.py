@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import argparse
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .encode import encode_png
 from .errors import BadImageError
 from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, retouch
 from .presets import PRESETS
-from .segment import DEFAULT_MODEL
+from .segment import DEFAULT_MODEL, NETWORK_SLOTS
 
 __all__ = ["add_arguments", "run", "main"]
 
@@ -73,21 +74,18 @@ def run(args: argparse.Namespace) -> int:
         short_id=getattr(args, "short_id", None),
     )
     model = getattr(args, "model", DEFAULT_MODEL) or DEFAULT_MODEL
-    failures = 0
-    for path in args.inputs:
+
+    def one(path: str) -> tuple[bool, str]:
+        """Retouch one file and write its outputs; returns (ok, the line to print)."""
         name = Path(path).stem
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            print(f"ERRORE {path}: impossibile leggere il file ({exc.strerror or exc})")
-            failures += 1
-            continue
+            return False, f"ERRORE {path}: impossibile leggere il file ({exc.strerror or exc})"
         try:
             result = retouch(data, options, model_name=model)
         except BadImageError as exc:
-            print(f"ERRORE {path}: {exc}")
-            failures += 1
-            continue
+            return False, f"ERRORE {path}: {exc}"
         (out_dir / f"{name}.jpg").write_bytes(result.jpeg)
         (out_dir / f"{name}.webp").write_bytes(result.webp)
         extra = ""
@@ -98,10 +96,18 @@ def run(args: argparse.Namespace) -> int:
             (out_dir / f"{name}.cutout.png").write_bytes(result.cutout_png())
             extra += " +cutout"
         seo = result.details.get("seo_filename", "")
-        print(
+        return True, (
             f"OK {path} -> {out_dir / name}.jpg {result.width}x{result.height} "
             f"jpeg {len(result.jpeg) // 1024} KB, webp {len(result.webp) // 1024} KB, seo {seo}{extra}"
         )
+
+    # as many photos in flight as the network has slots (one core each): the throughput of the
+    # ``retouch`` Temporal worker; lines are printed in input order
+    failures = 0
+    with ThreadPoolExecutor(max_workers=min(NETWORK_SLOTS, max(1, len(args.inputs)))) as pool:
+        for ok, line in pool.map(one, args.inputs):
+            print(line, flush=True)
+            failures += not ok
     return 1 if failures else 0
 
 

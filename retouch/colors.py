@@ -86,7 +86,7 @@ def _kmeans_pp(
 
 
 def dominant_colours(
-    rgb: np.ndarray, alpha: np.ndarray, *, k: int = 6, max_colours: int = 6, sample: int = 3000
+    rgb: np.ndarray, alpha: np.ndarray, *, k: int = 6, max_colours: int = 6, sample: int = 2000
 ) -> list[dict[str, object]]:
     """Up to ``max_colours`` dominant colours of the product.
 

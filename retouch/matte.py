@@ -139,8 +139,8 @@ def remove_trapped_background(
     rng = np.random.default_rng(0)
     bg_px = rgb_s[sure_bg]
     fg_px = rgb_s[sure_fg]
-    bg_c = _kmeans_centres(bg_px[rng.choice(len(bg_px), size=min(1500, len(bg_px)), replace=False)], 4)
-    fg_c = _kmeans_centres(fg_px[rng.choice(len(fg_px), size=min(1500, len(fg_px)), replace=False)], 6)
+    bg_c = _kmeans_centres(bg_px[rng.choice(len(bg_px), size=min(800, len(bg_px)), replace=False)], 4)
+    fg_c = _kmeans_centres(fg_px[rng.choice(len(fg_px), size=min(800, len(fg_px)), replace=False)], 6)
     px = rgb_s[cand]
     d_bg = np.sqrt(((px[:, None, :] - bg_c[None]) ** 2).sum(-1)).min(1)
     d_fg = np.sqrt(((px[:, None, :] - fg_c[None]) ** 2).sum(-1)).min(1)

@@ -80,15 +80,20 @@ def build_workers(
     if TASK_QUEUE_RETOUCH in queues:
         os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
         from activities.retouch import RetouchActivities
+        from retouch.segment import NETWORK_SLOTS
 
         retouch = RetouchActivities(sessions, storage, settings.rembg_model)
+        # one photo in flight per network slot (one core each): the pipeline's best throughput
+        # (bench/speed.py); more workers on more machines scale it further
         workers.append(
             Worker(
                 client,
                 task_queue=retouch_queue,
                 activities=[retouch.retouch_photo],
-                activity_executor=ThreadPoolExecutor(max_workers=2, thread_name_prefix="retouch-activity"),
-                max_concurrent_activities=2,
+                activity_executor=ThreadPoolExecutor(
+                    max_workers=NETWORK_SLOTS, thread_name_prefix="retouch-activity"
+                ),
+                max_concurrent_activities=NETWORK_SLOTS,
             )
         )
     return workers
