@@ -6,7 +6,11 @@
 from __future__ import annotations
 
 import io
+import os
+import threading
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,13 +23,13 @@ from .colors import dominant_colours, seo_filename
 from .compliance import compliance_report
 from .composite import blend, decontaminate, local_background, lookup_grid, shadow_layer, tighten_edges
 from .correct import apply_lut, estimate_correction, remove_dust
-from .decode import DEFAULT_MAX_INPUT_BYTES, decode_image
+from .decode import DEFAULT_MAX_INPUT_BYTES, Decoded, decode_image
 from .encode import encode_jpeg, encode_png, encode_webp
 from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
-from .presets import get_preset
+from .presets import Preset, get_preset
 from .segment import DEFAULT_MODEL, predict_mask
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -162,6 +166,42 @@ def _jpeg_corner_min(jpeg: bytes) -> int:
     return corner_min(np.asarray(im.convert("RGB")), size=2)
 
 
+class PixelBudget:
+    """Limits how many full-resolution pixels are being processed at once in this process.
+
+    The full-resolution steps (matte upsampling, edge tightening, framing, decontamination, shadow,
+    blend, encoding) hold ~25 bytes per input pixel at their peak (~300 MB for a 12 MP photo, measured
+    with ``tracemalloc``), so two phone-size photos at once would take the process past 1 GB. A photo
+    waits here until its pixels fit in the budget; one larger than the whole budget runs alone. The
+    low-resolution steps (decode aside: the network, the matte refinement) never wait, so the network
+    of one photo still overlaps the full-resolution steps of another.
+    """
+
+    def __init__(self, capacity_pixels: int) -> None:
+        self.capacity = max(1, capacity_pixels)
+        self._in_use = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def hold(self, pixels: int) -> Iterator[None]:
+        """Block until ``pixels`` fit (or nothing else is held), hold them for the ``with`` block."""
+        need = min(max(1, pixels), self.capacity)
+        with self._cond:
+            self._cond.wait_for(lambda: self._in_use + need <= self.capacity)
+            self._in_use += need
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._in_use -= need
+                self._cond.notify_all()
+
+
+#: Full-resolution pixels in flight per process (``RETOUCH_FULL_RES_BUDGET_MP``, default 16 MP: two
+#: photos of up to 8 MP, or one 12 MP photo beside small ones).
+FULL_RES_BUDGET = PixelBudget(int(float(os.environ.get("RETOUCH_FULL_RES_BUDGET_MP", "16")) * 1_000_000))
+
+
 def retouch(
     data: bytes, options: RetouchOptions = RetouchOptions(), *, model_name: str = DEFAULT_MODEL
 ) -> RetouchResult:
@@ -191,6 +231,21 @@ def retouch(
     if category is not None and category not in SMART_BACKGROUND_CATEGORIES:
         raise ValueError(f"Categoria di sfondo sconosciuta: {category!r}")
     dec = decode_image(data, max_input_bytes=options.max_input_bytes)
+    with ExitStack() as full_res:
+        return _retouch_decoded(data, dec, preset, options, model_name, full_res)
+
+
+def _retouch_decoded(
+    data: bytes,
+    dec: Decoded,
+    preset: Preset,
+    options: RetouchOptions,
+    model_name: str,
+    full_res: ExitStack,
+) -> RetouchResult:
+    """:func:`retouch` after decoding; enters :data:`FULL_RES_BUDGET` on ``full_res`` before the
+    first full-resolution step."""
+    category = options.background_category
     rgb = dec.rgb
     h, w = rgb.shape[:2]
 
@@ -198,6 +253,7 @@ def retouch(
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
     if dec.alpha is not None:
+        full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = dec.alpha
         alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
         alpha_small = alpha_small.astype(np.float32) / 255.0
@@ -206,6 +262,7 @@ def retouch(
     else:
         coarse = predict_mask(small, model_name)
         alpha_small = refine_matte(small, coarse)
+        full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = upsample_matte(alpha_small, (w, h))
         matte_source = model_name
         # edge pixels that still show the old background: lower their alpha (full resolution, band only)

@@ -245,3 +245,33 @@ def test_matte_quality_above_plain_rembg_on_the_shared_ground_truth(photos_dir):
     print(f"mean IoU rembg {iou_b:.4f} ours {iou_o:.4f}; mean boundary F rembg {bf_b:.4f} ours {bf_o:.4f}")
     assert iou_o > iou_b, (iou_o, iou_b)
     assert bf_o > bf_b, (bf_o, bf_b)
+
+
+def test_pixel_budget_serialises_large_photos_and_lets_small_ones_share():
+    import threading
+    import time
+
+    from retouch.pipeline import PixelBudget
+
+    budget = PixelBudget(10)
+    inside: list[int] = []
+    peak = [0]
+    lock = threading.Lock()
+
+    def run(pixels: int) -> None:
+        with budget.hold(pixels):
+            with lock:
+                inside.append(pixels)
+                peak[0] = max(peak[0], sum(inside))
+            time.sleep(0.05)
+            with lock:
+                inside.remove(pixels)
+
+    threads = [threading.Thread(target=run, args=(p,)) for p in (12, 12, 4, 4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=5)
+    assert not any(t.is_alive() for t in threads)
+    # a photo larger than the budget runs alone (counted as the whole budget); small ones may share
+    assert peak[0] <= 12
