@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: dev test install web model lint pytest webtest browser e2e bench-quality bench-speed clean
+.PHONY: dev test install web model lint pytest webtest browser e2e bench-quality bench-speed bench-memory clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -59,6 +59,9 @@ $(REMBG_VENV)/.installed:
 
 bench-speed: install model $(REMBG_VENV)/.installed
 	$(PY) -m bench.speed --rembg-python $(REMBG_VENV)/bin/python
+
+bench-memory: install model $(REMBG_VENV)/.installed
+	$(PY) -m bench.memory --rembg-python $(REMBG_VENV)/bin/python
 
 clean:
 	rm -rf $(VENV) $(REMBG_VENV) web/node_modules web/dist

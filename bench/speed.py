@@ -58,8 +58,13 @@ def _rembg_cli_available(python: str) -> bool:
         return False
 
 
-def _run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, str]:
-    """Run ``cmd``; return (wall seconds, peak RSS MB, stdout)."""
+def _run_measured(
+    cmd: list[str], env: dict[str, str], samples: list[tuple[float, float]] | None = None
+) -> tuple[float, float, str]:
+    """Run ``cmd``; return (wall seconds, peak RSS MB, stdout).
+
+    ``samples``, when given, receives every (seconds since start, RSS MB) sample (every 20 ms).
+    """
     import psutil
 
     t0 = time.perf_counter()
@@ -70,6 +75,8 @@ def _run_measured(cmd: list[str], env: dict[str, str]) -> tuple[float, float, st
         try:
             rss = ps.memory_info().rss + sum(c.memory_info().rss for c in ps.children(recursive=True))
             peak = max(peak, rss)
+            if samples is not None:
+                samples.append((time.perf_counter() - t0, rss / 1e6))
         except psutil.Error:
             pass
         time.sleep(0.02)

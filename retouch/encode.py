@@ -2,8 +2,8 @@
 
 Quality settings: JPEG quality 90 with 4:2:0 chroma subsampling and optimised Huffman tables in
 progressive mode is the usual "visually lossless" point for photographs (libjpeg/Guetzli studies put
-the just-noticeable difference around q 85-90 on natural images); WebP quality 88 (method 4) is
-comparable (libwebp method 2). Both embed the sRGB ICC profile (Amazon and browsers assume sRGB; the tag makes it explicit).
+the just-noticeable difference around q 85-90 on natural images); WebP quality 88 is comparable
+(libwebp effort: :data:`WEBP_METHOD`). Both embed the sRGB ICC profile (Amazon and browsers assume sRGB; the tag makes it explicit).
 """
 
 from __future__ import annotations

@@ -247,6 +247,43 @@ def test_matte_quality_above_plain_rembg_on_the_shared_ground_truth(photos_dir):
     assert bf_o > bf_b, (bf_o, bf_b)
 
 
+@needs_model
+def test_no_ghost_of_a_second_object_far_from_the_product(photos_dir):
+    """Shared photo 21077 (two racing cars, the GT is the front one): the network is half sure about
+    the second car and the road shadow. Without :func:`retouch.matte.suppress_ghosts` 3.5% of the
+    image far from the product (> 3% of the diagonal away) was left half-transparent; now almost
+    none is."""
+    from scipy import ndimage as ndi
+
+    data = (GT_IMAGES / "21077.jpg").read_bytes()
+    gt = np.asarray(Image.open(GT_MASKS / "21077.png").convert("L"))
+    matte = retouch(data, RetouchOptions(shadow=False)).matte
+    far = ndi.distance_transform_edt(gt < 128) > 0.03 * np.hypot(*gt.shape)
+    visible_far = float((matte[far] > 25).mean())
+    assert visible_far < 0.01, visible_far
+    assert M.iou(matte, gt) > 0.75
+
+
+def test_ghost_suppression_keeps_the_core_edges_and_thin_parts():
+    """Synthetic mask: a confident body with a soft edge, a thin half-sure strap reaching far out,
+    and a wide half-sure blob far away. Only the blob fades."""
+    from retouch.matte import suppress_ghosts
+
+    h, w = 300, 400
+    mask = np.zeros((h, w), np.float32)
+    mask[100:200, 100:200] = 1.0
+    yy, xx = np.mgrid[0:h, 0:w]
+    edge = np.clip(1.0 - np.maximum(0, np.maximum(np.abs(yy - 150) - 50, np.abs(xx - 150) - 50)) / 4.0, 0, 1)
+    mask = np.maximum(mask, edge.astype(np.float32))  # 4 px soft edge around the body
+    mask[148:151, 200:380] = 0.6  # strap, 3 px wide, 180 px long
+    mask[20:80, 280:380] = 0.45  # wide blob, far from the body
+    out = suppress_ghosts(mask)
+    assert np.array_equal(out[90:210, 90:210], mask[90:210, 90:210])  # body and its soft edge
+    assert np.allclose(out[148:151, 200:380], 0.6)  # the thin strap
+    assert float(out[30:70, 300:360].max()) == 0.0  # the blob's inside is gone
+    assert np.array_equal(suppress_ghosts(np.full((50, 50), 0.5, np.float32)), np.full((50, 50), 0.5))
+
+
 def test_pixel_budget_serialises_large_photos_and_lets_small_ones_share():
     import threading
     import time

@@ -1,0 +1,120 @@
+"""Memory over a long run: does RSS stay flat over hundreds of photos? Ours vs ``rembg p``.
+
+The shared photos (``gt/images`` then ``nomask/``, at full size) are fed ``--passes`` times in a row
+(default 6 passes of 53 photos = 318 photos) to one long-lived process of each tool, as a worker
+sees them over a day:
+
+* **rembg p**: ``rembg p -m u2netp IN OUT`` from ``--rembg-python``'s environment (or, without the
+  CLI extras, the same per-file loop in a child process; see ``bench/speed.py``);
+* **ours**: ``retouch(data, RetouchOptions())`` with ``--workers`` photos at a time (default: one per
+  CPU core, as the ``retouch`` Temporal worker runs), writing the JPEG and the WebP.
+
+The child's RSS (``psutil``, including its children) is sampled every 20 ms. Each pass processes the
+same photos, so the run is split into ``--passes`` equal time slices and the peak RSS of each slice
+is printed: with no leak and no allocator creep, the last pass peaks where the first did. Also
+printed: the peak of the whole run and the growth from the first to the last pass (MB). Figures are
+printed, never asserted (targets, issue 3: peak < 1000 MB, flat over hundreds of photos).
+
+Usage: ``python -m bench.memory [--passes K] [--limit N] [--workers N] [--model u2netp]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
+    from bench.speed import _rembg_cli_available, _rembg_script, _run_measured
+else:
+    from ._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
+    from .speed import _rembg_cli_available, _rembg_script, _run_measured
+
+setup()
+
+
+def slice_peaks(samples: list[tuple[float, float]], wall: float, parts: int) -> list[float]:
+    """Peak RSS (MB) in each of ``parts`` equal time slices of ``[0, wall]`` s (0.0 for an empty slice)."""
+    peaks = [0.0] * parts
+    for t, rss in samples:
+        k = min(parts - 1, int(parts * t / wall)) if wall > 0 else 0
+        peaks[k] = max(peaks[k], rss)
+    return peaks
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run both tools over the repeated photos and print the per-pass peak RSS table; returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--passes", type=int, default=6, help="times the photo set is fed in a row")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N photos per pass")
+    parser.add_argument("--model", default="u2netp")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="photos at a time (ours)")
+    parser.add_argument(
+        "--rembg-python",
+        default=sys.executable,
+        help="Python of an environment with rembg[cli] (.venv-rembg)",
+    )
+    args = parser.parse_args(argv)
+    require_photos()
+    photos = list_images(PHOTOS / "gt" / "images")
+    if (PHOTOS / "nomask").is_dir():
+        photos += list_images(PHOTOS / "nomask")
+    if args.limit:
+        photos = photos[: args.limit]
+    passes = max(1, args.passes)
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    rows: list[list[object]] = []
+    with tempfile.TemporaryDirectory(prefix="fp-bench-mem-") as tmp:
+        in_dir = Path(tmp) / "in"
+        in_dir.mkdir()
+        for k in range(passes):  # pass-major names: the tools process them pass after pass
+            for i, p in enumerate(photos):
+                (in_dir / f"{k:02d}_{i:03d}_{p.name}").symlink_to(p)
+        n_total = passes * len(photos)
+
+        cli = _rembg_cli_available(args.rembg_python)
+        out_r = Path(tmp) / "rembg"
+        out_r.mkdir()
+        if cli:
+            cmd = [_rembg_script(args.rembg_python), "p", "-m", args.model, str(in_dir), str(out_r)]
+        else:
+            cmd = [sys.executable, "-m", "bench.speed", "--worker", "rembg-loop", "--model", args.model]
+            cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
+        samples: list[tuple[float, float]] = []
+        wall, peak, _ = _run_measured(cmd, env, samples)
+        n_r = len(list(out_r.glob("*.png")))
+        label = "rembg p (CLI)" if cli else "rembg p loop (CLI extras missing)"
+        rows.append([label, n_r, wall, peak, *slice_peaks(samples, wall, passes)])
+
+        out_o = Path(tmp) / "ours"
+        out_o.mkdir()
+        cmd = [sys.executable, "-m", "bench.speed", "--worker", "ours", "--model", args.model]
+        cmd += ["--workers", str(args.workers), "--in-dir", str(in_dir), "--out-dir", str(out_o)]
+        samples = []
+        wall, peak, _ = _run_measured(cmd, {**env, "RETOUCH_NETWORK_SLOTS": str(args.workers)}, samples)
+        n_o = len(list(out_o.glob("*.jpg")))
+        rows.append([f"FotoPronta retouch ({args.workers} at a time)", n_o, wall, peak])
+        rows[-1] += slice_peaks(samples, wall, passes)
+
+    print(
+        f"\n## Memory: {len(photos)} photos x {passes} passes = {n_total} photos at full size, "
+        f"model {args.model}, {os.cpu_count()} CPU cores\n"
+    )
+    headers = ["tool", "photos", "wall s", "peak RSS MB"] + [f"pass {k + 1} peak MB" for k in range(passes)]
+    print_table(headers, rows, floatfmt=".0f")
+    print()
+    for r in rows:
+        peak_mb, first, last = (float(v) for v in (r[3], r[4], r[-1]))  # type: ignore[arg-type]
+        print(
+            f"{r[0]}: peak {peak_mb:.0f} MB (target < 1000 MB); last pass {last - first:+.0f} MB vs the first"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
