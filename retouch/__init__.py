@@ -3,8 +3,8 @@
 Public API (the Temporal activity, the API and the CLI code against these names)::
 
     from retouch import retouch, RetouchOptions, RetouchResult, BadImageError, PRESETS
-    result = retouch(data, RetouchOptions(preset="amazon"))
-    result.jpeg, result.webp, result.details, result.matte, result.cutout_png()
+    result = retouch(data, RetouchOptions(preset="amazon"), cutout=True)
+    result.jpeg, result.webp, result.details, result.matte, result.cutout_png()  # cutout: needs cutout=True
 
 Modules: ``decode`` (formats, orientation, ICC, refusals), ``segment`` (U^2-Net at 256 px and rembg
 sessions, created once per process),

@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return False, f"ERRORE {path}: impossibile leggere il file ({exc.strerror or exc})"
         try:
-            result = retouch(data, options, model_name=model)
+            result = retouch(data, options, model_name=model, cutout=bool(getattr(args, "cutout", False)))
         except BadImageError as exc:
             return False, f"ERRORE {path}: {exc}"
         (out_dir / f"{name}.jpg").write_bytes(result.jpeg)

@@ -47,7 +47,7 @@ def compliance_report(
         preset: the output preset.
         out: uint8 (H, W, 3) final image before encoding.
         alpha_out: float32 (H, W) product matte on the canvas, [0, 1].
-        shadow: float32 (H, W) shadow opacity or ``None``.
+        shadow: float16/float32 (H, W) shadow opacity or ``None``.
         jpeg_corner_min: min channel over the corners of the decoded JPEG (see ``metrics.corner_min``).
         smart_background: a smart background was used (so a white background is not expected).
 
@@ -62,7 +62,8 @@ def compliance_report(
     if shadow is not None:
         bg &= shadow[::2, ::2] <= 0.0
     n_bg = int(np.count_nonzero(bg))
-    white = out[::2, ::2].min(axis=2) == 255
+    sub = out[::2, ::2]
+    white = np.minimum(np.minimum(sub[..., 0], sub[..., 1]), sub[..., 2]) == 255  # no reduction over RGB
     purity = float(np.count_nonzero(white & bg) / n_bg) if n_bg else 1.0
     white_applies = preset.require_white and not smart_background
     rules["background_white"] = _rule(
@@ -72,9 +73,9 @@ def compliance_report(
         f"≥ {PURITY_MIN:.1%} dei pixel di sfondo bianchi, angoli ≥ 254",
         white_applies,
     )
-    on = alpha_out > BBOX_THRESHOLD / 255.0  # same threshold as the framing
-    rows = np.flatnonzero(on.any(axis=1))
-    cols = np.flatnonzero(on.any(axis=0))
+    level = BBOX_THRESHOLD / 255.0  # same threshold as the framing
+    rows = np.flatnonzero(alpha_out.max(axis=1) > level)  # row/column maxima: no full-size mask
+    cols = np.flatnonzero(alpha_out.max(axis=0) > level)
     if rows.size:
         bw, bh = int(cols[-1] - cols[0] + 1), int(rows[-1] - rows[0] + 1)
         fill = max(bw / w, bh / h)

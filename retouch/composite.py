@@ -90,6 +90,7 @@ def tighten_edges(
     *,
     min_contrast: float = 60.0,
     slack: float = 2.0,
+    band_growth: bool = True,
 ) -> None:
     """Lower alpha on edge pixels whose colour is mostly old background (in place).
 
@@ -105,6 +106,8 @@ def tighten_edges(
         fg: uint8 (H, W, 3) canvas colours (not modified).
         alpha: float32 (H, W) canvas matte in [0, 1]; modified in place.
         bg_est, fg_est: colour grids from :func:`local_background` (``foreground=False`` / ``True``).
+        band_growth: also treat opaque pixels within 2 px of the soft band (5 x 5 box filter, ~120 ms
+            on a 12 MP box); not needed when the matte was upsampled 2x or more (its band is wide).
     """
     on = alpha > 0.0
     rows = np.flatnonzero(on.any(axis=1))
@@ -113,9 +116,13 @@ def tighten_edges(
     cols = np.flatnonzero(on[rows[0] : rows[-1] + 1].any(axis=0))
     y0, y1 = max(0, int(rows[0]) - 3), min(alpha.shape[0], int(rows[-1]) + 4)
     x0, x1 = max(0, int(cols[0]) - 3), min(alpha.shape[1], int(cols[-1]) + 4)
-    sub = alpha[y0:y1, x0:x1]  # only the product's box is filtered
-    near_edge = ndi.uniform_filter(sub, size=5, mode="nearest") < 0.999
-    ys, xs = np.nonzero(near_edge & on[y0:y1, x0:x1])
+    sub = alpha[y0:y1, x0:x1]  # only the product's box
+    # the soft band of the matte, grown by 2 px (a 5 x 5 box) where it is narrow: on a matte
+    # upsampled from the working resolution the band is already several px wide on each side
+    band = sub < 1.0
+    if band_growth:
+        band = ndi.uniform_filter(sub, size=5, mode="nearest") < 0.999
+    ys, xs = np.nonzero(band & on[y0:y1, x0:x1])
     if ys.size == 0:
         return
     ys += y0
@@ -181,8 +188,10 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
         scale: computation is done at 1/scale resolution.
 
     Returns:
-        float32 (H, W) shadow opacity in [0, 1] (multiply the background by ``1 - shadow``); zero where
-        the product is fully opaque is *not* enforced (the blend puts the product on top).
+        float16 (H, W) shadow opacity in [0, 1] (multiply the background by ``1 - shadow``); zero where
+        the product is fully opaque is *not* enforced (the blend puts the product on top). Half
+        precision (11-bit mantissa, finer than the 8-bit output) halves the largest full-size plane
+        after the matte: 24 MB instead of 48 MB on a 12 MP canvas.
     """
     h, w = alpha.shape
     sw, sh = max(1, w // scale), max(1, h // scale)
@@ -190,7 +199,7 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
     on = small > 0.5
     rows = np.flatnonzero(on.any(axis=1))
     if rows.size == 0:
-        return np.zeros((h, w), np.float32)
+        return np.zeros((h, w), np.float16)
     top, bottom = int(rows[0]), int(rows[-1])
     ph = max(1, bottom - top + 1)
     cols = np.flatnonzero(on.any(axis=0))
@@ -223,7 +232,7 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
     cast /= max(float(cast.max()), 1e-6)
     shadow = np.clip(strength * contact + 0.45 * strength * cast, 0.0, 0.9).astype(np.float32)
     shadow[shadow < 0.004] = 0.0  # leave the rest of the background exactly white
-    out = np.zeros((h, w), np.float32)
+    out = np.zeros((h, w), np.float16)
     rows = np.flatnonzero(shadow.any(axis=1))
     if rows.size == 0:
         return out
@@ -236,8 +245,9 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
     x0, x1 = int(gx0 * fx), min(w, int(round(gx1 * fx)))
     box = (x0 / fx, y0 / fy, min(float(sw), x1 / fx), min(float(sh), y1 / fy))
     up = Image.fromarray(shadow, "F").resize((x1 - x0, y1 - y0), Image.Resampling.BILINEAR, box=box)
-    out[y0:y1, x0:x1] = np.asarray(up, dtype=np.float32)
-    out[out < 0.004] = 0.0
+    box_up = np.array(up, dtype=np.float32)
+    box_up[box_up < 0.004] = 0.0
+    out[y0:y1, x0:x1] = box_up
     return out
 
 
@@ -255,7 +265,7 @@ def blend(
         fg: uint8 (H, W, 3) decontaminated, colour-corrected product colours.
         alpha: float32 (H, W) matte in [0, 1].
         background: uint8 (H, W, 3) background, or ``None`` for pure white (255, 255, 255).
-        shadow: float32 (H, W) shadow opacity in [0, 1] or ``None``.
+        shadow: float16/float32 (H, W) shadow opacity in [0, 1] or ``None``.
         saturation: extra saturation of the product (0.08 = +8%), applied around the pixel's luma
             (Rec. 601 weights) to ``F`` only, so the background is untouched.
 
@@ -265,13 +275,17 @@ def blend(
     """
     h, w = alpha.shape
     out = np.full((h, w, 3), 255, np.uint8) if background is None else background.copy()
-    touched = alpha > 0
+    # bounding box of the touched pixels (alpha > 0 or shadow > 0), from row/column reductions: no
+    # full-size boolean temporaries
+    row_on = alpha.any(axis=1)
+    col_on = alpha.any(axis=0)
     if shadow is not None:
-        touched = touched | (shadow > 0)
-    rows = np.flatnonzero(touched.any(axis=1))
+        row_on |= shadow.any(axis=1)
+        col_on |= shadow.any(axis=0)
+    rows = np.flatnonzero(row_on)
     if rows.size == 0:
         return out
-    cols = np.flatnonzero(touched[rows[0] : rows[-1] + 1].any(axis=0))
+    cols = np.flatnonzero(col_on)
     sl = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
     r0, r1 = sl[0].start, sl[0].stop
     luma_w = np.array([0.299, 0.587, 0.114], np.float32)

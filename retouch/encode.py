@@ -24,14 +24,19 @@ WEBP_QUALITY = 88
 WEBP_METHOD = 2
 
 
-def encode_jpeg(rgb: np.ndarray, quality: int = JPEG_QUALITY) -> bytes:
-    """Encode ``rgb`` (uint8, (H, W, 3), sRGB) as an optimised progressive baseline-compatible JPEG.
+def _as_image(rgb: np.ndarray | Image.Image) -> Image.Image:
+    return rgb if isinstance(rgb, Image.Image) else Image.fromarray(rgb, "RGB")
+
+
+def encode_jpeg(rgb: np.ndarray | Image.Image, quality: int = JPEG_QUALITY) -> bytes:
+    """Encode ``rgb`` (uint8, (H, W, 3), sRGB, or an RGB Pillow image) as an optimised progressive
+    baseline-compatible JPEG.
 
     Returns:
         the JPEG bytes (sRGB ICC profile embedded, no EXIF: orientation is already applied).
     """
     buf = io.BytesIO()
-    Image.fromarray(rgb, "RGB").save(
+    _as_image(rgb).save(
         buf,
         "JPEG",
         quality=quality,
@@ -43,16 +48,15 @@ def encode_jpeg(rgb: np.ndarray, quality: int = JPEG_QUALITY) -> bytes:
     return buf.getvalue()
 
 
-def encode_webp(rgb: np.ndarray, quality: int = WEBP_QUALITY) -> bytes:
-    """Encode ``rgb`` (uint8, (H, W, 3), sRGB) as lossy WebP (:data:`WEBP_METHOD`: size/speed trade-off).
+def encode_webp(rgb: np.ndarray | Image.Image, quality: int = WEBP_QUALITY) -> bytes:
+    """Encode ``rgb`` (uint8, (H, W, 3), sRGB, or an RGB Pillow image) as lossy WebP
+    (:data:`WEBP_METHOD`: size/speed trade-off).
 
     Returns:
         the WebP bytes (sRGB ICC profile embedded).
     """
     buf = io.BytesIO()
-    Image.fromarray(rgb, "RGB").save(
-        buf, "WEBP", quality=quality, method=WEBP_METHOD, icc_profile=srgb_icc_bytes()
-    )
+    _as_image(rgb).save(buf, "WEBP", quality=quality, method=WEBP_METHOD, icc_profile=srgb_icc_bytes())
     return buf.getvalue()
 
 

@@ -50,6 +50,10 @@ SMART_BACKGROUND_CATEGORIES = (
 #: starts to lose (0.9182 / 0.8731).
 WORK_MAX_PIXELS = 500_000
 
+#: Largest canvas (px) whose JPEG and WebP are encoded concurrently, each from its own Pillow copy
+#: (4 bytes per pixel each); larger canvases share one copy and are encoded one after the other.
+ENCODE_CONCURRENT_MAX_PIXELS = 4_000_000
+
 #: Largest product region (output pixels) on which dust removal runs; ``specks_removed`` is -1 when skipped.
 DUST_MAX_PIXELS = 4_000_000
 
@@ -89,6 +93,8 @@ class RetouchResult:
         details: JSON-serialisable ``processing_details`` (SPEC.md §3): seo_filename, brand, category,
             colors, compliance, byte counts, input size ...
         matte: uint8 (H, W) alpha matte at the *input* size (after EXIF rotation), 255 = product.
+
+    :meth:`cutout_png` needs the photo: call :func:`retouch` with ``cutout=True``.
     """
 
     jpeg: bytes
@@ -104,7 +110,7 @@ class RetouchResult:
         """Transparent RGBA PNG of the product at the input size (alpha = :attr:`matte`), encoded lazily."""
         if self._cutout is None:
             if self._rgb is None:
-                raise RuntimeError("cutout non disponibile")
+                raise RuntimeError("cutout non disponibile: chiamare retouch(..., cutout=True)")
             rgba = np.dstack([self._rgb, self.matte])
             self._cutout = encode_png(rgba)
         return self._cutout
@@ -118,8 +124,10 @@ def _working_size(w: int, h: int, max_pixels: int = WORK_MAX_PIXELS) -> tuple[in
 
 
 def _resize(arr: np.ndarray, size: tuple[int, int], resample: Image.Resampling) -> np.ndarray:
+    """Resize a uint8 (H, W) or (H, W, 3) array to ``size`` = (width, height); large reductions first
+    reduce by an integer factor (box), then resample (Pillow's ``reducing_gap``, same look)."""
     mode = "L" if arr.ndim == 2 else "RGB"
-    return np.asarray(Image.fromarray(arr, mode).resize(size, resample))
+    return np.asarray(Image.fromarray(arr, mode).resize(size, resample, reducing_gap=2.0))
 
 
 def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -> np.ndarray:
@@ -203,7 +211,11 @@ FULL_RES_BUDGET = PixelBudget(int(float(os.environ.get("RETOUCH_FULL_RES_BUDGET_
 
 
 def retouch(
-    data: bytes, options: RetouchOptions = RetouchOptions(), *, model_name: str = DEFAULT_MODEL
+    data: bytes,
+    options: RetouchOptions = RetouchOptions(),
+    *,
+    model_name: str = DEFAULT_MODEL,
+    cutout: bool = False,
 ) -> RetouchResult:
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
@@ -218,6 +230,9 @@ def retouch(
         data: the uploaded file's bytes (JPEG, PNG, WebP, TIFF, HEIC, camera RAW).
         options: :class:`RetouchOptions`.
         model_name: rembg segmentation model (its file must be present under ``U2NET_HOME``).
+        cutout: keep the decoded photo so :meth:`RetouchResult.cutout_png` can be called. Off by
+            default: the decoded photo (3 bytes per input pixel) is then released as soon as the
+            product is framed, instead of living as long as the result.
 
     Returns:
         :class:`RetouchResult`.
@@ -230,9 +245,17 @@ def retouch(
     category = options.background_category
     if category is not None and category not in SMART_BACKGROUND_CATEGORIES:
         raise ValueError(f"Categoria di sfondo sconosciuta: {category!r}")
-    dec = decode_image(data, max_input_bytes=options.max_input_bytes)
     with ExitStack() as full_res:
-        return _retouch_decoded(data, dec, preset, options, model_name, full_res)
+        # the decoded photo is passed on, not kept here, so _retouch_decoded can release it early
+        return _retouch_decoded(
+            data,
+            decode_image(data, max_input_bytes=options.max_input_bytes),
+            preset,
+            options,
+            model_name,
+            full_res,
+            keep_rgb=cutout,
+        )
 
 
 def _retouch_decoded(
@@ -242,19 +265,24 @@ def _retouch_decoded(
     options: RetouchOptions,
     model_name: str,
     full_res: ExitStack,
+    *,
+    keep_rgb: bool,
 ) -> RetouchResult:
     """:func:`retouch` after decoding; enters :data:`FULL_RES_BUDGET` on ``full_res`` before the
-    first full-resolution step."""
+    first full-resolution step. Full-size arrays are dropped as soon as they are no longer needed
+    (the 12 MP case: 36 MB for the photo, 48 MB per float32 plane)."""
     category = options.background_category
     rgb = dec.rgb
     h, w = rgb.shape[:2]
+    dec_alpha, dec_format, dec_icc = dec.alpha, dec.format, dec.icc_converted
+    del dec
 
     # 1. segmentation and refinement at the working resolution
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    if dec.alpha is not None:
+    if dec_alpha is not None:
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
-        matte = dec.alpha
+        matte = dec_alpha
         alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
         alpha_small = alpha_small.astype(np.float32) / 255.0
         matte_source = "alpha"
@@ -270,8 +298,12 @@ def _retouch_decoded(
         fg_est = local_background(small, alpha_small, foreground=True)
         a_full = matte.astype(np.float32) / 255.0
         identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
-        tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h))
-        matte = (a_full * 255.0 + 0.5).astype(np.uint8)
+        # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
+        tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
+        a_full *= 255.0
+        a_full += 0.5
+        matte = a_full.astype(np.uint8)
+        del a_full
     bbox = product_bbox(matte)
     if bbox is None:
         raise BadImageError("Nessun prodotto riconosciuto nell'immagine")
@@ -279,7 +311,10 @@ def _retouch_decoded(
     # 2. framing: resample only the product region, once
     placement = plan_placement(w, h, bbox, preset, shadow_room=0.08 if options.shadow else 0.0)
     fg = resample_region(rgb, placement, fill=255)
-    alpha_out = resample_region(matte, placement, fill=0).astype(np.float32) / 255.0
+    kept_rgb = rgb if keep_rgb else None
+    del rgb
+    alpha_out = resample_region(matte, placement, fill=0).astype(np.float32)
+    alpha_out /= 255.0
 
     # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
     if matte_source != "alpha":
@@ -312,11 +347,20 @@ def _retouch_decoded(
         background = render_background(category, alpha_out.shape[1], alpha_out.shape[0], floor_y)
     out = blend(fg, alpha_out, background, shadow, saturation=0.08)
 
-    # 6. encode (JPEG and WebP concurrently: Pillow releases the GIL while encoding)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        f_webp = pool.submit(encode_webp, out)
-        jpeg = encode_jpeg(out)
-        webp = f_webp.result()
+    # 6. encode. Each Pillow RGB image holds 4 bytes per pixel: a large canvas is wrapped once and
+    # encoded twice in turn (an Image's encoder settings live on the object, so it cannot be saved by
+    # two threads at once); a small one is encoded as JPEG and WebP concurrently (Pillow releases the
+    # GIL while encoding).
+    if out.shape[0] * out.shape[1] > ENCODE_CONCURRENT_MAX_PIXELS:
+        out_image = Image.fromarray(out, "RGB")
+        jpeg = encode_jpeg(out_image)
+        webp = encode_webp(out_image)
+        del out_image
+    else:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            f_webp = pool.submit(encode_webp, out)
+            jpeg = encode_jpeg(out)
+            webp = f_webp.result()
 
     # 7. details
     colours = dominant_colours(small, alpha_small)
@@ -341,8 +385,8 @@ def _retouch_decoded(
         "bytes_saved": len(data) - len(jpeg),
         "input_width": w,
         "input_height": h,
-        "input_format": dec.format,
-        "icc_converted": dec.icc_converted,
+        "input_format": dec_format,
+        "icc_converted": dec_icc,
         "preset": preset.name,
         "output_width": int(out.shape[1]),
         "output_height": int(out.shape[0]),
@@ -364,5 +408,5 @@ def _retouch_decoded(
         height=int(out.shape[0]),
         details=details,
         matte=matte,
-        _rgb=rgb,
+        _rgb=kept_rgb,
     )
