@@ -178,8 +178,9 @@ class PixelBudget:
     """Limits how many full-resolution pixels are being processed at once in this process.
 
     The full-resolution steps (matte upsampling, edge tightening, framing, decontamination, shadow,
-    blend, encoding) hold ~25 bytes per input pixel at their peak (~300 MB for a 12 MP photo, measured
-    with ``tracemalloc``), so two phone-size photos at once would take the process past 1 GB. A photo
+    blend, encoding) hold ~17 bytes per input pixel at their peak in numpy arrays (~210 MB for a 12 MP
+    photo, measured with ``tracemalloc``) plus Pillow's buffers (4 bytes per pixel per image), so two
+    phone-size photos at once would take the process past 1 GB. A photo
     waits here until its pixels fit in the budget; one larger than the whole budget runs alone. The
     low-resolution steps (decode aside: the network, the matte refinement) never wait, so the network
     of one photo still overlaps the full-resolution steps of another.
