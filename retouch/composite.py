@@ -139,9 +139,22 @@ def tighten_edges(
 
 
 def decontaminate(
-    fg: np.ndarray, alpha: np.ndarray, bg_est: np.ndarray, placement: Placement, in_size: tuple[int, int]
+    fg: np.ndarray,
+    alpha: np.ndarray,
+    bg_est: np.ndarray,
+    placement: Placement,
+    in_size: tuple[int, int],
+    fg_est: np.ndarray | None = None,
+    *,
+    trust_alpha: float = 0.3,
 ) -> np.ndarray:
     """Remove the old background from soft edge pixels: ``F = (I - (1 - a) B) / a`` (in place).
+
+    Dividing by a small ``a`` amplifies noise and any error in ``B`` by ``1 / a``, so below
+    ``trust_alpha`` the recovered colour is blended linearly toward the local solid product colour
+    ``fg_est`` (weight ``a / trust_alpha`` on the recovered colour): a pixel that is 90% background
+    carries little information about the product's colour, and its neighbour inside the product is
+    the better guess (the same fallback Bayesian matting uses for low-alpha pixels, Chuang et al. 2001).
 
     Args:
         fg: uint8 (H, W, 3) product colours on the output canvas; modified in place and returned.
@@ -149,33 +162,25 @@ def decontaminate(
         bg_est: background colour grid from :func:`local_background` (covers the whole input).
         placement: input -> canvas mapping (to look ``B`` up at the right input position).
         in_size: input (width, height) in px.
+        fg_est: local product colour grid (:func:`local_background` with ``foreground=True``);
+            ``None`` = no low-alpha fallback (the recovered colour is only clipped to 0..255).
+        trust_alpha: alpha at and above which the recovered colour is used as is.
 
     Returns:
-        ``fg`` with edge pixels (0 < a < 1) decontaminated, clipped to 0..255.
+        ``fg`` with edge pixels (0 < a < 0.995) decontaminated, clipped to 0..255.
     """
     band = (alpha > 0.0) & (alpha < 0.995)
     ys, xs = np.nonzero(band)
     if ys.size == 0:
         return fg
-    in_w, in_h = in_size
-    sl, st, _, _ = placement.src_box
-    x_in = (xs + 0.5) / placement.scale + sl
-    y_in = (ys + 0.5) / placement.scale + st
-    gh, gw = bg_est.shape[:2]
-    gx = np.clip(x_in * gw / in_w - 0.5, 0, gw - 1)
-    gy = np.clip(y_in * gh / in_h - 0.5, 0, gh - 1)
-    b = np.stack(
-        [ndi.map_coordinates(bg_est[..., c], [gy, gx], order=1, mode="nearest") for c in range(3)], -1
-    )
+    b = lookup_grid(bg_est, ys, xs, placement, in_size)
     a = alpha[ys, xs][:, None]
-    i = fg[ys, xs].astype(np.float32)
-    f = (i - (1.0 - a) * b) / np.maximum(a, 0.05)
-    # Very transparent pixels carry little information: pull them toward the nearby solid colour
-    # estimate instead of amplifying noise.
-    w_trust = np.clip(a / 0.3, 0.0, 1.0)
-    fg[ys, xs] = (np.clip(w_trust * f + (1 - w_trust) * np.clip(f, 0, 255), 0.0, 255.0) + 0.5).astype(
-        np.uint8
-    )
+    f = (fg[ys, xs].astype(np.float32) - (1.0 - a) * b) / np.maximum(a, 0.05)
+    np.clip(f, 0.0, 255.0, out=f)
+    if fg_est is not None:
+        w_trust = np.clip(a / trust_alpha, 0.0, 1.0)
+        f = w_trust * f + (1.0 - w_trust) * lookup_grid(fg_est, ys, xs, placement, in_size)
+    fg[ys, xs] = (f + 0.5).astype(np.uint8)
     return fg
 
 

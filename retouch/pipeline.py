@@ -319,7 +319,7 @@ def _retouch_decoded(
 
     # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
     if matte_source != "alpha":
-        decontaminate(fg, alpha_out, bg_est, placement, (w, h))
+        decontaminate(fg, alpha_out, bg_est, placement, (w, h), fg_est)
 
     # 4. light and colour on the product only
     corr = estimate_correction(small, alpha_small)

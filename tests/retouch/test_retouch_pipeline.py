@@ -15,7 +15,9 @@ from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES, BadImageError, Retouch
 from retouch import metrics as M
 from retouch.backgrounds import render_background
 from retouch.colors import colour_name, seo_filename, slugify
+from retouch.composite import decontaminate
 from retouch.correct import remove_dust
+from retouch.layout import Placement
 
 EXPECTED_SIZES = {
     "amazon": (2000, 2000),
@@ -218,6 +220,22 @@ def test_dust_removal_leaves_texture_and_print_alone():
     before = img.copy()
     assert remove_dust(img, np.full((240, 240), 255, np.uint8)) == 0
     assert np.array_equal(img, before)
+
+
+def test_decontamination_recovers_edge_colours_and_trusts_faint_pixels_less():
+    """Soft edge pixels lose the old background; a nearly transparent one takes the nearby product
+    colour instead of its noise amplified by 1 / alpha (here a background estimate off by 6 levels)."""
+    product, old_bg = np.array([200.0, 40.0, 40.0]), np.array([30.0, 160.0, 40.0])
+    alphas = np.array([[1.0, 0.6, 0.1, 0.0]], np.float32)
+    photo = alphas[..., None] * product + (1 - alphas[..., None]) * old_bg
+    fg = (photo + 0.5).astype(np.uint8)
+    bg_grid = np.full((2, 2, 3), old_bg + 6.0, np.float32)  # the estimate is never exact
+    fg_grid = np.full((2, 2, 3), product, np.float32)
+    identity = Placement(4, 1, 1.0, (0.0, 0.0, 4.0, 1.0), (0, 0, 4, 1), (0, 0, 4, 1))
+    decontaminate(fg, alphas, bg_grid, identity, (4, 1), fg_grid)
+    assert np.abs(fg[0, 1] - product).max() <= 6  # alpha 0.6: the compositing equation inverted
+    assert np.abs(fg[0, 2] - product).max() <= 20  # alpha 0.1: 54 levels off without the fallback
+    assert np.array_equal(fg[0, 3], (photo[0, 3] + 0.5).astype(np.uint8))  # background left alone
 
 
 @needs_model
