@@ -113,6 +113,41 @@ async def test_signup_upload_two_photos_download_white_results(stack: Stack, api
         assert len([n for n in notes if n.type == "success"]) == 2
 
 
+async def test_upload_options_reach_the_retouch_pipeline(stack: Stack, api: httpx.AsyncClient) -> None:
+    """The preset, the shadow switch and the SEO hints chosen at upload are what the retouch activity
+    runs with: an ``amazon`` delivery is 2000 x 2000 with >= 85% fill, no shadow, and named after the
+    brand, category and main colour (issue 3, SPEC §3 ``processing_details``)."""
+    email, password = make_user()
+    headers = await login(api, email, password)
+    name, data = shared_photo("Banana_Iconic.jpg") or ("prodotto.jpg", product_photo_bytes())
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", (name, data, "image/jpeg"))],
+        data={"preset": "amazon", "shadow": "false", "brand": "Ciàò Frutta", "category": "Banane bio"},
+    )
+    assert resp.status_code == 201, resp.text
+    photo = (await wait_jobs(api, headers, 1))[0]
+    job = photo["jobs"][-1]
+    assert job["status"] == "completed", job
+    details = job["processing_details"]
+    assert details["preset"] == "amazon" and details["shadow"] is False
+    assert details["brand"] == "Ciàò Frutta" and details["category"] == "Banane bio"
+    short_id = job["id"][:8]
+    assert details["seo_filename"].startswith("ciao-frutta-banane-bio-")
+    assert details["seo_filename"].endswith(f"-{short_id}.jpg"), details["seo_filename"]
+    rules = details["compliance"]["rules"]
+    assert details["compliance"]["passed"] and rules["fill_ratio"]["value"] >= 0.85, rules
+    assert details["bytes_saved"] == details["bytes_in"] - details["bytes_out_jpeg"]
+    resp = await api.get(f"/api/photos/{photo['id']}/download", params={"format": "jpeg"}, headers=headers)
+    assert resp.status_code == 200, resp.text
+    img = Image.open(io.BytesIO(resp.content))
+    assert img.size == (2000, 2000)
+    # no shadow asked: the canvas below the product is pure white
+    rgb = np.asarray(img.convert("RGB"))
+    assert (rgb[-40:] >= 254).all()
+
+
 async def test_non_image_is_refused_and_nothing_is_stored(stack: Stack, api: httpx.AsyncClient) -> None:
     email, password = make_user()
     headers = await login(api, email, password)
