@@ -2,7 +2,7 @@
 
 The network (U^2-Net family) sees the photo at 256 x 256, so its mask is blurry and misplaced by a
 few pixels at full size. We refine it at a *working resolution* (at most
-:data:`retouch.pipeline.WORK_MAX_PIXELS`, 0.5 MP) and upsample the result once:
+:data:`retouch.pipeline.WORK_MAX_PIXELS`, 0.35 MP) and upsample the result once:
 
 0. **Ghosts**: wide half-confident regions far from the product's confident core (a second object,
    a cast shadow) are faded out (:func:`suppress_ghosts`).
