@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import statistics
 import sys
@@ -158,6 +159,14 @@ async def test_revoked_session_closes_its_open_event_stream(stack, live_api: Liv
             assert kept._task is not None and not kept._task.done()
 
 
+async def stream_status(client: httpx.AsyncClient, **params: str) -> tuple[int, object]:
+    """Status and JSON body of ``GET /api/events?…`` without waiting for an open stream to end."""
+    async with client.stream("GET", "/api/events", params=params) as resp:
+        if resp.status_code == 200:
+            return 200, None
+        return resp.status_code, json.loads(await resp.aread())
+
+
 # --- item 9: stream tickets ---------------------------------------------------------------------------------
 async def test_event_stream_takes_a_single_use_ticket_never_the_access_token(
     stack, live_api: LiveServer
@@ -166,21 +175,19 @@ async def test_event_stream_takes_a_single_use_ticket_never_the_access_token(
     email, password = make_user()
     session = await session_for(c, email, password)
     # the access token in the URL (it would land in access logs) is no longer accepted
-    resp = await c.get("/api/events", params={"access_token": session["access_token"]})
-    assert resp.status_code == 401
+    assert (await stream_status(c, access_token=session["access_token"]))[0] == 401
     assert (await c.post("/api/events/ticket")).status_code == 401
     ticket = (await c.post("/api/events/ticket", headers=bearer(session))).json()
     assert set(ticket) == {"ticket", "expires_in"} and 0 < ticket["expires_in"] <= 60
     assert session["access_token"] not in ticket["ticket"]
     async with c.stream("GET", "/api/events", params={"ticket": ticket["ticket"]}) as first:
         assert first.status_code == 200
-    again = await c.get("/api/events", params={"ticket": ticket["ticket"]})  # single use
-    assert (again.status_code, again.json()) == (401, REVOKED)
+    assert await stream_status(c, ticket=ticket["ticket"]) == (401, REVOKED)  # single use
     # an access token is not a ticket, and an expired ticket is refused
-    assert (await c.get("/api/events", params={"ticket": session["access_token"]})).status_code == 401
+    assert (await stream_status(c, ticket=session["access_token"]))[0] == 401
     with settings_env(events_ticket_ttl_s="-1"):
         stale = (await c.post("/api/events/ticket", headers=bearer(session))).json()["ticket"]
-    assert (await c.get("/api/events", params={"ticket": stale})).status_code == 401
+    assert (await stream_status(c, ticket=stale))[0] == 401
 
 
 # --- item 4: pre-hijacking ---------------------------------------------------------------------------------
