@@ -1,5 +1,8 @@
-"""FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``AdminUser``,
-``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked here, on the server."""
+"""FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``CurrentAuth``,
+``AdminUser``, ``StreamAuth``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
+here, on the server, and every access token's sign-in session (``sid``) is checked against the
+database, so logout and password changes revoke tokens at once (issue 11); ``client_ip`` is the
+address rate limits key on (``X-Forwarded-For`` only from trusted proxies)."""
 
 from __future__ import annotations
 
