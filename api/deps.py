@@ -1,22 +1,30 @@
-"""FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``AdminUser``,
-``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked here, on the server."""
+"""FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``CurrentAuth``,
+``AdminUser``, ``StreamAuth``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
+here, on the server, and every access token's sign-in session (``sid``) is checked against the
+database, so logout and password changes revoke tokens at once (issue 11); ``client_ip`` is the
+address rate limits key on (``X-Forwarded-For`` only from trusted proxies)."""
 
 from __future__ import annotations
 
+import ipaddress
 import uuid
 from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 import jwt
 from fastapi import Depends, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 from temporalio.client import Client
 
 from api.errors import ApiError
 from fotopronta.db import session_factory
-from fotopronta.models import Profile, UserRole
-from fotopronta.security import decode_access_token
+from fotopronta.models import OneTimeCode, Profile, RefreshSession, UserRole
+from fotopronta.security import JWT_ALGORITHM, decode_access_token, sha256_hex
+from fotopronta.settings import get_settings
 
 bearer = HTTPBearer(auto_error=False)
 
@@ -43,25 +51,75 @@ def get_temporal(request: Request) -> Client:
 TemporalDep = Annotated[Client, Depends(get_temporal)]
 
 
-def get_current_user(
+INVALID_SESSION = ("Sessione non valida o scaduta: accedi di nuovo.", "invalid_token")
+
+
+def session_is_live(session: Session, user_id: uuid.UUID, session_id: uuid.UUID) -> bool:
+    """Whether sign-in session ``session_id`` (``refresh_sessions.family_id``) of ``user_id`` still has
+    an unrevoked, unexpired refresh token: logout, password change and reset revoke the family."""
+    return (
+        session.execute(
+            select(RefreshSession.id)
+            .where(
+                RefreshSession.family_id == session_id,
+                RefreshSession.user_id == user_id,
+                RefreshSession.revoked_at.is_(None),
+                RefreshSession.expires_at > datetime.now(UTC),
+            )
+            .limit(1)
+        ).scalar_one_or_none()
+        is not None
+    )
+
+
+@dataclass(frozen=True)
+class Auth:
+    """The caller of a request: their profile and the sign-in session id (``sid``) of their token."""
+
+    profile: Profile
+    session_id: uuid.UUID
+
+
+def authenticate(session: Session, token: str | None) -> Auth:
+    """Check an access token: signature, expiry, ``typ``, the user, and that its session (``sid``) is
+    still live in the database, so a logout or password change revokes it at once on every route.
+
+    Raises:
+        ApiError: 401 when the token is missing, invalid, expired or revoked, or the user is gone.
+    """
+    if not token:
+        raise ApiError(401, "Devi accedere per continuare.", "not_authenticated")
+    try:
+        payload = decode_access_token(token)
+        user_id = uuid.UUID(payload["sub"])
+        session_id = uuid.UUID(payload["sid"])
+    except (jwt.InvalidTokenError, KeyError, ValueError, TypeError) as exc:
+        raise ApiError(401, *INVALID_SESSION) from exc
+    if not session_is_live(session, user_id, session_id):
+        raise ApiError(401, *INVALID_SESSION)
+    profile = session.get(Profile, user_id)
+    if profile is None:
+        raise ApiError(401, *INVALID_SESSION)
+    return Auth(profile=profile, session_id=session_id)
+
+
+def get_auth(
     session: SessionDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-) -> Profile:
+) -> Auth:
+    """Dependency: the caller (:class:`Auth`) from the bearer access token (see :func:`authenticate`)."""
+    return authenticate(session, credentials.credentials if credentials else None)
+
+
+CurrentAuth = Annotated[Auth, Depends(get_auth)]
+
+
+def get_current_user(auth: CurrentAuth) -> Profile:
     """The signed-in user's profile from the bearer access token.
 
     Raises:
-        ApiError: 401 when the token is missing, invalid or expired, or the user no longer exists.
+        ApiError: 401 when the token is missing, invalid, expired or revoked, or the user no longer exists.
     """
-    if credentials is None:
-        raise ApiError(401, "Devi accedere per continuare.", "not_authenticated")
-    try:
-        payload = decode_access_token(credentials.credentials)
-        user_id = uuid.UUID(payload["sub"])
-    except (jwt.InvalidTokenError, KeyError, ValueError) as exc:
-        raise ApiError(401, "Sessione non valida o scaduta: accedi di nuovo.", "invalid_token") from exc
-    profile = session.get(Profile, user_id)
-    if profile is None:
-        raise ApiError(401, "Sessione non valida o scaduta: accedi di nuovo.", "invalid_token")
-    return profile
+    return auth.profile
 
 
 CurrentUser = Annotated[Profile, Depends(get_current_user)]
@@ -90,23 +148,94 @@ def get_admin_user(user: CurrentUser) -> Profile:
 AdminUser = Annotated[Profile, Depends(get_admin_user)]
 
 
-def get_stream_user(
+def client_ip(request: Request) -> str:
+    """The client's IP for rate limits: the socket peer, unless the peer is one of the configured
+    ``trusted_proxies``; then ``X-Forwarded-For`` is read from the right, skipping trusted proxies,
+    and the first untrusted address is the client. Without trusted proxies the header is ignored, so
+    rotating it changes nothing (issue 11 item 5)."""
+    peer = request.client.host if request.client else "-"
+    networks = get_settings().trusted_proxy_networks
+    if not networks:
+        return peer
+
+    def trusted(address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in net for net in networks)
+
+    if not trusted(peer):
+        return peer
+    hops = [h.strip() for v in request.headers.getlist("x-forwarded-for") for h in v.split(",") if h.strip()]
+    for hop in reversed(hops):
+        if not trusted(hop):
+            try:
+                return str(ipaddress.ip_address(hop))
+            except ValueError:
+                return peer  # garbage from the proxy's client: key on the proxy rather than on a lie
+    return hops[0] if hops else peer
+
+
+STREAM_TICKET_PURPOSE = "events"
+
+
+def consume_stream_ticket(session: Session, ticket: str) -> Auth:
+    """Redeem a ticket from ``POST /api/events/ticket``: a short-lived JWT (``typ=stream``, ``sub``,
+    ``sid``, ``jti``) whose ``jti`` is stored hashed and marked used here, so it works once.
+
+    Raises:
+        ApiError: 401 invalid, expired or already used ticket, or a revoked session.
+    """
+    try:
+        claims = jwt.decode(ticket, get_settings().jwt_secret, algorithms=[JWT_ALGORITHM])
+        if claims.get("typ") != "stream":
+            raise jwt.InvalidTokenError("not a stream ticket")
+        user_id = uuid.UUID(claims["sub"])
+        session_id = uuid.UUID(claims["sid"])
+        jti = str(claims["jti"])
+    except (jwt.InvalidTokenError, KeyError, ValueError, TypeError) as exc:
+        raise ApiError(401, *INVALID_SESSION) from exc
+    now = datetime.now(UTC)
+    used = session.execute(
+        update(OneTimeCode)
+        .where(
+            OneTimeCode.code_hash == sha256_hex(jti),
+            OneTimeCode.purpose == STREAM_TICKET_PURPOSE,
+            OneTimeCode.user_id == user_id,
+            OneTimeCode.used_at.is_(None),
+            OneTimeCode.expires_at > now,
+        )
+        .values(used_at=now)
+        .returning(OneTimeCode.id)
+    ).scalar_one_or_none()
+    session.commit()
+    if used is None or not session_is_live(session, user_id, session_id):
+        raise ApiError(401, *INVALID_SESSION)
+    profile = session.get(Profile, user_id)
+    if profile is None:
+        raise ApiError(401, *INVALID_SESSION)
+    return Auth(profile=profile, session_id=session_id)
+
+
+def get_stream_auth(
     credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
-    access_token: Annotated[str | None, Query(description="access token for EventSource")] = None,
-) -> Profile:
-    """The signed-in user of a long-lived stream (``GET /api/events``): bearer header or
-    ``?access_token=`` (browsers' ``EventSource`` cannot set headers).
+    ticket: Annotated[str | None, Query(description="single-use ticket from POST /api/events/ticket")] = None,
+) -> Auth:
+    """The caller of a long-lived stream (``GET /api/events``): a bearer header or ``?ticket=`` from
+    ``POST /api/events/ticket`` (browsers' ``EventSource`` cannot set headers; the access token never
+    goes into the URL, where access logs would keep it).
 
     Uses its own short session, so a stream open for hours holds no pooled database connection;
     the returned profile is detached (read its loaded attributes only).
 
     Raises:
-        ApiError: 401 as :func:`get_current_user`.
+        ApiError: 401 as :func:`authenticate` or :func:`consume_stream_ticket`.
     """
-    if credentials is None and access_token:
-        credentials = HTTPAuthorizationCredentials(scheme="Bearer", credentials=access_token)
     with session_factory()() as session:
-        return get_current_user(session, credentials)
+        if credentials is None and ticket:
+            return consume_stream_ticket(session, ticket)
+        return authenticate(session, credentials.credentials if credentials else None)
 
 
-StreamUser = Annotated[Profile, Depends(get_stream_user)]
+StreamAuth = Annotated[Auth, Depends(get_stream_auth)]

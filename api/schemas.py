@@ -66,6 +66,9 @@ class SessionOut(BaseModel):
     expires_in: int
     expires_at: int
     user: ProfilePublic
+    password_required: bool = False
+    """True after a sign-up link opened in another browser: the pending password was discarded and
+    this is a one-time session for ``POST /api/auth/password/reset`` (the owner chooses a password)."""
 
 
 class JobPublic(BaseModel):

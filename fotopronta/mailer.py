@@ -120,7 +120,8 @@ async def _smtp_send(email: Email, settings: Settings) -> None:
 
 
 async def send_email(email: Email) -> uuid.UUID:
-    """Store ``email`` in the outbox, log it, and deliver it when the backend is ``smtp``.
+    """Store ``email`` in the outbox, log it (its links only in development: they are secrets), and
+    deliver it when the backend is ``smtp``.
 
     Returns:
         The ``email_outbox`` row id (``sent_at`` is set once SMTP accepted the message).
@@ -131,9 +132,9 @@ async def send_email(email: Email) -> uuid.UUID:
     settings = get_settings()
     outbox_id = await asyncio.to_thread(_store, email)
     backend = settings.effective_mail_backend
-    log.info(
-        "e-mail %s to %s: %s (backend %s) links=%s", outbox_id, email.to, email.subject, backend, email.links
-    )
+    # links carry sign-in secrets (confirmation, reset): logged only in development (issue 11 item 9)
+    links = email.links if settings.is_development else f"[{len(email.links)} omessi]"
+    log.info("e-mail %s to %s: %s (backend %s) links=%s", outbox_id, email.to, email.subject, backend, links)
     if backend == "smtp":
         await _smtp_send(email, settings)
         await asyncio.to_thread(_mark_sent, outbox_id)

@@ -20,6 +20,7 @@ from sqlalchemy import (
     CheckConstraint,
     DateTime,
     ForeignKey,
+    Identity,
     Index,
     Integer,
     String,
@@ -140,17 +141,36 @@ class Profile(Base):
 
 
 class RefreshSession(Base):
-    """A refresh token (stored as its SHA-256), rotated on use and revocable (logout)."""
+    """A refresh token (stored as its SHA-256), rotated on use and revocable (logout).
+
+    ``family_id`` is the sign-in session: every token rotated from one login shares it, access tokens
+    carry it as ``sid``, and an access token is valid only while its family has a live refresh token
+    (logout and password changes revoke the family, so its access tokens stop working at once).
+    """
 
     __tablename__ = "refresh_sessions"
 
     id: Mapped[uuid.UUID] = _uuid_pk()
     user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    family_id: Mapped[uuid.UUID] = mapped_column(UUID(as_uuid=True), nullable=False, index=True)
     token_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
     created_at: Mapped[datetime] = _created_at()
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     replaced_by: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+
+
+class RateLimitHit(Base):
+    """One counted event of a moving-window rate limit (``fotopronta.ratelimit``): a failed login for
+    ``key`` ``login:ip:…``, a sign-up, … at ``hit_at``; rows past ``expires_at`` are deleted lazily."""
+
+    __tablename__ = "rate_limit_hits"
+    __table_args__ = (Index("ix_rate_limit_hits_key_hit_at", "key", "hit_at"),)
+
+    id: Mapped[int] = mapped_column(BigInteger, Identity(), primary_key=True)
+    key: Mapped[str] = mapped_column(Text, nullable=False)
+    hit_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, index=True)
 
 
 class OneTimeCode(Base):

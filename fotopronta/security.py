@@ -23,28 +23,62 @@ def hash_password(password: str) -> str:
     return _password_hash.hash(password)
 
 
-def verify_password(password: str, password_hash: str) -> bool:
-    """Whether ``password`` matches ``password_hash`` (constant-time inside argon2)."""
+_dummy_hash: str | None = None
+
+
+def dummy_password_hash() -> str:
+    """An argon2id hash of a random secret, made once per process with the same parameters as real
+    hashes: verifying against it costs what a real verification costs."""
+    global _dummy_hash
+    if _dummy_hash is None:
+        _dummy_hash = hash_password(secrets.token_urlsafe(32))
+    return _dummy_hash
+
+
+def verify_password(password: str, password_hash: str | None) -> bool:
+    """Whether ``password`` matches ``password_hash`` (constant-time inside argon2).
+
+    Without a usable hash (unknown user, or a password discarded at confirmation) the password is
+    verified against :func:`dummy_password_hash` and ``False`` returned, so the answer takes as long
+    as for an existing account and timing does not reveal which e-mails exist (issue 11 item 6).
+    """
+    usable = password_hash is not None and password_hash.startswith("$argon2")
     try:
-        return _password_hash.verify(password, password_hash)
+        ok = _password_hash.verify(
+            password, password_hash if password_hash and usable else dummy_password_hash()
+        )
     except Exception:
         return False
+    return ok and usable
+
+
+UNUSABLE_PASSWORD = "!unusable"
+"""``users.password_hash`` of an account whose password was discarded (a sign-up confirmed from another
+browser: the owner sets one with the e-mailed link's session). Never matches any password."""
 
 
 def create_access_token(
-    user_id: uuid.UUID, *, role: str, now: datetime | None = None
+    user_id: uuid.UUID,
+    *,
+    role: str,
+    session_id: uuid.UUID,
+    now: datetime | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> tuple[str, datetime]:
-    """Return ``(jwt, expires_at)``: an HS256 token with ``sub``, ``role``, ``iat``, ``exp``
-    (``access_token_ttl_s`` seconds) and ``typ=access``."""
+    """Return ``(jwt, expires_at)``: an HS256 token with ``sub``, ``role``, ``sid`` (the sign-in
+    session, ``refresh_sessions.family_id``: revoking it revokes the token), ``iat``, ``exp``
+    (``access_token_ttl_s`` seconds), ``typ=access`` and ``extra`` claims."""
     settings = get_settings()
     now = now or datetime.now(UTC)
     expires_at = now + timedelta(seconds=settings.access_token_ttl_s)
     payload: dict[str, Any] = {
         "sub": str(user_id),
         "role": role,
+        "sid": str(session_id),
         "iat": now,
         "exp": expires_at,
         "typ": "access",
+        **(extra or {}),
     }
     return jwt.encode(payload, settings.jwt_secret, algorithm=JWT_ALGORITHM), expires_at
 

@@ -6,6 +6,7 @@ Every port and path the stack uses comes from here, so ``make dev``, the tests a
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -21,13 +22,15 @@ class Settings(BaseSettings):
     """All configuration of FotoPronta.
 
     Attributes use units in their names or docs: ports are TCP ports, sizes are bytes, durations
-    seconds. ``environment`` is ``development`` (embedded defaults) or ``production``; outside
-    development a default secret is refused (full-stack-fastapi-template habit).
+    seconds. ``environment`` is ``development`` (embedded defaults, development pages) or anything
+    else: every value but exactly ``development`` (``production``, ``test``, ``staging``, a typo) fails
+    closed, i.e. behaves as production: the default JWT secret is refused at start-up and the
+    development pages (``/dev/mail``, ``/api/dev/mail``, ``/dev/checkout``) answer 404.
     """
 
     model_config = SettingsConfigDict(env_prefix="FOTOPRONTA_", env_file=".env", extra="ignore")
 
-    environment: Literal["development", "test", "production"] = "development"
+    environment: str = "development"
     data_dir: Path = REPO_ROOT / ".data"
 
     # HTTP API
@@ -80,7 +83,12 @@ class Settings(BaseSettings):
     recovery_code_ttl_s: int = 15 * 60  # 6-digit reset code
     recovery_link_ttl_s: int = 3600  # reset link
     recovery_code_max_attempts: int = 5  # wrong guesses before a code is burnt
-    login_rate_limit: str = "10/15 minutes"  # failed logins per e-mail and client IP ("limits" syntax)
+    login_rate_limit: str = "10/15 minutes"  # failed logins per account (e-mail), "limits" syntax
+    login_ip_rate_limit: str = "30/15 minutes"  # failed logins per client IP (any e-mail)
+    signup_ip_rate_limit: str = "10/hour"  # sign-ups per client IP
+    trusted_proxies: str = ""  # comma-separated IPs/CIDRs whose X-Forwarded-For is believed; "" = none
+    events_ticket_ttl_s: int = 60  # single-use ticket for GET /api/events
+    events_session_check_s: float = 10.0  # an open event stream re-checks its session this often
     otp_rate_limit: str = "10/15 minutes"  # code attempts per e-mail
     forgot_rate_limit: str = "5/hour"  # reset e-mails per e-mail address
     mail_backend: Literal["outbox", "smtp"] | None = None  # None: outbox, or smtp in production
@@ -99,25 +107,43 @@ class Settings(BaseSettings):
     @property
     def effective_mail_backend(self) -> str:
         """``smtp`` or ``outbox``: the configured backend, else smtp in production and outbox otherwise."""
-        return self.mail_backend or ("smtp" if self.environment == "production" else "outbox")
+        return self.mail_backend or ("outbox" if self.is_development else "smtp")
 
     @property
     def effective_payment_provider(self) -> str:
         """``stripe`` or ``test``: the configured provider, else stripe iff a secret key is set.
-        Production never uses the test provider (its checkout page is development-only)."""
+        Outside development the default is stripe (the test checkout page is development-only)."""
         if self.payment_provider:
             return self.payment_provider
-        return "stripe" if self.stripe_secret_key or self.environment == "production" else "test"
+        return "stripe" if self.stripe_secret_key or not self.is_development else "test"
+
+    @property
+    def is_development(self) -> bool:
+        """Whether ``environment`` is exactly ``development`` (the only value with conveniences)."""
+        return self.environment == "development"
 
     @property
     def is_production(self) -> bool:
-        """Whether development-only pages (``/dev/mail``, test checkout) must be absent."""
-        return self.environment == "production"
+        """Whether development-only pages (``/dev/mail``, test checkout) must be absent: every
+        ``environment`` except exactly ``development`` (fail closed: ``test``, ``staging``, typos)."""
+        return not self.is_development
+
+    @property
+    def trusted_proxy_networks(self) -> list[ipaddress.IPv4Network | ipaddress.IPv6Network]:
+        """``trusted_proxies`` parsed (``10.0.0.0/8, 127.0.0.1``); empty means trust no proxy."""
+        return [
+            ipaddress.ip_network(part.strip(), strict=False)
+            for part in self.trusted_proxies.split(",")
+            if part.strip()
+        ]
 
     @model_validator(mode="after")
     def _check_secrets(self) -> Settings:
-        if self.environment == "production" and self.jwt_secret == DEV_JWT_SECRET:
-            raise ValueError("FOTOPRONTA_JWT_SECRET must be set outside development")
+        if not self.is_development and self.jwt_secret == DEV_JWT_SECRET:
+            raise ValueError(
+                f"FOTOPRONTA_JWT_SECRET must be set outside development (environment={self.environment!r})"
+            )
+        self.trusted_proxy_networks  # noqa: B018 - fail at start-up on a malformed entry
         return self
 
     @property

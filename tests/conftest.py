@@ -5,6 +5,11 @@ port (fresh data directory per session), the real Temporal dev server from ``tem
 (``WorkflowEnvironment.start_local`` with the existing binary: the SDK's own download does not work
 offline), a worker serving both task queues in this process, and the FastAPI app over ASGI.
 Settings come from environment variables set here before any project module is imported.
+
+``environment`` is ``development``: only that value enables the outbox pages and the test checkout the
+tests read (issue 11: anything else fails closed). Every in-process request comes from 127.0.0.1, so
+the per-IP login and sign-up limits are raised for the session; rate-limit tests use their own client
+addresses and the real defaults (``tests/stack/test_account_security.py``).
 """
 
 from __future__ import annotations
@@ -22,7 +27,9 @@ SHARED_PHOTOS = REPO.parent / "shared" / "photos"
 _TMP = Path(tempfile.mkdtemp(prefix="fotopronta-test-"))
 os.environ.update(
     {
-        "FOTOPRONTA_ENVIRONMENT": "test",
+        "FOTOPRONTA_ENVIRONMENT": "development",
+        "FOTOPRONTA_LOGIN_IP_RATE_LIMIT": "100000/minute",
+        "FOTOPRONTA_SIGNUP_IP_RATE_LIMIT": "100000/minute",
         "FOTOPRONTA_DATA_DIR": str(_TMP),
         "FOTOPRONTA_STORAGE_DIR": str(_TMP / "storage"),
         "FOTOPRONTA_POSTGRES_PORT": str(free_port()),

@@ -12,9 +12,23 @@
 - ``POST /login``, ``/refresh`` (rotation, reuse revokes everything), ``/logout``.
 
 Codes and link tokens are random, single-use and expiring; only their SHA-256 is stored
-(``one_time_codes``). Failed logins and code attempts are rate limited (429, Italian message) with
-the ``limits`` library (moving window, in-process memory: one API process per deployment today; a
-shared ``limits`` storage such as Redis is a one-line change).
+(``one_time_codes``). Failed logins (per account and per client IP), sign-ups (per client IP), code
+attempts and reset e-mails are rate limited (429, Italian message) by ``fotopronta.ratelimit``: moving
+windows counted in PostgreSQL, shared by every API replica and kept across restarts. The client IP is
+the socket peer unless it is a configured trusted proxy (``api.deps.client_ip``).
+
+Issue 11:
+
+- Every access token carries ``sid``, its sign-in session (``refresh_sessions.family_id``); logout
+  revokes that session and a password change, reset or code revokes the others, so their access tokens
+  are refused at once on every route (``api.deps.authenticate``).
+- Pre-hijacking: a new sign-up for an address that is not confirmed yet replaces the pending password
+  and invalidates the older links. Sign-up also sets an HttpOnly cookie ``fp_browser`` (a random
+  browser id, stored only as SHA-256 with the sign-up). Opening the link in the same browser keeps the
+  password chosen at sign-up; opened anywhere else, the address is confirmed but the pending password
+  is discarded and the answer is a one-time "set your password" session (``password_required``, like a
+  reset link), so a password chosen by someone else never works.
+- Login verifies a dummy argon2 hash when the e-mail is unknown: same time either way.
 """
 
 from __future__ import annotations
@@ -27,24 +41,23 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated, Any, Literal
 
 import jwt
-from fastapi import APIRouter, Depends, Request, status
+from fastapi import APIRouter, Depends, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.security import HTTPAuthorizationCredentials
-from limits import parse
-from limits.storage import MemoryStorage
-from limits.strategies import MovingWindowRateLimiter
 from pydantic import BaseModel, Field
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from api.deps import CurrentUser, SessionDep, bearer
+from api.deps import CurrentAuth, SessionDep, bearer, client_ip
 from api.errors import ApiError
 from api.schemas import LoginIn, ProfilePublic, RefreshIn, SessionOut
-from fotopronta import mailer
+from fotopronta import mailer, ratelimit
 from fotopronta.accounts import EmailAlreadyRegisteredError, create_user, find_user_by_email, normalise_email
 from fotopronta.models import OneTimeCode, Profile, RefreshSession, User
 from fotopronta.security import (
     JWT_ALGORITHM,
+    UNUSABLE_PASSWORD,
+    create_access_token,
     hash_password,
     new_opaque_token,
     sha256_hex,
@@ -101,25 +114,23 @@ CODE_FORMAT = ApiError(400, "Inserisci un codice di verifica di 6 cifre.", "otp_
 TOO_MANY = "Troppi tentativi. Attendi qualche minuto e riprova."
 
 
+BROWSER_COOKIE = "fp_browser"
+"""HttpOnly cookie with a random browser id, set at sign-up: proves the link is opened where the
+account was created (pre-hijacking defence)."""
+
+
 # --- rate limits ----------------------------------------------------------------------------------------
-_limiter = MovingWindowRateLimiter(MemoryStorage())
-
-
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "-"
-
-
 def _check_limit(limit: str, *identifiers: str, title: str, hit: bool) -> None:
     """Raise 429 when the moving window of ``limit`` (e.g. ``"10/15 minutes"``) is exhausted for
-    ``identifiers``; with ``hit`` the call itself counts."""
-    item = parse(limit)
-    allowed = _limiter.hit(item, *identifiers) if hit else _limiter.test(item, *identifiers)
+    ``identifiers``; with ``hit`` the call itself counts (PostgreSQL, ``fotopronta.ratelimit``)."""
+    key = ratelimit.make_key(*identifiers)
+    allowed = ratelimit.hit(limit, key) if hit else ratelimit.check(limit, key)
     if not allowed:
         raise ApiError(429, TOO_MANY, "rate_limited", title)
 
 
 def _record_failure(limit: str, *identifiers: str) -> None:
-    _limiter.hit(parse(limit), *identifiers)
+    ratelimit.hit(limit, ratelimit.make_key(*identifiers))
 
 
 # --- schemas -------------------------------------------------------------------------------------------
@@ -181,34 +192,28 @@ class SignupOut(ProfilePublic):
 
 
 # --- helpers ---------------------------------------------------------------------------------------------
-def _access_token(
-    profile: Profile, *, now: datetime, extra: dict[str, Any] | None = None
-) -> tuple[str, datetime]:
-    settings = get_settings()
-    expires_at = now + timedelta(seconds=settings.access_token_ttl_s)
-    payload: dict[str, Any] = {
-        "sub": str(profile.id),
-        "role": profile.user_role,
-        "iat": now,
-        "exp": expires_at,
-        "typ": "access",
-        **(extra or {}),
-    }
-    return jwt.encode(payload, settings.jwt_secret, algorithm=JWT_ALGORITHM), expires_at
-
-
 def issue_session(
-    session: Session, profile: Profile, *, extra_claims: dict[str, Any] | None = None
+    session: Session,
+    profile: Profile,
+    *,
+    extra_claims: dict[str, Any] | None = None,
+    family_id: uuid.UUID | None = None,
+    password_required: bool = False,
 ) -> SessionOut:
     """Create an access token (``access_token_ttl_s``) and a stored refresh token for ``profile``
-    (caller commits). ``extra_claims`` go into the access token (``amr=recovery``)."""
+    (caller commits). ``extra_claims`` go into the access token (``amr=recovery``); ``family_id`` is
+    the sign-in session to continue (refresh), else a new one starts; the access token's ``sid``."""
     settings = get_settings()
     now = datetime.now(UTC)
-    access, expires_at = _access_token(profile, now=now, extra=extra_claims)
+    family_id = family_id or uuid.uuid4()
+    access, expires_at = create_access_token(
+        profile.id, role=profile.user_role, session_id=family_id, now=now, extra=extra_claims
+    )
     refresh = new_opaque_token()
     session.add(
         RefreshSession(
             user_id=profile.id,
+            family_id=family_id,
             token_hash=sha256_hex(refresh),
             expires_at=now + timedelta(seconds=settings.refresh_token_ttl_s),
         )
@@ -219,6 +224,7 @@ def issue_session(
         expires_in=settings.access_token_ttl_s,
         expires_at=int(expires_at.timestamp()),
         user=ProfilePublic.model_validate(profile),
+        password_required=password_required,
     )
 
 
@@ -245,14 +251,18 @@ def _burn_unused(session: Session, user_id: uuid.UUID, purpose: str, now: dateti
     )
 
 
-def _set_password(session: Session, user: User, password: str, now: datetime) -> None:
-    """New password hash; every refresh session of the user is revoked (other devices sign out)."""
+def _set_password(
+    session: Session, user: User, password: str, now: datetime, *, keep_session: uuid.UUID | None = None
+) -> None:
+    """New password hash; every sign-in session of the user but ``keep_session`` is revoked, with its
+    access tokens (other devices sign out at once)."""
     user.password_hash = hash_password(password)
-    session.execute(
-        update(RefreshSession)
-        .where(RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None))
-        .values(revoked_at=now)
+    revoke = update(RefreshSession).where(
+        RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None)
     )
+    if keep_session is not None:
+        revoke = revoke.where(RefreshSession.family_id != keep_session)
+    session.execute(revoke.values(revoked_at=now))
 
 
 def _check_new_password(password: str, message: str, title: str) -> None:
@@ -261,19 +271,39 @@ def _check_new_password(password: str, message: str, title: str) -> None:
 
 
 # --- sign-up and confirmation -------------------------------------------------------------------------------
-def _signup_tx(session: Session, body: SignupIn) -> tuple[Profile, mailer.Email]:
+def _signup_tx(session: Session, body: SignupIn, browser_id: str) -> tuple[Profile, mailer.Email]:
     settings = get_settings()
-    try:
-        profile = create_user(
-            session,
-            email=body.email,
-            password=body.password,
-            first_name=body.first_name.strip(),
-            last_name=body.last_name,
-            confirmed=False,
-        )
-    except EmailAlreadyRegisteredError as exc:
-        raise ALREADY_REGISTERED from exc
+    now = datetime.now(UTC)
+    pending = session.execute(
+        select(User).where(User.email == normalise_email(body.email)).with_for_update()
+    ).scalar_one_or_none()
+    if pending is not None and pending.email_confirmed_at is None:
+        # not confirmed yet: whoever signs up last sets the pending password; older links stop working
+        pending.password_hash = hash_password(body.password)
+        pending.profile.first_name = body.first_name.strip()
+        pending.profile.last_name = body.last_name
+        _burn_unused(session, pending.id, "signup", now)
+        profile = pending.profile
+    else:
+        try:
+            profile = create_user(
+                session,
+                email=body.email,
+                password=body.password,
+                first_name=body.first_name.strip(),
+                last_name=body.last_name,
+                confirmed=False,
+            )
+        except EmailAlreadyRegisteredError as exc:
+            raise ALREADY_REGISTERED from exc
+    _new_secret(
+        session,
+        user_id=profile.id,
+        purpose="signup",
+        kind="browser",
+        secret=browser_id,
+        ttl_s=settings.signup_link_ttl_s,
+    )
     token = new_opaque_token()
     _new_secret(
         session,
@@ -284,6 +314,7 @@ def _signup_tx(session: Session, body: SignupIn) -> tuple[Profile, mailer.Email]
         ttl_s=settings.signup_link_ttl_s,
     )
     session.commit()
+    session.refresh(profile)
     link = mailer.public_link("/auth/callback", token_hash=token, type="signup")
     return profile, mailer.signup_confirmation_email(
         to=profile.email, first_name=profile.first_name, link=link, ttl_s=settings.signup_link_ttl_s
@@ -293,11 +324,15 @@ def _signup_tx(session: Session, body: SignupIn) -> tuple[Profile, mailer.Email]
 @router.post(
     "/signup", status_code=status.HTTP_201_CREATED, response_model=SignupOut, operation_id="auth-signup"
 )
-async def signup(body: SignupIn, session: SessionDep) -> SignupOut:
+async def signup(body: SignupIn, session: SessionDep, request: Request, response: Response) -> SignupOut:
     """Create an unconfirmed client account with 15 free credits and e-mail the confirmation link.
 
+    Signing up again an address that is not confirmed yet replaces its pending password and names and
+    invalidates the older links (no new credits). Sets the ``fp_browser`` cookie (see module doc).
+
     Errors (title 'Errore registrazione'): 400 'Un utente con questa email è già registrato'; 400 when
-    the first name is empty, the e-mail malformed or the password shorter than 6 characters.
+    the first name is empty, the e-mail malformed or the password shorter than 6 characters; 429 after
+    ``signup_ip_rate_limit`` sign-ups from one client IP.
     """
     title = "Errore registrazione"
     if not body.first_name.strip():
@@ -306,7 +341,23 @@ async def signup(body: SignupIn, session: SessionDep) -> SignupOut:
     if "@" not in email or "." not in email.rsplit("@", 1)[-1] or " " in email:
         raise ApiError(400, "Inserisci un indirizzo email valido.", "invalid_email", title)
     _check_new_password(body.password, "La password deve essere di almeno 6 caratteri", title)
-    profile, email_msg = await run_in_threadpool(_signup_tx, session, body)
+    settings = get_settings()
+    await run_in_threadpool(
+        _check_limit, settings.signup_ip_rate_limit, "signup", "ip", client_ip(request), title=title, hit=True
+    )
+    browser_id = request.cookies.get(BROWSER_COOKIE) or ""
+    if len(browser_id) < 32 or len(browser_id) > 100:
+        browser_id = new_opaque_token()
+    profile, email_msg = await run_in_threadpool(_signup_tx, session, body, browser_id)
+    response.set_cookie(
+        BROWSER_COOKIE,
+        browser_id,
+        max_age=365 * 24 * 3600,
+        path="/api/auth",
+        httponly=True,
+        samesite="lax",
+        secure=settings.public_url.startswith("https://"),
+    )
     try:
         await mailer.send_email(email_msg)
     except mailer.MailDeliveryError:  # the account exists; 'forgot password' also confirms it
@@ -314,7 +365,7 @@ async def signup(body: SignupIn, session: SessionDep) -> SignupOut:
     return SignupOut.model_validate(profile, from_attributes=True)
 
 
-def _verify_tx(session: Session, body: VerifyIn) -> SessionOut:
+def _verify_tx(session: Session, body: VerifyIn, browser_id: str | None) -> SessionOut:
     now = datetime.now(UTC)
     purpose = "recovery" if body.type == "recovery" else "signup"
     invalid, expired = (
@@ -335,10 +386,30 @@ def _verify_tx(session: Session, body: VerifyIn) -> SessionOut:
         raise expired
     row.used_at = now
     user = session.get_one(User, row.user_id)
+    set_password = purpose == "recovery"
     if user.email_confirmed_at is None:  # opening any e-mailed link proves the address
         user.email_confirmed_at = now
+        if purpose == "signup":
+            same_browser = browser_id is not None and (
+                session.execute(
+                    select(OneTimeCode.id).where(
+                        OneTimeCode.user_id == user.id,
+                        OneTimeCode.purpose == "signup",
+                        OneTimeCode.kind == "browser",
+                        OneTimeCode.used_at.is_(None),
+                        OneTimeCode.expires_at > now,
+                        OneTimeCode.code_hash == sha256_hex(browser_id),
+                    )
+                ).first()
+                is not None
+            )
+            _burn_unused(session, user.id, "signup", now)
+            if not same_browser:
+                # the pending password may have been chosen by someone else: the owner sets one now
+                user.password_hash = UNUSABLE_PASSWORD
+                set_password = True
     extra: dict[str, Any] | None = None
-    if purpose == "recovery":
+    if set_password:
         # the right to set a new password once, within the link's remaining life
         jti = new_opaque_token()
         _new_secret(
@@ -350,19 +421,23 @@ def _verify_tx(session: Session, body: VerifyIn) -> SessionOut:
             ttl_s=max(60, int((row.expires_at - now).total_seconds())),
         )
         extra = {"amr": "recovery", "jti": jti}
-    out = issue_session(session, user.profile, extra_claims=extra)
+    out = issue_session(session, user.profile, extra_claims=extra, password_required=set_password)
     session.commit()
     return out
 
 
 @router.post("/verify", response_model=SessionOut, operation_id="auth-verify")
-def verify(body: VerifyIn, session: SessionDep) -> SessionOut:
+def verify(body: VerifyIn, session: SessionDep, request: Request) -> SessionOut:
     """Exchange an e-mailed link (``type`` ``signup`` or ``recovery``) for a session; single use.
+
+    A sign-up link opened in another browser than the sign-up (no matching ``fp_browser`` cookie)
+    confirms the address but discards the pending password: the answer has ``password_required`` and
+    is a one-time recovery session for ``POST /password/reset``, like a reset link's.
 
     Errors (400): signup 'Link non valido o scaduto' (title 'Errore verifica'); recovery 'Il link per il
     reset della password non è valido. Richiedi un nuovo link.' or '… è scaduto. Richiedi un nuovo link.'.
     """
-    return _verify_tx(session, body)
+    return _verify_tx(session, body, request.cookies.get(BROWSER_COOKIE))
 
 
 # --- login, refresh, logout ------------------------------------------------------------------------------
@@ -371,14 +446,18 @@ def login(body: LoginIn, session: SessionDep, request: Request) -> SessionOut:
     """Exchange e-mail and password for a session.
 
     Errors (title 'Errore accesso'): 401 'Email o password non corretti'; 401 e-mail not confirmed; 429
-    after ``login_rate_limit`` failures per e-mail and client IP.
+    after ``login_rate_limit`` failures for the account (e-mail) or ``login_ip_rate_limit`` failures
+    from the client IP. An unknown e-mail costs one argon2 verification too (dummy hash).
     """
-    limit = get_settings().login_rate_limit
-    key = (normalise_email(body.email), _client_ip(request))
-    _check_limit(limit, "login", *key, title="Errore accesso", hit=False)
+    settings = get_settings()
+    account = ("login", "account", normalise_email(body.email))
+    ip = ("login", "ip", client_ip(request))
+    _check_limit(settings.login_rate_limit, *account, title="Errore accesso", hit=False)
+    _check_limit(settings.login_ip_rate_limit, *ip, title="Errore accesso", hit=False)
     user = find_user_by_email(session, body.email)
-    if user is None or not verify_password(body.password, user.password_hash):
-        _record_failure(limit, "login", *key)
+    if not verify_password(body.password, user.password_hash if user else None) or user is None:
+        _record_failure(settings.login_rate_limit, *account)
+        _record_failure(settings.login_ip_rate_limit, *ip)
         raise INVALID_LOGIN
     if user.email_confirmed_at is None:
         raise EMAIL_NOT_CONFIRMED
@@ -410,7 +489,7 @@ def refresh(body: RefreshIn, session: SessionDep) -> SessionOut:
         session.commit()
         raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "refresh_token_reused")
     profile = session.get_one(Profile, stored.user_id)
-    out = issue_session(session, profile)
+    out = issue_session(session, profile, family_id=stored.family_id)
     session.flush()
     stored.revoked_at = now
     stored.replaced_by = session.execute(
@@ -422,10 +501,15 @@ def refresh(body: RefreshIn, session: SessionDep) -> SessionOut:
 
 @router.post("/logout", status_code=status.HTTP_204_NO_CONTENT, operation_id="auth-logout")
 def logout(body: RefreshIn, session: SessionDep) -> None:
-    """Revoke the refresh token (idempotent)."""
+    """End the sign-in session of the refresh token (idempotent): its refresh tokens are revoked and
+    its access tokens are refused from now on, on every route and open event stream."""
     stored = _find_refresh(session, body.refresh_token)
-    if stored is not None and stored.revoked_at is None:
-        stored.revoked_at = datetime.now(UTC)
+    if stored is not None:
+        session.execute(
+            update(RefreshSession)
+            .where(RefreshSession.family_id == stored.family_id, RefreshSession.revoked_at.is_(None))
+            .values(revoked_at=datetime.now(UTC))
+        )
         session.commit()
 
 
@@ -616,23 +700,23 @@ def reset_password(body: ResetIn, session: SessionDep, claims: RecoveryClaims) -
 
 
 @router.post("/password/change", response_model=MessageOut, operation_id="auth-password-change")
-def change_password(
-    body: ChangePasswordIn, user: CurrentUser, session: SessionDep, request: Request
-) -> MessageOut:
-    """Change the signed-in user's password (needs the current one; other sessions are revoked).
+def change_password(body: ChangePasswordIn, auth: CurrentAuth, session: SessionDep) -> MessageOut:
+    """Change the signed-in user's password (needs the current one). Every other sign-in session is
+    revoked at once, access tokens included; the caller's own session stays signed in.
 
     Errors (title 'Errore aggiornamento password'): 400 wrong current password; 400 new one under 6
     characters; 429 after ``login_rate_limit`` wrong current passwords.
     """
     title = "Errore aggiornamento password"
+    user = auth.profile
     limit = get_settings().login_rate_limit
-    key = ("change", str(user.id), _client_ip(request))
+    key = ("change", str(user.id))
     _check_limit(limit, *key, title=title, hit=False)
     _check_new_password(body.new_password, "La password deve essere di almeno 6 caratteri", title)
     credentials = session.get_one(User, user.id)
     if not verify_password(body.current_password, credentials.password_hash):
         _record_failure(limit, *key)
         raise ApiError(400, "La password attuale non è corretta.", "wrong_password", title)
-    _set_password(session, credentials, body.new_password, datetime.now(UTC))
+    _set_password(session, credentials, body.new_password, datetime.now(UTC), keep_session=auth.session_id)
     session.commit()
     return MessageOut(title=PASSWORD_UPDATED, detail="La tua password è stata modificata.")

@@ -1,5 +1,6 @@
-"""Development-only pages: the e-mail outbox and the local test checkout. In production
-(``FOTOPRONTA_ENVIRONMENT=production``) every route here answers 404.
+"""Development-only pages: the e-mail outbox and the local test checkout. Unless
+``FOTOPRONTA_ENVIRONMENT`` is exactly ``development`` (production, test, staging, a typo: fail closed)
+every route here answers 404.
 
 - ``GET /api/dev/mail`` (JSON, newest first: ``to``, ``subject``, ``text``, ``links``; ``?to=`` filters by
   recipient) and ``GET /dev/mail`` (HTML with clickable links): what the mailer stored, so a person
@@ -37,13 +38,13 @@ MAIL_LIMIT = 100
 
 
 def development_only() -> None:
-    """Dependency: 404 in production."""
+    """Dependency: 404 outside development (``Settings.is_production``: any other environment)."""
     if get_settings().is_production:
         raise ApiError(404, "Risorsa non trovata.", "not_found")
 
 
 def test_checkout_only() -> None:
-    """Dependency: 404 unless the test payment provider is active (never in production)."""
+    """Dependency: 404 unless the test payment provider is active (only in development)."""
     settings = get_settings()
     if settings.is_production or settings.effective_payment_provider != "test":
         raise ApiError(404, "Risorsa non trovata.", "not_found")

@@ -7,20 +7,44 @@ Each change the caller may see (``api.events_bus.audience_payload``) arrives as 
 
 with a comment line (``: ping``) every 15 s to keep proxies from closing the connection. Events are
 not replayed after a disconnect: the web app reloads its data when the stream (re)opens.
+
+Authentication (DESIGN.md: "by cookie or a short-lived single-use stream ticket, never the access
+token in the URL"): a bearer header, or ``?ticket=`` from ``POST /api/events/ticket`` (valid
+``events_ticket_ttl_s`` seconds, once). While open, the stream re-checks its sign-in session every
+``events_session_check_s`` seconds; after a logout or password change it sends
+``event: session`` / ``data: {"reason":"revoked"}`` and closes.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 
+import jwt
 from fastapi import APIRouter, Request
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
-from api.deps import StreamUser, effective_role
+from api.deps import (
+    STREAM_TICKET_PURPOSE,
+    CurrentAuth,
+    SessionDep,
+    StreamAuth,
+    effective_role,
+    session_is_live,
+)
 from api.errors import ApiError
 from api.events_bus import EventBus, Subscriber, get_bus
+from fotopronta.db import session_factory
+from fotopronta.models import OneTimeCode
+from fotopronta.security import JWT_ALGORITHM, new_opaque_token, sha256_hex
+from fotopronta.settings import get_settings
 
 router = APIRouter(prefix="/api/events", tags=["events"])
 
@@ -30,15 +54,76 @@ RETRY_MS = 3000
 """Reconnection delay suggested to ``EventSource`` (milliseconds), sent once at the start."""
 
 
-async def _stream(bus: EventBus, sub: Subscriber) -> AsyncIterator[ServerSentEvent]:
-    """Yield the subscriber's events until the client goes away; always unsubscribe."""
+class TicketOut(BaseModel):
+    """``POST /api/events/ticket``: a single-use ticket for ``GET /api/events?ticket=…``."""
+
+    ticket: str
+    expires_in: int
+
+
+def _live(user_id: uuid.UUID, session_id: uuid.UUID) -> bool:
+    with session_factory()() as session:
+        return session_is_live(session, user_id, session_id)
+
+
+async def _stream(
+    bus: EventBus, sub: Subscriber, session_id: uuid.UUID, check_s: float
+) -> AsyncIterator[ServerSentEvent]:
+    """Yield the subscriber's events until the client goes away or the sign-in session is revoked
+    (checked every ``check_s`` seconds); always unsubscribe."""
     try:
         yield ServerSentEvent(comment="connesso", retry=RETRY_MS)
+        checked = time.monotonic()
         while True:
-            event = await sub.queue.get()
-            yield ServerSentEvent(event=event.name, data=json.dumps(event.data, separators=(",", ":")))
+            try:
+                event = await asyncio.wait_for(sub.queue.get(), timeout=check_s)
+            except TimeoutError:
+                event = None
+            if time.monotonic() - checked >= check_s:
+                if not await run_in_threadpool(_live, sub.user_id, session_id):
+                    yield ServerSentEvent(event="session", data='{"reason":"revoked"}')
+                    return
+                checked = time.monotonic()
+            if event is not None:
+                yield ServerSentEvent(event=event.name, data=json.dumps(event.data, separators=(",", ":")))
     finally:
         bus.unsubscribe(sub)
+
+
+@router.post("/ticket", response_model=TicketOut, operation_id="events-ticket")
+def events_ticket(auth: CurrentAuth, session: SessionDep) -> TicketOut:
+    """A short-lived (``events_ticket_ttl_s``), single-use ticket that opens one event stream
+    (``GET /api/events?ticket=…``) for the caller's sign-in session.
+
+    Raises:
+        ApiError: 401 without a valid access token.
+    """
+    settings = get_settings()
+    now = datetime.now(UTC)
+    jti = new_opaque_token()
+    expires_at = now + timedelta(seconds=settings.events_ticket_ttl_s)
+    session.add(
+        OneTimeCode(
+            user_id=auth.profile.id,
+            purpose=STREAM_TICKET_PURPOSE,
+            kind="ticket",
+            code_hash=sha256_hex(jti),
+            expires_at=expires_at,
+        )
+    )
+    session.commit()
+    claims = {
+        "typ": "stream",
+        "sub": str(auth.profile.id),
+        "sid": str(auth.session_id),
+        "jti": jti,
+        "iat": now,
+        "exp": expires_at,
+    }
+    return TicketOut(
+        ticket=jwt.encode(claims, settings.jwt_secret, algorithm=JWT_ALGORITHM),
+        expires_in=settings.events_ticket_ttl_s,
+    )
 
 
 @router.get(
@@ -47,16 +132,18 @@ async def _stream(bus: EventBus, sub: Subscriber) -> AsyncIterator[ServerSentEve
     response_class=EventSourceResponse,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "event stream"},
-        401: {"description": "missing, invalid or expired token"},
+        401: {"description": "missing, invalid, expired or revoked token or ticket"},
         503: {"description": "live updates unavailable"},
     },
 )
-async def events_stream(request: Request, user: StreamUser) -> EventSourceResponse:
-    """Stream the caller's job, photo and notification changes (token in header or ``?access_token=``).
+async def events_stream(request: Request, auth: StreamAuth) -> EventSourceResponse:
+    """Stream the caller's job, photo and notification changes (bearer header or ``?ticket=``).
 
     Raises:
-        ApiError: 401 without a valid token; 503 when the database listener cannot start within 5 s.
+        ApiError: 401 without a valid token or ticket; 503 when the database listener cannot start
+            within 5 s.
     """
+    user = auth.profile
     bus = get_bus(request.app)
     sub = bus.subscribe(user_id=user.id, role=effective_role(user))
     if not await bus.wait_listening(5.0):
@@ -65,7 +152,7 @@ async def events_stream(request: Request, user: StreamUser) -> EventSourceRespon
             503, "Aggiornamenti in tempo reale non disponibili, riprova tra poco.", "events_unavailable"
         )
     return EventSourceResponse(
-        _stream(bus, sub),
+        _stream(bus, sub, auth.session_id, get_settings().events_session_check_s),
         ping=PING_INTERVAL_S,
         background=BackgroundTask(bus.unsubscribe, sub),  # also when the generator never started
     )

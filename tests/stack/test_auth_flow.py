@@ -111,7 +111,7 @@ async def test_signup_confirmation_by_smtp_then_login(
         stored = session.execute(
             select(OneTimeCode.code_hash)
             .join(User, User.id == OneTimeCode.user_id)
-            .where(User.email == email)
+            .where(User.email == email, OneTimeCode.kind == "link")
         ).scalar_one()
         assert query["token_hash"] not in stored  # only the SHA-256 is stored
 
@@ -397,7 +397,7 @@ async def test_password_change(stack: Stack, api: httpx.AsyncClient) -> None:
             .scalars()
             .all()
         )
-        assert len(live) == 1  # only the login after the change
+        assert len(live) == 2  # the caller's own session (kept signed in) and the login after the change
 
 
 async def test_rate_limits(stack: Stack, api: httpx.AsyncClient) -> None:

@@ -51,7 +51,7 @@ async def test_owner_admin_and_stranger_streams_during_a_real_job(stack: Stack, 
     admin, _ = await token_for(c, UserRole.admin)
     async with (
         open_stream(c, token=owner) as own,
-        open_stream(c, query_token=stranger) as other,
+        open_stream(c, ticket_token=stranger) as other,
         open_stream(c, token=admin) as adm,
     ):
         resp = await c.post(
@@ -86,7 +86,7 @@ async def test_missing_or_invalid_token_is_401(stack: Stack, live_api: LiveServe
     assert resp.status_code == 401
     assert resp.json()["code"] == "not_authenticated"
     for kwargs in (
-        {"params": {"access_token": "non-un-token"}},
+        {"params": {"ticket": "non-un-ticket"}},
         {"headers": {"Authorization": "Bearer non-un-token"}},
     ):
         resp = await c.get("/api/events", **kwargs)  # type: ignore[arg-type]
@@ -135,7 +135,7 @@ async def test_designers_see_the_pool_and_their_own_jobs(stack: Stack, live_api:
     bruno, _ = await token_for(c, UserRole.graphic)
     async with (
         open_stream(c, token=owner) as own,
-        open_stream(c, query_token=anna) as a,
+        open_stream(c, ticket_token=anna) as a,
         open_stream(c, token=bruno) as b,
     ):
         job_id = _insert_human_job(owner_id)
@@ -192,7 +192,7 @@ async def test_listener_reconnects_and_subscribers_are_cleaned_up(stack: Stack, 
     c = live_api.client
     owner, owner_id = await token_for(c)
     bus = get_bus(live_api.app)
-    async with open_stream(c, query_token=owner) as stream:
+    async with open_stream(c, ticket_token=owner) as stream:
         assert bus.listening and bus.subscriber_count >= 1
         before, old_pid = bus.connections, bus.backend_pid
         with session_scope() as session:

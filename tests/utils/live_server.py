@@ -92,14 +92,19 @@ async def open_stream(
     client: httpx.AsyncClient,
     *,
     token: str | None = None,
-    query_token: str | None = None,
+    ticket_token: str | None = None,
 ) -> AsyncIterator[SseStream]:
-    """Open ``GET /api/events`` (token as bearer header or ``?access_token=``) and collect its events.
+    """Open ``GET /api/events`` and collect its events: with ``token`` as bearer header, or as the web
+    app does, with a single-use ``?ticket=`` from ``POST /api/events/ticket`` got with ``ticket_token``.
 
     The response's headers have arrived when this yields, i.e. the server is already listening.
     """
     headers = {"Authorization": f"Bearer {token}"} if token else {}
-    params = {"access_token": query_token} if query_token else {}
+    params = {}
+    if ticket_token:
+        resp = await client.post("/api/events/ticket", headers={"Authorization": f"Bearer {ticket_token}"})
+        assert resp.status_code == 200, resp.text
+        params = {"ticket": resp.json()["ticket"]}
     async with client.stream(
         "GET", "/api/events", headers=headers, params=params, timeout=httpx.Timeout(10, read=None)
     ) as resp:

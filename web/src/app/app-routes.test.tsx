@@ -87,6 +87,25 @@ describe('auth screens', () => {
   });
 });
 
+describe('sign-up link opened in another browser', () => {
+  it('asks for a password instead of signing in with the one given at sign-up', async () => {
+    fakeServer({
+      'POST /api/auth/verify': { ...testSession, password_required: true },
+      'POST /api/auth/password/reset': { title: 'Password aggiornata', detail: 'Ora puoi accedere con la nuova password.' },
+    });
+    const user = userEvent.setup();
+    window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
+    const { router } = renderRoutes(routes, ['/auth/callback?token_hash=abc&type=signup']);
+    await waitFor(() => expect(router.state.location.search).toBe('?type=recovery'));
+    window.history.replaceState(null, '', '/');
+    expect(await screen.findByText('Email confermata')).toBeInTheDocument();
+    await user.type(screen.getByPlaceholderText('Inserisci la tua nuova password (minimo 6 caratteri)'), 'mia12345');
+    await user.click(screen.getByRole('button', { name: 'Cambia password' }));
+    await waitFor(() => expect(useSessionStore.getState().session).toBeNull());
+    expect(router.state.location.pathname).toBe('/auth');
+  });
+});
+
 describe('guards', () => {
   it('redirects to /auth without a session', async () => {
     fakeServer({});

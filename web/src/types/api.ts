@@ -15,6 +15,12 @@ export interface Session {
   expires_in: number;
   expires_at: number;
   user: SessionUser;
+  /**
+   * After a sign-up link opened in another browser than the sign-up: the address is confirmed but the
+   * password given at sign-up was discarded (it may be someone else's); this one-time session only
+   * sets a new password (`POST /api/auth/password/reset`).
+   */
+  password_required?: boolean;
 }
 
 export interface Profile {

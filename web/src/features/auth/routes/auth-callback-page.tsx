@@ -13,7 +13,11 @@ function readParam(name: string): string | null {
   return new URLSearchParams(window.location.hash.replace(/^#/, '')).get(name);
 }
 
-/** `/auth/callback?token_hash=…&type=signup|recovery` from an e-mailed link. */
+/**
+ * `/auth/callback?token_hash=…&type=signup|recovery` from an e-mailed link. A sign-up link opened in
+ * another browser than the sign-up answers `password_required`: the page then asks for a password
+ * like a reset link does.
+ */
 export function AuthCallbackPage() {
   const navigate = useNavigate();
   const setSession = useSessionStore((s) => s.setSession);
@@ -33,6 +37,14 @@ export function AuthCallbackPage() {
       .then((session) => {
         setSession(session);
         if (type === 'recovery') {
+          navigate('/auth?type=recovery', { replace: true });
+        } else if (session.password_required) {
+          // Opened in another browser than the sign-up: the owner chooses the password now, so one
+          // set by whoever signed up this address never works (account pre-hijacking).
+          toast({
+            title: 'Email confermata',
+            description: 'Per sicurezza scegli ora la password del tuo account: il link è stato aperto in un browser diverso da quello della registrazione.',
+          });
           navigate('/auth?type=recovery', { replace: true });
         } else {
           toast({ title: 'Accesso effettuato', description: 'Email confermata: benvenuto in FotoPronta' });

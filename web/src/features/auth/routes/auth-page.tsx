@@ -121,7 +121,9 @@ function RecoveryForm() {
     setBusy(true);
     try {
       await resetPassword(password);
-      toast({ title: 'Password aggiornata' });
+      // the server ends every session, this one-time one too: sign in with the new password
+      useSessionStore.getState().clearSession();
+      toast({ title: 'Password aggiornata', description: 'Ora puoi accedere con la nuova password.' });
       navigate('/auth', { replace: true });
     } catch (error) {
       toast({
