@@ -21,6 +21,7 @@ from temporalio.service import RPCError
 
 from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
+from api.http_headers import content_disposition
 from api.job_control import run_job_update
 from api.schemas import PhotoPublic
 from fotopronta import ledger
@@ -35,6 +36,7 @@ from fotopronta.models import (
     UserRole,
 )
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
+from fotopronta.results import download_name, keys_used_elsewhere
 from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
@@ -298,8 +300,9 @@ def download_photo(
     session: SessionDep,
     format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",
 ) -> Response:
-    """The processed image as JPEG (default) or WebP, named with its SEO file name (a designer's
-    result is returned in the format it was delivered)."""
+    """The processed image as JPEG (default) or WebP, as an attachment named with its SEO file name
+    (:func:`fotopronta.results.download_name`; a designer's result is returned in the format it was
+    delivered). The storage key is the job's id, never the SEO name."""
     photo = _owned_photo(session, user, photo_id)
     key = (photo.processed_webp_path if format == "webp" else None) or photo.processed_path
     if photo.files_deleted_at is not None:
@@ -321,9 +324,10 @@ def download_photo(
             "Errore download",
         ) from exc
     media = MEDIA_TYPES.get(PurePath(key).suffix.lower(), "application/octet-stream")
-    filename = PurePath(key).name
     return Response(
-        data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+        data,
+        media_type=media,
+        headers={"Content-Disposition": content_disposition(download_name(photo, key))},
     )
 
 
@@ -406,10 +410,11 @@ async def delete_photo(
             "Impossibile eliminare la foto",
         )
     storage = get_storage()
+    shared = keys_used_elsewhere(session, photo)  # never delete a file another photo still uses
     keys = [
         (BUCKET_UPLOADS, photo.upload_path),
-        (BUCKET_PROCESSED, photo.processed_path),
-        (BUCKET_PROCESSED, photo.processed_webp_path),
+        (BUCKET_PROCESSED, photo.processed_path if photo.processed_path not in shared else None),
+        (BUCKET_PROCESSED, photo.processed_webp_path if photo.processed_webp_path not in shared else None),
     ]
     job_ids = [j.id for j in photo.jobs]
     order = session.get(Order, photo.order_id) if photo.order_id else None
