@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
+from api.http_headers import content_disposition
 from api.job_control import run_job_update
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile, UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
@@ -28,6 +29,11 @@ DESIGNER_RESULT_TYPES = {"image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "
 """SPEC §5 Designer result upload: only these types."""
 DESIGNER_RESULT_MAX_BYTES = 10 * 1024 * 1024
 """SPEC §5: at most 10485760 bytes."""
+ORIGINAL_MEDIA_TYPES = frozenset(
+    {"image/jpeg", "image/png", "image/webp", "image/tiff", "image/heic", "image/heif", "image/avif"}
+)
+"""Stored original types served with their own Content-Type; anything else (an SVG or a text file
+stored before uploads were checked by content) is served as ``application/octet-stream``."""
 HUMAN_QUEUE_STATUSES = (
     JobStatus.pending_human.value,
     JobStatus.assigned_to_graphic.value,
@@ -238,7 +244,9 @@ async def reject_job(
 
 @router.get("/jobs/{job_id}/original", operation_id="designer-jobs-original")
 def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep) -> Response:
-    """The original photo of one's own assigned job (admins: any human job)."""
+    """The original photo of one's own assigned job (admins: any human job), as an attachment named
+    like the seller's file (RFC 6266 ``filename=`` ASCII fallback + ``filename*=UTF-8''…``); served as
+    ``application/octet-stream`` unless its stored type is an image type we accept."""
     job, photo = load_human_job(session, job_id)
     if effective_role(user) is not UserRole.admin:
         _require_assignee(job, user)
@@ -246,8 +254,9 @@ def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep
         data = get_storage().get(BUCKET_UPLOADS, photo.upload_path)
     except ObjectNotFoundError as exc:
         raise ApiError(404, "Foto non trovata", "photo_not_found") from exc
+    media = photo.file_format if photo.file_format in ORIGINAL_MEDIA_TYPES else "application/octet-stream"
     return Response(
         data,
-        media_type=photo.file_format or "application/octet-stream",
-        headers={"Content-Disposition": f'attachment; filename="{photo.original_filename}"'},
+        media_type=media,
+        headers={"Content-Disposition": content_disposition(photo.original_filename)},
     )
