@@ -302,13 +302,22 @@ async def test_refresh_rotation_and_logout(stack: Stack, api: httpx.AsyncClient)
 
 
 async def test_camera_raw_sent_without_a_type_is_accepted(stack: Stack, api: httpx.AsyncClient) -> None:
-    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the extension decides."""
+    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the bytes decide (issue 11:
+    a file named .dng that LibRaw does not recognise is refused)."""
+    from tests.retouch.retouch_images import tiny_dng
+
     email, password = make_user()
     headers = await login(api, email, password)
     resp = await api.post(
         "/api/photos",
         headers=headers,
         files=[("files", ("IMG_0001.dng", b"not really a dng", "application/octet-stream"))],
+    )
+    assert resp.status_code == 400 and resp.json()["detail"] == "Solo le immagini sono supportate"
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", ("IMG_0001.dng", tiny_dng(), "application/octet-stream"))],
     )
     assert resp.status_code == 201, resp.text
     assert resp.json()[0]["file_format"] == "image/x-adobe-dng"
