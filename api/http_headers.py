@@ -56,16 +56,17 @@ DOCS_CSP = "; ".join(
     [
         "default-src 'self'",
         "script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net",
-        "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net",
+        "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net https://fonts.googleapis.com",
         "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly",
         "worker-src 'self' blob:",
-        "font-src 'self' https://fonts.gstatic.com",
+        "font-src 'self' data: https://fonts.gstatic.com",
         "object-src 'none'",
         "base-uri 'self'",
         "frame-ancestors 'none'",
     ]
 )
-"""CSP of FastAPI's ``/docs`` and ``/redoc`` pages (inline bootstrap script, assets from jsDelivr)."""
+"""CSP of FastAPI's ``/docs`` and ``/redoc`` pages (inline bootstrap script, assets from jsDelivr,
+ReDoc's Google fonts)."""
 
 HSTS = "max-age=63072000; includeSubDomains"
 """``Strict-Transport-Security`` in production: two years (hstspreload.org's minimum is one)."""
