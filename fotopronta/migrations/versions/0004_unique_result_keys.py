@@ -54,7 +54,8 @@ NOTIFICATION_TITLE = "Risultato non disponibile"
 
 def upgrade() -> None:
     conn = op.get_bind()
-    # every photo whose result key another live photo also uses, with the job that delivered it
+    # every photo whose result key another live photo also uses (grouped by key: hash aggregates, no
+    # pairwise join), with the job that delivered it
     rows = conn.execute(
         sa.text(
             """
@@ -63,14 +64,16 @@ def upgrade() -> None:
                 FROM photos
                 WHERE files_deleted_at IS NULL AND processed_path IS NOT NULL
             ),
+            keys AS (
+                SELECT id, processed_path AS k FROM live
+                UNION ALL
+                SELECT id, processed_webp_path FROM live WHERE processed_webp_path IS NOT NULL
+            ),
+            dup AS (SELECT k FROM keys GROUP BY k HAVING COUNT(DISTINCT id) > 1),
             shared AS (
-                SELECT a.id, MIN(LEAST(a.processed_path, b.processed_path)) AS group_key
-                FROM live a JOIN live b ON a.id <> b.id AND (
-                    a.processed_path = b.processed_path
-                    OR a.processed_webp_path = b.processed_webp_path
-                    OR a.processed_path = b.processed_webp_path
-                    OR a.processed_webp_path = b.processed_path)
-                GROUP BY a.id
+                SELECT keys.id, MIN(keys.k) AS group_key
+                FROM keys JOIN dup ON dup.k = keys.k
+                GROUP BY keys.id
             )
             SELECT live.id AS photo_id, live.user_id, live.order_id, live.original_filename,
                    shared.group_key, job.id AS job_id, job.completed_at
