@@ -12,6 +12,7 @@ from temporalio import activity
 
 from fotopronta import ledger
 from fotopronta.models import CreditLedgerEntry, LedgerKind, Photo, PhotoProcessingJob, Profile
+from fotopronta.results import keys_used_elsewhere
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
 from workflows.shared import ExpireCreditsInput, ExpireCreditsOutput, RetentionInput
 
@@ -35,8 +36,9 @@ class RetentionActivities:
             if job is not None and any(other.created_at > job.created_at for other in photo.jobs):
                 return  # a later job of this photo (e.g. a free rework) delivers later: its workflow deletes
             self.storage.delete(BUCKET_UPLOADS, photo.upload_path)
+            shared = keys_used_elsewhere(session, photo)  # another photo's file: not ours to delete
             for key in (photo.processed_path, photo.processed_webp_path):
-                if key:
+                if key and key not in shared:
                     self.storage.delete(BUCKET_PROCESSED, key)
             photo.files_deleted_at = datetime.now(UTC)
 

@@ -7,14 +7,13 @@ import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import PurePath
 
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from fotopronta.models import Photo
-from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
+from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage, result_key
 from retouch import BadImageError, RetouchOptions
 from retouch import retouch as run_pipeline
 from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
@@ -55,7 +54,8 @@ class RetouchActivities:
     @activity.defn(name="retouch_photo")
     def retouch_photo(self, inp: RetouchInput) -> RetouchOutput:
         """Read the original, run the pipeline with the job's options, store JPEG and WebP under
-        ``processed-photos/{user_id}/{seo name}.{jpg,webp}`` (the SEO name ends with the job's short id).
+        ``processed-photos/{user_id}/{job_id}.{jpg,webp}`` (:func:`fotopronta.storage.result_key`:
+        unique per job; the SEO name in ``details["seo_filename"]`` is only the download name).
 
         Raises:
             ApplicationError: type ``BadImageError``, non-retryable, when the image cannot be decoded
@@ -79,14 +79,15 @@ class RetouchActivities:
                 result = run_pipeline(original, options, model_name=self.model_name)
         except BadImageError as exc:
             raise ApplicationError(str(exc), type=BAD_IMAGE_ERROR, non_retryable=True) from exc
-        # the SEO name already ends with the job's short id (``options.short_id``); keep its stem
-        stem = PurePath(str(result.details.get("seo_filename") or f"foto-{inp.job_id[:8]}.jpg")).stem
-        base = f"{inp.user_id}/{stem}"
-        self.storage.put(BUCKET_PROCESSED, f"{base}.jpg", result.jpeg, "image/jpeg")
-        self.storage.put(BUCKET_PROCESSED, f"{base}.webp", result.webp, "image/webp")
+        # keys from ids, never from the SEO name (cut at 90 characters it can lose the short id and
+        # two photos would share one file); the SEO name is the download name only
+        jpeg_key = result_key(inp.user_id, inp.job_id, "jpg")
+        webp_key = result_key(inp.user_id, inp.job_id, "webp")
+        self.storage.put(BUCKET_PROCESSED, jpeg_key, result.jpeg, "image/jpeg")
+        self.storage.put(BUCKET_PROCESSED, webp_key, result.webp, "image/webp")
         return RetouchOutput(
-            jpeg_key=f"{base}.jpg",
-            webp_key=f"{base}.webp",
+            jpeg_key=jpeg_key,
+            webp_key=webp_key,
             width=result.width,
             height=result.height,
             details=dict(result.details),

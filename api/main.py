@@ -20,6 +20,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.client import Client
 
 from api.errors import ApiError, api_error_handler, http_error_handler, validation_error_handler
+from api.http_headers import SecurityHeadersMiddleware
 from api.routes import (
     admin_history,
     admin_jobs,
@@ -67,9 +68,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
 
 
 def create_app(*, with_lifespan: bool = True) -> FastAPI:
-    """Build the application (routers, error handlers, health check, static web app)."""
+    """Build the application (security headers, routers, error handlers, health check, static web
+    app)."""
     settings = get_settings()
     app = FastAPI(title="FotoPronta API", version="0.1.0", lifespan=lifespan if with_lifespan else None)
+    app.add_middleware(SecurityHeadersMiddleware, production=settings.is_production)
     app.add_exception_handler(ApiError, api_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)

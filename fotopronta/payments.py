@@ -294,6 +294,36 @@ def find_purchase(session: Session, session_id: str, *, lock: bool = False) -> C
     return session.execute(query).scalar_one_or_none()
 
 
+def check_session_matches(checkout: CheckoutSession, purchase: CreditPurchase) -> None:
+    """Refuse a provider session that is not provably the one created for ``purchase``.
+
+    Every session we create carries ``metadata.purchase_id``, ``metadata.user_id`` and the package
+    price (:meth:`StripeProvider.create_checkout_session`), so a session *without* them (created by
+    someone else on the same Stripe account, or by another integration) never completes a purchase:
+    ``purchase_id`` must be present and equal, ``user_id`` must be equal when present, and
+    ``amount_total`` (cents) must be present and equal to ``amount_paid_cents``; the currency, when
+    given, must be the purchase's (issue 11, item 11).
+
+    Raises:
+        PurchaseMismatchError: any of the above does not hold (message in English, for logs).
+    """
+    meta = checkout.metadata
+    if meta.get("purchase_id") != str(purchase.id):
+        raise PurchaseMismatchError(
+            f"session {checkout.id} names purchase {meta.get('purchase_id')!r}, not {purchase.id}"
+        )
+    if "user_id" in meta and meta["user_id"] != str(purchase.user_id):
+        raise PurchaseMismatchError(f"session {checkout.id} names user {meta['user_id']!r}")
+    if checkout.amount_total is None or checkout.amount_total != purchase.amount_paid_cents:
+        raise PurchaseMismatchError(
+            f"session {checkout.id} amount {checkout.amount_total} != {purchase.amount_paid_cents}"
+        )
+    if checkout.currency and purchase.currency and checkout.currency.lower() != purchase.currency.lower():
+        raise PurchaseMismatchError(
+            f"session {checkout.id} currency {checkout.currency} != {purchase.currency}"
+        )
+
+
 @dataclass(frozen=True)
 class PurchaseResult:
     """Outcome of :func:`complete_purchase`: ``newly_completed`` is false when it was already done."""
@@ -319,7 +349,8 @@ def complete_purchase(
     ``None`` only for the test provider's own page. The caller commits.
 
     Raises:
-        PurchaseMismatchError: the session names another purchase or another amount.
+        PurchaseMismatchError: the session does not carry this purchase's id, user and amount
+            (:func:`check_session_matches`).
     """
     profile = session.get_one(Profile, purchase.user_id)
     if purchase.status == "completed":
@@ -331,14 +362,7 @@ def complete_purchase(
             newly_completed=False,
         )
     if checkout is not None:
-        if checkout.metadata.get("purchase_id") not in (None, str(purchase.id)):
-            raise PurchaseMismatchError(
-                f"session {checkout.id} names purchase {checkout.metadata.get('purchase_id')}"
-            )
-        if checkout.amount_total is not None and checkout.amount_total != purchase.amount_paid_cents:
-            raise PurchaseMismatchError(
-                f"session {checkout.id} amount {checkout.amount_total} != {purchase.amount_paid_cents}"
-            )
+        check_session_matches(checkout, purchase)
     now = now or datetime.now(UTC)
     expires_at = now + timedelta(days=get_settings().credit_validity_days)
     package = session.get(CreditPackage, purchase.package_id)

@@ -1,7 +1,10 @@
 """Object storage behind one interface: a local directory (development, tests) or S3/MinIO (boto3).
 
 Buckets (SPEC §3 "Storage buckets"): ``user-uploads`` (originals) and ``processed-photos``
-(results). Keys are ``{user_id}/{timestamp}-{random}.{ext}`` for uploads.
+(results). Keys are ``{user_id}/{timestamp}-{random}.{ext}`` for uploads and
+``{user_id}/{job_id}.{jpg,webp}`` for AI results (:func:`result_key`): unique per job, never derived
+from the SEO name, which is only the download name (issue 11: a SEO name cut at 90 characters lost
+its short id and two photos shared one file).
 """
 
 from __future__ import annotations
@@ -119,3 +122,12 @@ def new_upload_key(user_id: object, ext: str) -> str:
     """``{user_id}/{timestamp_ms}-{random}.{ext}`` (SPEC §7 Storage upload path)."""
     ext = (ext or "bin").lower().lstrip(".")
     return f"{user_id}/{int(time.time() * 1000)}-{secrets.token_hex(6)}.{ext}"
+
+
+def result_key(user_id: object, job_id: object, ext: str) -> str:
+    """``{user_id}/{job_id}.{ext}``: the key of an AI job's result in ``processed-photos``.
+
+    Unique per job (the job id is a UUID), so no two photos can ever share a result file; the SEO
+    name is only the download name (``Content-Disposition``).
+    """
+    return f"{user_id}/{job_id}.{ext.lower().lstrip('.')}"

@@ -16,7 +16,9 @@ from sqlalchemy.orm import Session
 
 from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
+from api.http_headers import content_disposition
 from api.job_control import run_job_update
+from api.uploads import inspect_image
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile, UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
 from workflows.photo_job import PhotoJobWorkflow
@@ -26,8 +28,15 @@ router = APIRouter(prefix="/api/designer", tags=["designer"])
 
 DESIGNER_RESULT_TYPES = {"image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "png", "image/webp": "webp"}
 """SPEC §5 Designer result upload: only these types."""
+DESIGNER_SNIFFED_TYPES = frozenset({"image/jpeg", "image/png", "image/webp"})
+"""What the result's bytes must be (sniffed, issue 11 item 2), whatever the Content-Type says."""
 DESIGNER_RESULT_MAX_BYTES = 10 * 1024 * 1024
 """SPEC §5: at most 10485760 bytes."""
+ORIGINAL_MEDIA_TYPES = frozenset(
+    {"image/jpeg", "image/png", "image/webp", "image/tiff", "image/heic", "image/heif", "image/avif"}
+)
+"""Stored original types served with their own Content-Type; anything else (an SVG or a text file
+stored before uploads were checked by content) is served as ``application/octet-stream``."""
 HUMAN_QUEUE_STATUSES = (
     JobStatus.pending_human.value,
     JobStatus.assigned_to_graphic.value,
@@ -187,7 +196,8 @@ async def complete_job(
     file: Annotated[UploadFile, File()],
     notes: Annotated[str | None, Form()] = None,
 ) -> DesignerJob:
-    """Deliver the result (JPEG/PNG/WebP ≤ 10 MB) of one's own in-progress job."""
+    """Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
+    one's own in-progress job."""
     job, photo = load_human_job(session, job_id)
     _require_assignee(job, user)
     content_type = (file.content_type or "").lower()
@@ -198,11 +208,19 @@ async def complete_job(
     data = await file.read(DESIGNER_RESULT_MAX_BYTES + 1)
     if len(data) > DESIGNER_RESULT_MAX_BYTES:
         raise ApiError(400, "Il file deve essere inferiore a 10MB", "file_too_large", "File troppo grande")
-    key = (
-        f"{job.user_id}/processed-{photo.id}-{int(time.time() * 1000)}.{DESIGNER_RESULT_TYPES[content_type]}"
-    )
+    try:  # the bytes must be the JPEG, PNG or WebP the Content-Type claims, within 80 MP
+        info = inspect_image(
+            data, file.filename or "", max_bytes=DESIGNER_RESULT_MAX_BYTES, allowed=DESIGNER_SNIFFED_TYPES
+        )
+    except ApiError as exc:
+        if exc.code != "unsupported_type":
+            raise
+        raise ApiError(
+            400, "Sono ammessi solo file JPG, PNG e WebP", "unsupported_type", "Formato non supportato"
+        ) from exc
+    key = f"{job.user_id}/processed-{photo.id}-{int(time.time() * 1000)}.{info.ext}"
     storage = get_storage()
-    storage.put(BUCKET_PROCESSED, key, data, content_type)
+    storage.put(BUCKET_PROCESSED, key, data, info.mime)
     try:
         await run_job_update(
             temporal,
@@ -238,7 +256,9 @@ async def reject_job(
 
 @router.get("/jobs/{job_id}/original", operation_id="designer-jobs-original")
 def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep) -> Response:
-    """The original photo of one's own assigned job (admins: any human job)."""
+    """The original photo of one's own assigned job (admins: any human job), as an attachment named
+    like the seller's file (RFC 6266 ``filename=`` ASCII fallback + ``filename*=UTF-8''…``); served as
+    ``application/octet-stream`` unless its stored type is an image type we accept."""
     job, photo = load_human_job(session, job_id)
     if effective_role(user) is not UserRole.admin:
         _require_assignee(job, user)
@@ -246,8 +266,9 @@ def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep
         data = get_storage().get(BUCKET_UPLOADS, photo.upload_path)
     except ObjectNotFoundError as exc:
         raise ApiError(404, "Foto non trovata", "photo_not_found") from exc
+    media = photo.file_format if photo.file_format in ORIGINAL_MEDIA_TYPES else "application/octet-stream"
     return Response(
         data,
-        media_type=photo.file_format or "application/octet-stream",
-        headers={"Content-Disposition": f'attachment; filename="{photo.original_filename}"'},
+        media_type=media,
+        headers={"Content-Disposition": content_disposition(photo.original_filename)},
     )

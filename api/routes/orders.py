@@ -18,8 +18,10 @@ from sqlalchemy.orm import selectinload
 
 from api.deps import CurrentUser, SessionDep, effective_role
 from api.errors import ApiError
+from api.http_headers import content_disposition
 from api.schemas import PhotoPublic
 from fotopronta.models import Order, Photo, PhotoStatus, UserRole
+from fotopronta.results import download_name
 from fotopronta.storage import BUCKET_PROCESSED, ObjectNotFoundError, get_storage
 
 router = APIRouter(prefix="/api/orders", tags=["orders"])
@@ -92,7 +94,7 @@ def download_order(order_id: uuid.UUID, user: CurrentUser, session: SessionDep) 
                 data = storage.get(BUCKET_PROCESSED, photo.processed_path)
             except ObjectNotFoundError:
                 continue
-            name = PurePath(photo.processed_path).name
+            name = download_name(photo, photo.processed_path)
             stem, suffix = PurePath(name).stem, PurePath(name).suffix
             n = 2
             while name in used:
@@ -106,5 +108,5 @@ def download_order(order_id: uuid.UUID, user: CurrentUser, session: SessionDep) 
     return Response(
         buffer.getvalue(),
         media_type="application/zip",
-        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+        headers={"Content-Disposition": content_disposition(filename)},
     )

@@ -6,7 +6,9 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
+import threading
 import uuid
+import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Annotated
@@ -21,8 +23,10 @@ from temporalio.service import RPCError
 
 from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
+from api.http_headers import content_disposition
 from api.job_control import run_job_update
 from api.schemas import PhotoPublic
+from api.uploads import ImageInfo, inspect_image
 from fotopronta import ledger
 from fotopronta.models import (
     CreditLedgerEntry,
@@ -35,6 +39,7 @@ from fotopronta.models import (
     UserRole,
 )
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
+from fotopronta.results import download_name, keys_used_elsewhere
 from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
@@ -62,57 +67,11 @@ JOB_COSTS = {
     JobType.background_removal_human: ledger.HUMAN_COST,
 }
 MEDIA_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
-MIME_EXTENSIONS = {
-    "image/jpeg": "jpg",
-    "image/png": "png",
-    "image/webp": "webp",
-    "image/tiff": "tif",
-    "image/heic": "heic",
-    "image/heif": "heif",
-}
-
-
-def _extension(upload: UploadFile) -> str:
-    suffix = PurePath(upload.filename or "").suffix.lower().lstrip(".")
-    if suffix and suffix.isalnum() and len(suffix) <= 5:
-        return suffix
-    return MIME_EXTENSIONS.get((upload.content_type or "").lower(), "bin")
-
-
-def _image_size(data: bytes) -> tuple[int | None, int | None]:
-    """Width and height in px from the image header, or ``(None, None)`` when undecodable."""
-    try:
-        with Image.open(io.BytesIO(data)) as img:
-            return img.size
-    except Exception:
-        return None, None
-
-
-CAMERA_FILE_TYPES = {
-    ".cr2": "image/x-canon-cr2",
-    ".nef": "image/x-nikon-nef",
-    ".arw": "image/x-sony-arw",
-    ".dng": "image/x-adobe-dng",
-    ".heic": "image/heic",
-    ".heif": "image/heif",
-}
-"""Camera RAW and HEIC files, which browsers often send without an image/ type (issue 3 inputs)."""
-
-
-def image_type(upload: UploadFile) -> str | None:
-    """The upload's ``image/*`` MIME type: the one the client sent, or, for a camera RAW/HEIC file sent
-    as empty or ``application/octet-stream``, the type of its extension; ``None`` when not an image."""
-    sent = (upload.content_type or "").lower()
-    if sent.startswith("image/"):
-        return sent
-    if sent in ("", "application/octet-stream"):
-        return CAMERA_FILE_TYPES.get(PurePath(upload.filename or "").suffix.lower())
-    return None
 
 
 def check_batch(files: list[UploadFile], role: UserRole) -> None:
-    """Server-side batch rules of SPEC §5/§9: images only, at most 10 files / 100 MB (25 / 250 MB for
-    admins).
+    """Server-side batch rules of SPEC §5/§9: at most 10 files / 100 MB (25 / 250 MB for admins). What
+    each file is, is checked from its bytes by :func:`inspect_uploads`.
 
     Raises:
         ApiError: 400 with the SPEC's title and message.
@@ -120,8 +79,6 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
     settings = get_settings()
     if not files:
         raise ApiError(400, "Seleziona almeno una foto da caricare.", "no_files", "Errore upload")
-    if any(image_type(f) is None for f in files):
-        raise ApiError(400, "Solo le immagini sono supportate", "unsupported_type", "Alcuni file ignorati")
     admin = role is UserRole.admin
     max_files = settings.max_batch_files_admin if admin else settings.max_batch_files_standard
     max_bytes = settings.max_batch_bytes_admin if admin else settings.max_batch_bytes_standard
@@ -141,6 +98,23 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
             "batch_too_large",
             "Batch troppo grande",
         )
+
+
+async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
+    """Check every file by its content (:func:`api.uploads.inspect_image`: type sniffed from the bytes,
+    size from the header, per-file limit ``settings.max_file_bytes`` and 80 MP) before anything is
+    stored or charged; each file is read once, at most ``max_file_bytes + 1`` bytes, and rewound.
+
+    Raises:
+        ApiError: 400 for the first file that is not an accepted image or is over a limit.
+    """
+    max_bytes = get_settings().max_file_bytes
+    infos = []
+    for upload in files:
+        data = await upload.read(max_bytes + 1)
+        infos.append(inspect_image(data, upload.filename or "", max_bytes=max_bytes))
+        await upload.seek(0)
+    return infos
 
 
 async def start_job_workflow(temporal: TemporalDep, job: PhotoProcessingJob, *, run: int = 1) -> None:
@@ -184,7 +158,9 @@ async def upload_photos(
     category: Annotated[str | None, Form(max_length=100)] = None,
     client_notes: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> list[Photo]:
-    """Store each original, insert its photo and job, start one workflow per photo."""
+    """Check every file by its content (type, bytes, megapixels), then store each original, insert its
+    photo and job, start one workflow per photo. A refused file refuses the batch: no row, no file, no
+    credit."""
     role = effective_role(user)
     check_batch(files, role)
     try:
@@ -200,6 +176,7 @@ async def upload_photos(
         background_category = None
     if preset not in PRESETS:
         raise ApiError(400, "Formato di uscita non valido.", "invalid_preset")
+    infos = await inspect_uploads(files)  # by content, before any row, file or credit
 
     storage = get_storage()
     stored: list[str] = []
@@ -215,13 +192,13 @@ async def upload_photos(
         )
         session.add(order)
         session.flush()
-        for upload in files:
+        for upload, info in zip(files, infos, strict=True):
             data = await upload.read()
-            key = new_upload_key(user.id, _extension(upload))
-            mime = image_type(upload) or "application/octet-stream"
+            key = new_upload_key(user.id, info.ext)
+            mime = info.mime
             storage.put(BUCKET_UPLOADS, key, data, mime)
             stored.append(key)
-            width, height = _image_size(data)
+            width, height = info.width, info.height
             uploaded_at = datetime.now(UTC)
             photo = Photo(
                 user_id=user.id,
@@ -298,8 +275,9 @@ def download_photo(
     session: SessionDep,
     format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",
 ) -> Response:
-    """The processed image as JPEG (default) or WebP, named with its SEO file name (a designer's
-    result is returned in the format it was delivered)."""
+    """The processed image as JPEG (default) or WebP, as an attachment named with its SEO file name
+    (:func:`fotopronta.results.download_name`; a designer's result is returned in the format it was
+    delivered). The storage key is the job's id, never the SEO name."""
     photo = _owned_photo(session, user, photo_id)
     key = (photo.processed_webp_path if format == "webp" else None) or photo.processed_path
     if photo.files_deleted_at is not None:
@@ -321,9 +299,10 @@ def download_photo(
             "Errore download",
         ) from exc
     media = MEDIA_TYPES.get(PurePath(key).suffix.lower(), "application/octet-stream")
-    filename = PurePath(key).name
     return Response(
-        data, media_type=media, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+        data,
+        media_type=media,
+        headers={"Content-Disposition": content_disposition(download_name(photo, key))},
     )
 
 
@@ -406,10 +385,11 @@ async def delete_photo(
             "Impossibile eliminare la foto",
         )
     storage = get_storage()
+    shared = keys_used_elsewhere(session, photo)  # never delete a file another photo still uses
     keys = [
         (BUCKET_UPLOADS, photo.upload_path),
-        (BUCKET_PROCESSED, photo.processed_path),
-        (BUCKET_PROCESSED, photo.processed_webp_path),
+        (BUCKET_PROCESSED, photo.processed_path if photo.processed_path not in shared else None),
+        (BUCKET_PROCESSED, photo.processed_webp_path if photo.processed_webp_path not in shared else None),
     ]
     job_ids = [j.id for j in photo.jobs]
     order = session.get(Order, photo.order_id) if photo.order_id else None
@@ -483,6 +463,17 @@ async def request_free_rework(
 
 
 THUMBNAIL_CACHE_S = 300
+THUMBNAIL_MAX_DECODE_PIXELS = 16_000_000
+"""Hard cap on the pixels the API decodes for one preview (16 MP: at most 64 MB as RGBA). A JPEG is
+decoded at 1/2, 1/4 or 1/8 scale (``draft``), so a JPEG of up to 1 GP fits; a larger PNG, WebP, TIFF or
+HEIC original has no preview until its result exists (404 'Anteprima non disponibile'), and an upload
+over 80 MP is refused anyway (issue 11, item 2)."""
+THUMBNAIL_DECODE_SLOTS = threading.BoundedSemaphore(2)
+"""At most two previews decode at the same time in one API process (≤ 128 MB of pixels in all)."""
+
+
+class ThumbnailTooLargeError(ValueError):
+    """Decoding this image for a preview would exceed :data:`THUMBNAIL_MAX_DECODE_PIXELS`."""
 
 
 @router.get(
@@ -508,7 +499,7 @@ def photo_thumbnail(
         data = get_storage().get(bucket, key)
         preview = _thumbnail_jpeg(data, size)
     except (ObjectNotFoundError, OSError, ValueError, Image.DecompressionBombError) as exc:
-        raise unavailable from exc
+        raise unavailable from exc  # ThumbnailTooLargeError is a ValueError
     return Response(
         preview, media_type="image/jpeg", headers={"Cache-Control": f"private, max-age={THUMBNAIL_CACHE_S}"}
     )
@@ -516,20 +507,35 @@ def photo_thumbnail(
 
 def _thumbnail_jpeg(data: bytes, size: int) -> bytes:
     """Decode (JPEG at reduced scale via ``draft``), apply EXIF orientation, fit in ``size``×``size``
-    px, flatten transparency on white, encode JPEG quality 82.
+    px, flatten transparency on white, encode JPEG quality 82. The pixel count is read from the header
+    (after ``draft``) and checked against :data:`THUMBNAIL_MAX_DECODE_PIXELS` *before* decoding; at
+    most two decodes run at once (:data:`THUMBNAIL_DECODE_SLOTS`).
 
     Raises:
+        ThumbnailTooLargeError: the decode would exceed the cap.
         OSError, ValueError: not an image Pillow can read.
     """
-    with Image.open(io.BytesIO(data)) as img:
-        img.draft("RGB", (size, size))
-        oriented = ImageOps.exif_transpose(img)
-        oriented.thumbnail((size, size))
-        if oriented.mode in ("RGBA", "LA", "P"):
-            rgba = oriented.convert("RGBA")
-            flat = Image.new("RGB", rgba.size, (255, 255, 255))
-            flat.paste(rgba, mask=rgba.getchannel("A"))
-            oriented = flat
-        buf = io.BytesIO()
-        oriented.convert("RGB").save(buf, "JPEG", quality=82)
-        return buf.getvalue()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", Image.DecompressionBombWarning)  # our own cap is far lower
+        img = Image.open(io.BytesIO(data))
+    with img:
+        img.draft("RGB", (size, size))  # JPEG only: decode at 1/2..1/8 scale; size reflects it
+        width, height = img.size
+        if width * height > THUMBNAIL_MAX_DECODE_PIXELS:
+            raise ThumbnailTooLargeError(f"{width}x{height} px")
+        with THUMBNAIL_DECODE_SLOTS:
+            return _encode_thumbnail(img, size)
+
+
+def _encode_thumbnail(img: Image.Image, size: int) -> bytes:
+    """Orient, fit in ``size``×``size`` px, flatten on white and encode JPEG quality 82."""
+    oriented = ImageOps.exif_transpose(img)
+    oriented.thumbnail((size, size))
+    if oriented.mode in ("RGBA", "LA", "P"):
+        rgba = oriented.convert("RGBA")
+        flat = Image.new("RGB", rgba.size, (255, 255, 255))
+        flat.paste(rgba, mask=rgba.getchannel("A"))
+        oriented = flat
+    buf = io.BytesIO()
+    oriented.convert("RGB").save(buf, "JPEG", quality=82)
+    return buf.getvalue()

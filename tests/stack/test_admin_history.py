@@ -25,7 +25,7 @@ from temporalio.testing import WorkflowEnvironment
 
 from fotopronta.db import session_scope
 from fotopronta.models import JobType, Photo, PhotoProcessingJob, UserRole
-from tests.utils.factories import login, make_user, product_photo_bytes
+from tests.utils.factories import login, make_user, product_photo_bytes, undecodable_jpeg
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import RETENTION_DAYS, TASK_QUEUE_JOBS, PhotoJobInput, workflow_id_for_job
@@ -109,7 +109,7 @@ async def test_history_shows_the_failed_retouch_of_an_undecodable_photo(
 ) -> None:
     email, password = make_user()
     owner = await login(api, email, password)
-    job_id = await upload(api, owner, "rotta.jpg", b"\xff\xd8\xff\xe0 questo non e' un jpeg")
+    job_id = await upload(api, owner, "rotta.jpg", undecodable_jpeg())
     job = await wait_job(api, owner, job_id, {"failed"}, timeout_s=60)
 
     events = await history(api, admin, job_id)
@@ -127,7 +127,7 @@ async def test_latest_run_is_shown(stack: Stack, api: httpx.AsyncClient, admin: 
     """A workflow id that ran twice (reprocess starts a new run once the old one has closed)."""
     email, password = make_user()
     owner = await login(api, email, password)
-    job_id = await upload(api, owner, "rotta.jpg", b"not an image at all")
+    job_id = await upload(api, owner, "rotta.jpg", undecodable_jpeg())
     await wait_job(api, owner, job_id, {"failed"}, timeout_s=60)
     wid = workflow_id_for_job(job_id)
     first = stack.temporal.get_workflow_handle(wid)

@@ -17,7 +17,14 @@ from sqlalchemy import func, select
 from fotopronta import ledger
 from fotopronta.db import session_scope
 from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile, UserRole
-from tests.utils.factories import login, make_user, product_photo_bytes, shared_photo, unique_email
+from tests.utils.factories import (
+    login,
+    make_user,
+    product_photo_bytes,
+    shared_photo,
+    undecodable_jpeg,
+    unique_email,
+)
 from tests.utils.histories import maybe_record
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
@@ -176,7 +183,7 @@ async def test_undecodable_image_fails_its_job_and_releases_the_credit(
     resp = await api.post(
         "/api/photos",
         headers=headers,
-        files=[("files", ("rotta.jpg", b"\xff\xd8\xff\xe0 this is not a jpeg", "image/jpeg"))],
+        files=[("files", ("rotta.jpg", undecodable_jpeg(), "image/jpeg"))],
     )
     assert resp.status_code == 201, resp.text
     photos = await wait_jobs(api, headers, 1, timeout_s=60)
@@ -302,13 +309,22 @@ async def test_refresh_rotation_and_logout(stack: Stack, api: httpx.AsyncClient)
 
 
 async def test_camera_raw_sent_without_a_type_is_accepted(stack: Stack, api: httpx.AsyncClient) -> None:
-    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the extension decides."""
+    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the bytes decide (issue 11:
+    a file named .dng that LibRaw does not recognise is refused)."""
+    from tests.retouch.retouch_images import tiny_dng
+
     email, password = make_user()
     headers = await login(api, email, password)
     resp = await api.post(
         "/api/photos",
         headers=headers,
         files=[("files", ("IMG_0001.dng", b"not really a dng", "application/octet-stream"))],
+    )
+    assert resp.status_code == 400 and resp.json()["detail"] == "Solo le immagini sono supportate"
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", ("IMG_0001.dng", tiny_dng(), "application/octet-stream"))],
     )
     assert resp.status_code == 201, resp.text
     assert resp.json()[0]["file_format"] == "image/x-adobe-dng"

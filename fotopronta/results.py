@@ -1,0 +1,50 @@
+"""Delivered results: their download names and the rule that one photo's deletion never deletes a file
+another photo still uses (issue 11, item 1).
+
+Result files are stored under ids (:func:`fotopronta.storage.result_key`); the SEO name the pipeline
+computes (``processing_details["seo_filename"]``) is only the name the seller's browser saves.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from fotopronta.models import JobStatus, Photo
+
+DELIVERED = (JobStatus.completed.value, JobStatus.completed_human.value)
+
+
+def download_name(photo: Photo, key: str) -> str:
+    """The file name to offer for the result stored at ``key`` (``Content-Disposition``, ZIP entries).
+
+    The SEO name of the job that delivered the photo's current result (the latest delivered job), with
+    the extension of ``key`` (``.jpg``, ``.webp``, or a designer's ``.png``); without one (a designer's
+    result, an old row) the key's own file name. Never used as a storage key.
+    """
+    suffix = PurePath(key).suffix
+    delivered = [j for j in photo.jobs if j.status in DELIVERED and j.completed_at is not None]
+    if delivered:
+        job = max(delivered, key=lambda j: j.completed_at)  # type: ignore[arg-type, return-value]
+        seo = (job.processing_details or {}).get("seo_filename")
+        if seo:
+            return PurePath(str(seo)).stem + suffix
+    return PurePath(key).name
+
+
+def keys_used_elsewhere(session: Session, photo: Photo) -> set[str]:
+    """The photo's result keys (``processed_path``, ``processed_webp_path``) that another photo row
+    also references. Deleting ``photo`` must leave these files alone: rows written before result keys
+    were unique (migration 0004 repairs what it can) may still share one file."""
+    keys = {k for k in (photo.processed_path, photo.processed_webp_path) if k}
+    if not keys:
+        return set()
+    rows = session.execute(
+        select(Photo.processed_path, Photo.processed_webp_path).where(
+            Photo.id != photo.id,
+            or_(Photo.processed_path.in_(keys), Photo.processed_webp_path.in_(keys)),
+        )
+    ).all()
+    return {k for row in rows for k in row if k in keys}
