@@ -3,7 +3,7 @@ access tokens carry as ``sid`` and that logout revokes) and ``rate_limit_hits`` 
 sign-up limits shared by every API replica, surviving restarts; ``fotopronta/ratelimit.py``).
 
 Revision ID: 0005
-Revises: 0003
+Revises: 0004
 Create Date: 2026-11-23
 """
 
@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0005"
-down_revision: str | None = "0003"
+down_revision: str | None = "0004"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
