@@ -113,7 +113,8 @@ async def ensure_credit_expiry(client: Client) -> None:
 
 
 async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TASK_QUEUE_RETOUCH) -> None:
-    """Connect to Temporal and run the workers until SIGINT/SIGTERM."""
+    """Connect to Temporal and run the workers until SIGINT/SIGTERM; the ``photo-jobs`` worker also
+    reconciles pending jobs without a workflow, at start-up and every ``reconcile_interval_s``."""
     settings = get_settings()
     client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
     queues = queues or {TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH}
@@ -126,6 +127,16 @@ async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TAS
         loop.add_signal_handler(sig, stop.set)
     log.info("worker on %s, queues %s", settings.temporal_address, sorted(w.task_queue for w in workers))
     async with _all(workers):
+        if TASK_QUEUE_JOBS in queues:
+            from workflows.starter import reconcile_forever
+
+            await reconcile_forever(
+                client,
+                session_factory(),
+                interval_s=settings.reconcile_interval_s,
+                min_age_s=settings.reconcile_min_age_s,
+                stop=stop,
+            )
         await stop.wait()
 
 

