@@ -106,6 +106,19 @@ async def test_upload_while_temporal_is_unreachable_is_processed_once_it_is_back
     assert attrs.get(SA_JOB_STATUS) == "completed"
     assert "borsa.jpg" in (await desc.static_summary() or "")
 
+    # and the README's queries find them (visibility is eventually consistent: poll briefly)
+    query = (
+        f"WorkflowType = 'PhotoJobWorkflow' AND UserEmail = '{email}' AND JobStatus = 'completed' "
+        "AND JobType = 'background_removal' AND Preset = 'original'"
+    )
+    found: set[str] = set()
+    for _ in range(40):
+        found = {w.id async for w in stack.temporal.list_workflows(query)}
+        if len(found) == 2:
+            break
+        await asyncio.sleep(0.25)
+    assert found == {workflow_id_for_job(j) for j in job_ids}
+
 
 async def test_reconciler_is_idempotent_and_waits_for_young_jobs(stack: Stack) -> None:
     sessions = session_factory()
