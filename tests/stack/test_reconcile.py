@@ -21,6 +21,7 @@ from fotopronta.models import JobStatus
 from fotopronta.storage import get_storage
 from infra.ports import free_port
 from tests.utils.factories import login, make_user, product_photo_bytes
+from tests.utils.histories import maybe_record
 from tests.utils.jobs import (
     credits_and_ledger,
     job_row,
@@ -99,7 +100,9 @@ async def test_upload_while_temporal_is_unreachable_is_processed_once_it_is_back
     assert (balance, ledger_sum) == (13, 13)
 
     # the Temporal UI shows who and what (issue 13 item 6)
-    desc = await stack.temporal.get_workflow_handle(workflow_id_for_job(job_ids[0])).describe()
+    handle = stack.temporal.get_workflow_handle(workflow_id_for_job(job_ids[0]))
+    await maybe_record(handle, "ai-search-attributes")  # replay history with the patch's marker
+    desc = await handle.describe()
     attrs = desc.typed_search_attributes
     assert attrs.get(SA_USER_EMAIL) == email
     assert attrs.get(SA_PHOTO_NAME) == "borsa.jpg"
