@@ -16,11 +16,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import uuid
+import weakref
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session, sessionmaker
+from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
 from temporalio.client import Client
 from temporalio.common import (
     SearchAttributePair,
@@ -29,12 +33,13 @@ from temporalio.common import (
     WorkflowIDReusePolicy,
 )
 from temporalio.exceptions import WorkflowAlreadyStartedError
-from temporalio.service import RPCError
+from temporalio.service import RPCError, RPCStatusCode
 
 from fotopronta import ledger
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
+    JOB_SEARCH_ATTRIBUTES,
     SA_JOB_STATUS,
     SA_JOB_TYPE,
     SA_PHOTO_NAME,
@@ -60,7 +65,7 @@ JOB_TYPE_LABELS = {
     JobType.background_removal_human: "Grafico",
 }
 
-START_RPC_TIMEOUT = timedelta(seconds=5)
+START_RPC_TIMEOUT = timedelta(seconds=10)
 """How long one start call waits for Temporal before the caller leaves the job to the reconciler."""
 
 TEMPORAL_UNAVAILABLE = (RPCError, RuntimeError, asyncio.TimeoutError)
@@ -119,6 +124,71 @@ async def start_job_workflow(
             ).scalar_one()
     options = job.options or {}
     kind = JobType(job.job_type)
+    search_attributes = (
+        _search_attributes(job, email, photo_name)
+        if await namespace_has_search_attributes(temporal)
+        else None
+    )
+    await _start(
+        temporal, job, kind, options, run, id_reuse_policy, rpc_timeout, email, photo_name, search_attributes
+    )
+
+
+_SEARCH_ATTRIBUTES_SEEN: weakref.WeakKeyDictionary[Client, tuple[bool, float]] = weakref.WeakKeyDictionary()
+SEARCH_ATTRIBUTES_RECHECK_S = 300
+"""How long a client remembers that its namespace lacked the search attributes before asking again."""
+
+
+async def namespace_has_search_attributes(temporal: Client) -> bool:
+    """Whether the client's namespace has every job search attribute registered (asked once per client,
+    again every :data:`SEARCH_ATTRIBUTES_RECHECK_S` while they are missing).
+
+    A namespace without them (set-up job skipped; the time-skipping test server, which cannot register
+    them) still runs jobs, without the attributes, and the error is logged. Starting with unregistered
+    attributes would be refused, and the test server would even keep a broken run under that id.
+
+    Raises:
+        RPCError, RuntimeError: Temporal unreachable.
+    """
+    seen = _SEARCH_ATTRIBUTES_SEEN.get(temporal)
+    if seen is not None and (seen[0] or time.monotonic() - seen[1] < SEARCH_ATTRIBUTES_RECHECK_S):
+        return seen[0]
+    try:
+        resp = await temporal.operator_service.list_search_attributes(
+            ListSearchAttributesRequest(namespace=temporal.namespace), timeout=START_RPC_TIMEOUT
+        )
+        missing = [k.name for k in JOB_SEARCH_ATTRIBUTES if k.name not in resp.custom_attributes]
+    except RPCError as err:
+        if err.status in (
+            RPCStatusCode.UNAVAILABLE,
+            RPCStatusCode.DEADLINE_EXCEEDED,
+            RPCStatusCode.CANCELLED,
+        ):
+            raise
+        missing = [f"(cannot list: {err.message})"]
+    if missing:
+        log.error(
+            "Temporal namespace %s lacks the job search attributes %s: jobs start without them "
+            "(run the temporal-namespace set-up job, or make dev registers them)",
+            temporal.namespace,
+            ", ".join(missing),
+        )
+    _SEARCH_ATTRIBUTES_SEEN[temporal] = (not missing, time.monotonic())
+    return not missing
+
+
+async def _start(
+    temporal: Client,
+    job: PhotoProcessingJob,
+    kind: JobType,
+    options: dict[str, Any],
+    run: int,
+    id_reuse_policy: WorkflowIDReusePolicy,
+    rpc_timeout: timedelta | None,
+    email: str,
+    photo_name: str,
+    search_attributes: TypedSearchAttributes | None,
+) -> None:
     await temporal.start_workflow(
         PhotoJobWorkflow.run,
         PhotoJobInput(
@@ -138,7 +208,7 @@ async def start_job_workflow(
         task_queue=TASK_QUEUE_JOBS,
         id_reuse_policy=id_reuse_policy,
         id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        search_attributes=_search_attributes(job, email, photo_name),
+        search_attributes=search_attributes,
         static_summary=_summary(job, email, photo_name),
         memo={"job_id": str(job.id), "photo_id": str(job.photo_id), "user_email": email},
         rpc_timeout=rpc_timeout,
