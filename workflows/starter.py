@@ -20,7 +20,6 @@ import time
 import uuid
 import weakref
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, object_session, sessionmaker
@@ -105,7 +104,8 @@ async def start_job_workflow(
     job row (``options``, ``background_category``); ``run`` numbers the credit reservation.
 
     The workflow carries the search attributes ``UserEmail``, ``JobType``, ``JobStatus``, ``Preset``,
-    ``PhotoName`` and a readable static summary for the Temporal UI. ``email`` and ``photo_name`` are
+    ``PhotoName`` (when the namespace has them, see :func:`namespace_has_search_attributes`), a
+    readable static summary and a memo for the Temporal UI. ``email`` and ``photo_name`` are
     read through the job's session when not given. A workflow already running under that id is kept
     (``USE_EXISTING``), so the API and the reconciler may race safely.
 
@@ -129,8 +129,29 @@ async def start_job_workflow(
         if await namespace_has_search_attributes(temporal)
         else None
     )
-    await _start(
-        temporal, job, kind, options, run, id_reuse_policy, rpc_timeout, email, photo_name, search_attributes
+    await temporal.start_workflow(
+        PhotoJobWorkflow.run,
+        PhotoJobInput(
+            job_id=str(job.id),
+            photo_id=str(job.photo_id),
+            user_id=str(job.user_id),
+            job_type=kind.value,
+            cost=int(options.get("cost", JOB_COSTS[kind])),
+            preset=options.get("preset", "original"),
+            background_category=(job.background_category or {}).get("category"),
+            shadow=bool(options.get("shadow", True)),
+            brand=options.get("brand"),
+            category=options.get("category"),
+            run=run,
+        ),
+        id=workflow_id_for_job(str(job.id)),
+        task_queue=TASK_QUEUE_JOBS,
+        id_reuse_policy=id_reuse_policy,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=search_attributes,
+        static_summary=_summary(job, email, photo_name),
+        memo={"job_id": str(job.id), "photo_id": str(job.photo_id), "user_email": email},
+        rpc_timeout=rpc_timeout,
     )
 
 
@@ -175,44 +196,6 @@ async def namespace_has_search_attributes(temporal: Client) -> bool:
         )
     _SEARCH_ATTRIBUTES_SEEN[temporal] = (not missing, time.monotonic())
     return not missing
-
-
-async def _start(
-    temporal: Client,
-    job: PhotoProcessingJob,
-    kind: JobType,
-    options: dict[str, Any],
-    run: int,
-    id_reuse_policy: WorkflowIDReusePolicy,
-    rpc_timeout: timedelta | None,
-    email: str,
-    photo_name: str,
-    search_attributes: TypedSearchAttributes | None,
-) -> None:
-    await temporal.start_workflow(
-        PhotoJobWorkflow.run,
-        PhotoJobInput(
-            job_id=str(job.id),
-            photo_id=str(job.photo_id),
-            user_id=str(job.user_id),
-            job_type=kind.value,
-            cost=int(options.get("cost", JOB_COSTS[kind])),
-            preset=options.get("preset", "original"),
-            background_category=(job.background_category or {}).get("category"),
-            shadow=bool(options.get("shadow", True)),
-            brand=options.get("brand"),
-            category=options.get("category"),
-            run=run,
-        ),
-        id=workflow_id_for_job(str(job.id)),
-        task_queue=TASK_QUEUE_JOBS,
-        id_reuse_policy=id_reuse_policy,
-        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
-        search_attributes=search_attributes,
-        static_summary=_summary(job, email, photo_name),
-        memo={"job_id": str(job.id), "photo_id": str(job.photo_id), "user_email": email},
-        rpc_timeout=rpc_timeout,
-    )
 
 
 async def start_job_workflows_or_defer(temporal: Client, jobs: list[PhotoProcessingJob]) -> int:
