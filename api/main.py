@@ -19,6 +19,7 @@ from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.client import Client
 
+from api import metrics
 from api.errors import ApiError, api_error_handler, http_error_handler, validation_error_handler
 from api.http_headers import SecurityHeadersMiddleware
 from api.routes import (
@@ -93,6 +94,11 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         admin_overview.router,
     ):
         app.include_router(router)
+
+    app.add_middleware(metrics.MetricsMiddleware)
+    app.add_api_route(
+        "/metrics", metrics.metrics, methods=["GET"], include_in_schema=False, operation_id="metrics"
+    )
 
     @app.get("/healthz", tags=["health"], operation_id="health-check")
     async def healthz(request: Request) -> JSONResponse:

@@ -51,6 +51,10 @@ class Settings(BaseSettings):
     temporal_address: str = "127.0.0.1:7233"
     temporal_namespace: str = "default"
     temporal_ui_port: int = 8233
+    reconcile_interval_s: float = 30  # the photo-jobs worker's pass over pending jobs without a workflow
+    reconcile_min_age_s: float = 30  # only jobs pending for longer than this (the API starts newer ones)
+    worker_metrics_bind: str | None = None  # e.g. 0.0.0.0:9464: Prometheus metrics of the Temporal SDK
+    log_format: Literal["text", "json"] = "text"  # json: one JSON object per line, with the job id
 
     # object storage: "local" (a directory) or "s3" (boto3; MinIO in docker-compose)
     storage_backend: Literal["local", "s3"] = "local"

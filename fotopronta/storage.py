@@ -103,11 +103,17 @@ class S3Storage:
         self.client.delete_object(Bucket=bucket, Key=_safe_key(key))
 
     def exists(self, bucket: str, key: str) -> bool:
+        from botocore.exceptions import ClientError
+
         try:
             self.client.head_object(Bucket=bucket, Key=_safe_key(key))
             return True
-        except Exception:
-            return False
+        except ClientError as exc:
+            # only "not found" means absent; an unreachable store or refused credentials must not
+            # read as a missing object
+            if exc.response.get("Error", {}).get("Code") in ("404", "NoSuchKey", "NotFound"):
+                return False
+            raise
 
 
 def get_storage(settings: Settings | None = None) -> ObjectStorage:

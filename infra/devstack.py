@@ -36,8 +36,20 @@ def temporal_binary() -> str:
     return found
 
 
+def search_attribute_flags() -> list[str]:
+    """``--search-attribute Name=Keyword`` for every job search attribute (``JOB_SEARCH_ATTRIBUTES``);
+    the dev server registers them on each start, also on an existing database."""
+    from workflows.shared import JOB_SEARCH_ATTRIBUTES
+
+    flags: list[str] = []
+    for key in JOB_SEARCH_ATTRIBUTES:
+        flags += ["--search-attribute", f"{key.name}=Keyword"]
+    return flags
+
+
 def start_temporal(db_file: Path, *, address: str, ui_port: int, log_path: Path) -> subprocess.Popen[bytes]:
-    """Start ``temporal server start-dev`` with its SQLite file at ``db_file`` (persistent)."""
+    """Start ``temporal server start-dev`` with its SQLite file at ``db_file`` (persistent) and the job
+    search attributes registered."""
     host, port = address.rsplit(":", 1)
     db_file.parent.mkdir(parents=True, exist_ok=True)
     return subprocess.Popen(
@@ -55,6 +67,7 @@ def start_temporal(db_file: Path, *, address: str, ui_port: int, log_path: Path)
             str(ui_port),
             "--log-level",
             "warn",
+            *search_attribute_flags(),
         ],
         stdout=open(log_path, "ab"),  # noqa: SIM115
         stderr=subprocess.STDOUT,

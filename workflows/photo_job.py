@@ -31,7 +31,9 @@ with workflow.unsafe.imports_passed_through():
         BAD_IMAGE_ERROR,
         HUMAN_DEADLINE_HOURS,
         INSUFFICIENT_CREDITS_ERROR,
+        PATCH_SEARCH_ATTRIBUTES,
         RETENTION_DAYS,
+        SA_JOB_STATUS,
         SIGNAL_CREDITS_ADDED,
         AssignInput,
         AssignJobActivityInput,
@@ -140,6 +142,19 @@ class PhotoJobWorkflow:
     def _reservation_id(self) -> str:
         return f"{self._inp.job_id}:{self._run}"
 
+    def _publish_status(self) -> None:
+        """Show the current status in the Temporal UI: the ``JobStatus`` search attribute (a workflow
+        command, behind ``workflow.patched`` so histories recorded before it replay; only when the
+        workflow was started with it, i.e. the namespace has it registered) and the workflow's
+        current details."""
+        registered = workflow.info().typed_search_attributes.get(SA_JOB_STATUS) is not None
+        if workflow.patched(PATCH_SEARCH_ATTRIBUTES) and registered:
+            workflow.upsert_search_attributes([SA_JOB_STATUS.value_set(self._status)])
+        details = f"Stato: {self._status}"
+        if self._error:
+            details += f"\n\nErrore: {self._error}"
+        workflow.set_current_details(details)
+
     async def _activity(self, name: str, arg: object) -> None:
         await workflow.execute_activity(
             name, arg, start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY
@@ -150,6 +165,7 @@ class PhotoJobWorkflow:
     ) -> None:
         self._status = status
         self._error = error
+        self._publish_status()
         await self._activity("set_job_status", JobStatusInput(self._inp.job_id, status, progress, error))
 
     async def _credits(self, name: str) -> None:
@@ -236,10 +252,12 @@ class PhotoJobWorkflow:
             await self._credits("release_credits")
             await self._activity("fail_job", FailJobInput(inp.job_id, message))
             self._status, self._error = "failed", message
+            self._publish_status()
             return JobOutcome("failed", message)
         await self._credits("charge_credits")
         await self._activity("complete_job", CompleteJobInput(inp.job_id, result))
         self._status, self._error = "completed", None
+        self._publish_status()
         return JobOutcome("completed")
 
     # -- human path ----------------------------------------------------------------------------
@@ -260,6 +278,7 @@ class PhotoJobWorkflow:
                     break
                 await self._activity("escalate_overdue_job", HumanJobActivityInput(self._inp.job_id))
                 self._assigned_to, self._deadline, self._status = None, None, "pending_human"
+                self._publish_status()
         assert self._human_outcome is not None
         return JobOutcome(self._human_outcome, self._error)
 
@@ -286,6 +305,7 @@ class PhotoJobWorkflow:
                     getattr(cause, "message", str(cause)), type=ASSIGNMENT_REFUSED_ERROR
                 ) from None
             self._assigned_to, self._deadline, self._status = inp.designer_id, deadline, "assigned_to_graphic"
+            self._publish_status()
             return deadline.isoformat()
         finally:
             self._busy = False
@@ -303,6 +323,7 @@ class PhotoJobWorkflow:
         try:
             await self._activity("start_human_job", HumanJobActivityInput(self._inp.job_id))
             self._status = "in_progress_human"
+            self._publish_status()
         finally:
             self._busy = False
 
@@ -331,6 +352,7 @@ class PhotoJobWorkflow:
                 "complete_human_job", HumanJobActivityInput(self._inp.job_id, inp.result_key, inp.notes)
             )
             self._status, self._error, self._human_outcome = "completed_human", None, "completed_human"
+            self._publish_status()
         finally:
             self._busy = False
 
@@ -348,6 +370,7 @@ class PhotoJobWorkflow:
             await self._credits("release_credits")
             await self._activity("reject_human_job", HumanJobActivityInput(self._inp.job_id, notes=inp.notes))
             self._status, self._error, self._human_outcome = "rejected_human", inp.notes, "rejected_human"
+            self._publish_status()
         finally:
             self._busy = False
 

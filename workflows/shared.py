@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from temporalio.common import SearchAttributeKey
+
 TASK_QUEUE_JOBS = "photo-jobs"
 """Orchestration and light database activities."""
 TASK_QUEUE_RETOUCH = "retouch"
@@ -21,6 +23,28 @@ ASSIGNMENT_REFUSED_ERROR = "AssignmentRefusedError"
 ACTION_REFUSED_ERROR = "ActionRefusedError"
 
 SIGNAL_CREDITS_ADDED = "credits_added"
+
+SA_USER_EMAIL = SearchAttributeKey.for_keyword("UserEmail")
+"""Search attribute: the job owner's e-mail (Temporal UI filter ``UserEmail = "…"``)."""
+SA_JOB_TYPE = SearchAttributeKey.for_keyword("JobType")
+"""Search attribute: ``background_removal``, ``smart_backgrounds`` or ``background_removal_human``."""
+SA_JOB_STATUS = SearchAttributeKey.for_keyword("JobStatus")
+"""Search attribute: the job status (``photo_processing_jobs.status``), upserted as it changes."""
+SA_PRESET = SearchAttributeKey.for_keyword("Preset")
+"""Search attribute: the output preset (``amazon``, ``zalando``, ``etsy``, ``shopify``, ``original``)."""
+SA_PHOTO_NAME = SearchAttributeKey.for_keyword("PhotoName")
+"""Search attribute: the photo's original file name as uploaded."""
+JOB_SEARCH_ATTRIBUTES: tuple[SearchAttributeKey[str], ...] = (
+    SA_USER_EMAIL,
+    SA_JOB_TYPE,
+    SA_JOB_STATUS,
+    SA_PRESET,
+    SA_PHOTO_NAME,
+)
+"""Every custom search attribute of ``PhotoJobWorkflow``: registered by ``make dev`` (dev server
+``--search-attribute``), the tests' dev server and the production set-up job (docker-compose.yml)."""
+PATCH_SEARCH_ATTRIBUTES = "search-attributes-status"
+"""``workflow.patched()`` id guarding the status upserts (histories recorded before it still replay)."""
 
 HUMAN_DEADLINE_HOURS = 72
 """Designer deadline on assignment (SPEC §9 Time and display)."""

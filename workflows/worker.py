@@ -15,9 +15,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio.client import Client
+from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
 from fotopronta.db import session_factory
+from fotopronta.logs import configure_logging
 from fotopronta.settings import Settings, get_settings
 from fotopronta.storage import ObjectStorage, get_storage
 from workflows.credit_expiry import CREDIT_EXPIRY_WORKFLOW_ID, CreditExpiryInput, CreditExpiryWorkflow
@@ -112,10 +114,24 @@ async def ensure_credit_expiry(client: Client) -> None:
     )
 
 
+def sdk_runtime(settings: Settings) -> Runtime | None:
+    """A Temporal SDK runtime exporting Prometheus metrics on ``worker_metrics_bind`` (e.g.
+    ``0.0.0.0:9464``: task-queue polls, schedule-to-start latency, activity and workflow task
+    counts); ``None`` (the default runtime, no metrics) when the setting is empty."""
+    if not settings.worker_metrics_bind:
+        return None
+    return Runtime(
+        telemetry=TelemetryConfig(metrics=PrometheusConfig(bind_address=settings.worker_metrics_bind))
+    )
+
+
 async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TASK_QUEUE_RETOUCH) -> None:
-    """Connect to Temporal and run the workers until SIGINT/SIGTERM."""
+    """Connect to Temporal and run the workers until SIGINT/SIGTERM; the ``photo-jobs`` worker also
+    reconciles pending jobs without a workflow, at start-up and every ``reconcile_interval_s``."""
     settings = get_settings()
-    client = await Client.connect(settings.temporal_address, namespace=settings.temporal_namespace)
+    client = await Client.connect(
+        settings.temporal_address, namespace=settings.temporal_namespace, runtime=sdk_runtime(settings)
+    )
     queues = queues or {TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH}
     workers = build_workers(client, settings, queues, retouch_queue=retouch_queue)
     if TASK_QUEUE_JOBS in queues:
@@ -126,6 +142,16 @@ async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TAS
         loop.add_signal_handler(sig, stop.set)
     log.info("worker on %s, queues %s", settings.temporal_address, sorted(w.task_queue for w in workers))
     async with _all(workers):
+        if TASK_QUEUE_JOBS in queues:
+            from workflows.starter import reconcile_forever
+
+            await reconcile_forever(
+                client,
+                session_factory(),
+                interval_s=settings.reconcile_interval_s,
+                min_age_s=settings.reconcile_min_age_s,
+                stop=stop,
+            )
         await stop.wait()
 
 
@@ -153,7 +179,7 @@ def main() -> None:
         help="task-queue name the retouch worker polls (default: retouch)",
     )
     args = parser.parse_args()
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    configure_logging(get_settings().log_format)
     queues = set(args.queues.split(",")) if args.queues else None
     asyncio.run(run_worker(queues, retouch_queue=args.retouch_queue))
 

@@ -51,21 +51,15 @@ from fotopronta.storage import (
 from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
-    TASK_QUEUE_JOBS,
-    PhotoJobInput,
     ReprocessInput,
     is_retryable_error,
     workflow_id_for_job,
 )
+from workflows.starter import JOB_COSTS, start_job_workflow, start_job_workflows_or_defer
 
 router = APIRouter(prefix="/api/photos", tags=["photos"])
 log = logging.getLogger("fotopronta.api.photos")
 
-JOB_COSTS = {
-    JobType.background_removal: ledger.AI_COST,
-    JobType.smart_backgrounds: ledger.SMART_BACKGROUND_COST,
-    JobType.background_removal_human: ledger.HUMAN_COST,
-}
 MEDIA_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
 
@@ -117,31 +111,6 @@ async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
     return infos
 
 
-async def start_job_workflow(temporal: TemporalDep, job: PhotoProcessingJob, *, run: int = 1) -> None:
-    """Start the job's ``PhotoJobWorkflow`` (id ``photo-job-{job_id}``) with the options stored on the
-    job row (``options``, ``background_category``); ``run`` numbers the credit reservation."""
-    options = job.options or {}
-    kind = JobType(job.job_type)
-    await temporal.start_workflow(
-        PhotoJobWorkflow.run,
-        PhotoJobInput(
-            job_id=str(job.id),
-            photo_id=str(job.photo_id),
-            user_id=str(job.user_id),
-            job_type=kind.value,
-            cost=int(options.get("cost", JOB_COSTS[kind])),
-            preset=options.get("preset", "original"),
-            background_category=(job.background_category or {}).get("category"),
-            shadow=bool(options.get("shadow", True)),
-            brand=options.get("brand"),
-            category=options.get("category"),
-            run=run,
-        ),
-        id=workflow_id_for_job(str(job.id)),
-        task_queue=TASK_QUEUE_JOBS,
-    )
-
-
 @router.post(
     "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
 )
@@ -159,8 +128,8 @@ async def upload_photos(
     client_notes: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> list[Photo]:
     """Check every file by its content (type, bytes, megapixels), then store each original, insert its
-    photo and job, start one workflow per photo. A refused file refuses the batch: no row, no file, no
-    credit."""
+    photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
+    Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit."""
     role = effective_role(user)
     check_batch(files, role)
     try:
@@ -235,8 +204,9 @@ async def upload_photos(
             storage.delete(BUCKET_UPLOADS, key)
         raise
 
-    for _, job in created:
-        await start_job_workflow(temporal, job)
+    # committed first: if Temporal is unreachable the jobs stay pending and the worker's reconciler
+    # starts their workflows once it is back (workflows/starter.py); the upload still succeeds
+    await start_job_workflows_or_defer(temporal, [job for _, job in created])
     for photo, _ in created:
         session.refresh(photo)
     return [photo for photo, _ in created]

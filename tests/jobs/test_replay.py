@@ -29,6 +29,7 @@ def test_histories_are_recorded() -> None:
         "human-rejected",
         "human-deadline-escalation",
         "credit-expiry",
+        "ai-search-attributes",  # JobStatus upserts behind workflow.patched("search-attributes-status")
     } <= names
 
 

