@@ -46,7 +46,9 @@ from fotopronta.storage import (
 from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
+    PHOTO_BUSY_MESSAGE,
     TASK_QUEUE_JOBS,
+    CancelInput,
     PhotoJobInput,
     ReprocessInput,
     is_retryable_error,
@@ -337,6 +339,10 @@ ACTIVE_JOB_STATUSES = {
 }
 
 
+CANCELLABLE_JOB_STATUSES = {JobStatus.pending_human, JobStatus.assigned_to_graphic}
+"""DESIGN decisions: the seller may cancel a photo queued for designers until a designer starts it."""
+
+
 def _latest_job(photo: Photo) -> PhotoProcessingJob | None:
     return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
 
@@ -395,16 +401,23 @@ async def _restart_workflow(session: SessionDep, temporal: TemporalDep, job: Pho
 async def delete_photo(
     photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
 ) -> None:
-    """Delete a photo, its files and its jobs; refused while a job is still running."""
+    """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
+    designers and not started yet is first cancelled by its workflow (credits released)."""
     photo = _owned_photo(session, user, photo_id)
     job = _latest_job(photo)
+    busy = ApiError(409, PHOTO_BUSY_MESSAGE, "photo_busy", "Impossibile eliminare la foto")
+    if job is not None and job.status in CANCELLABLE_JOB_STATUSES:
+        try:
+            await run_job_update(
+                temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))
+            )
+        except ApiError as exc:
+            raise busy from exc
+        session.expire_all()
+        photo = _owned_photo(session, user, photo_id)
+        job = _latest_job(photo)
     if job is not None and job.status in ACTIVE_JOB_STATUSES:
-        raise ApiError(
-            409,
-            "La foto è in lavorazione: potrai eliminarla al termine.",
-            "photo_busy",
-            "Impossibile eliminare la foto",
-        )
+        raise busy
     storage = get_storage()
     keys = [
         (BUCKET_UPLOADS, photo.upload_path),
