@@ -5,7 +5,7 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * End-to-end tests in Debian's chromium against the whole stack, started by `global-setup.ts` on free
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
- * `client` reuses the saved session.
+ * `client` reuses the saved session; `pwa` reuses it with the service worker allowed.
  */
 export default defineConfig({
   testDir: '.',
@@ -31,5 +31,7 @@ export default defineConfig({
     { name: 'setup', testMatch: /signup\.setup\.ts$/ },
     { name: 'public', testMatch: /public\.spec\.ts$/ },
     { name: 'client', testMatch: /client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
+    // the service worker is what these test: allowed, with the signed-up client's session
+    { name: 'pwa', testMatch: /pwa\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE, serviceWorkers: 'allow' } },
   ],
 });
