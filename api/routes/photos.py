@@ -506,14 +506,16 @@ def photo_thumbnail(
     user: CurrentUser,
     session: SessionDep,
     size: Annotated[int, Query(ge=64, le=1024)] = 320,
+    variant: Annotated[str, Query(pattern="^(result|original)$")] = "result",
 ) -> Response:
     """A JPEG preview at most ``size`` px on its long side: the delivered result when there is one,
-    else the original. 404 'Anteprima non disponibile' when the file is gone or not decodable here."""
+    else the original; ``variant=original`` always the original (the card's before/after). 404
+    'Anteprima non disponibile' when the file is gone or not decodable here."""
     photo = _owned_photo(session, user, photo_id)
     unavailable = ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
     if photo.files_deleted_at is not None:
         raise unavailable
-    if photo.status == "processed" and photo.processed_path:
+    if variant == "result" and photo.status == "processed" and photo.processed_path:
         bucket, key = BUCKET_PROCESSED, photo.processed_path
     else:
         bucket, key = BUCKET_UPLOADS, photo.upload_path
