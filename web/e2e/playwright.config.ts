@@ -5,7 +5,7 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * End-to-end tests in Debian's chromium against the whole stack, started by `global-setup.ts` on free
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
- * `client` reuses the saved session; `pwa` reuses it with the service worker allowed.
+ * `client` reuses the saved session; `review` creates its own accounts; `pwa` reuses it with the service worker allowed.
  */
 export default defineConfig({
   testDir: '.',
@@ -32,6 +32,8 @@ export default defineConfig({
     { name: 'public', testMatch: /public\.spec\.ts$/ },
     { name: 'client', testMatch: /client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     // the service worker is what these test: allowed, with the signed-up client's session
+    // own accounts, created in the database (e2e/stack-db.ts)
+    { name: 'review', testMatch: /review\.spec\.ts$/ },
     { name: 'pwa', testMatch: /pwa\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE, serviceWorkers: 'allow' } },
   ],
 });

@@ -35,6 +35,24 @@ export function usePhotos() {
   });
 }
 
+const AI_JOB_TYPES = new Set(['background_removal', 'smart_backgrounds']);
+
+/**
+ * The photo's delivered AI result is one the retouch pipeline is unsure of
+ * (`processing_details.needs_review`): its card shows 'Da verificare' and offers the designer rework.
+ */
+export function needsReview(photo: Pick<Photo, 'jobs'>): boolean {
+  const job = latestJob(photo);
+  return job !== null && AI_JOB_TYPES.has(job.job_type) && job.status === 'completed' && job.processing_details?.needs_review === true;
+}
+
+/** The pipeline's confidence as a whole percentage (0–100), or null when it gave none. */
+export function confidencePercent(job: Pick<PhotoJob, 'processing_details'> | null): number | null {
+  const value = job?.processing_details?.confidence;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+  return Math.round(Math.min(Math.max(value, 0), 1) * 100);
+}
+
 /** Badge labels (SPEC §4). `null` = the photo has no job. */
 const STATUS_LABELS: Record<string, string> = {
   pending: 'In attesa',

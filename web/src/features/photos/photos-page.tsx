@@ -6,7 +6,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
+import { confidencePercent, filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
 import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
@@ -135,6 +135,22 @@ export function PhotosPage() {
     }
   };
 
+  /** 'Fai rifinire a un grafico' on a result flagged 'Da verificare': the free rework, in one click. */
+  const reviewRework = async (photo: Photo) => {
+    const confidence = confidencePercent(latestJob(photo));
+    const notes = `Da verificare: il ritocco automatico non era sicuro di aver isolato il prodotto giusto${confidence === null ? '' : ` (affidabilità ${confidence}%)`}.`;
+    setBusyId(photo.id);
+    try {
+      await requestRework(photo.id, notes);
+      toast({ title: 'Revisione richiesta', description: 'Un grafico rifinirà la foto gratis entro 24-48 ore lavorative; intanto il risultato attuale resta scaricabile.' });
+      await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+    } catch (error) {
+      toast({ title: errorTitle(error, 'Errore'), description: errorMessage(error), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
   return (
     <div className="page">
       <header className="page-header">
@@ -213,6 +229,7 @@ export function PhotosPage() {
               onDownload={(format) => void download(p, format)}
               onReprocess={() => void reprocess(p)}
               onRework={() => void rework(p)}
+              onReviewRework={() => void reviewRework(p)}
               onDelete={() => void remove(p)}
               busy={busyId === p.id}
             />
