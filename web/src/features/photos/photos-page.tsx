@@ -90,13 +90,18 @@ export function PhotosPage() {
   };
 
   const remove = async (photo: Photo) => {
-    if (!window.confirm(`Eliminare definitivamente "${photo.original_filename}"?`)) return;
+    // queued for designers, not started: deleting cancels the job and returns the reserved credits
+    const queued = ['pending_human', 'assigned_to_graphic'].includes(latestJob(photo)?.status ?? '');
+    const question = queued
+      ? `Annullare il lavoro dei grafici ed eliminare definitivamente "${photo.original_filename}"? I crediti riservati ti verranno restituiti.`
+      : `Eliminare definitivamente "${photo.original_filename}"?`;
+    if (!window.confirm(question)) return;
     setBusyId(photo.id);
     try {
       await deletePhoto(photo.id);
-      toast({ title: 'Foto eliminata' });
+      toast({ title: 'Foto eliminata', description: queued ? 'Lavoro annullato: i crediti riservati ti sono stati restituiti.' : undefined });
       toggle(photo.id, false);
-      await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+      await Promise.all([queryClient.invalidateQueries({ queryKey: PHOTOS_KEY }), queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY })]);
     } catch (error) {
       toast({ title: 'Errore', description: errorMessage(error, "Impossibile eliminare la foto"), variant: 'destructive' });
     } finally {
