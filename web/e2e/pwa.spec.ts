@@ -42,3 +42,39 @@ test('con il service worker attivo le pagine del server non diventano la 404 del
   await page.goto('/photos');
   await expect(page.getByRole('heading', { name: 'Foto Processate' })).toBeVisible();
 });
+
+/** A worker from an older release: its navigation fallback answers every page with the app shell. */
+const STALE_WORKER = `
+self.addEventListener('install', () => self.skipWaiting());
+self.addEventListener('activate', (event) => event.waitUntil(self.clients.claim()));
+self.addEventListener('fetch', (event) => {
+  if (event.request.mode === 'navigate') event.respondWith(fetch('/index.html'));
+});
+`;
+
+test("un service worker vecchio che serve la app per una pagina del server viene scartato", async ({ page, context }) => {
+  await context.route('**/sw-vecchio.js', (route) => route.fulfill({ contentType: 'text/javascript', body: STALE_WORKER }));
+  await page.goto('/dashboard');
+  await expect(page.getByText('Crediti disponibili:')).toBeVisible();
+  await waitForServiceWorker(page);
+  // replace the current worker with the old one, as a browser that has not updated yet would have it
+  await context.route('**/sw.js', (route) => route.abort());
+  await page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.register('/sw-vecchio.js', { scope: '/' });
+    const worker = registration.installing ?? registration.waiting ?? registration.active;
+    if (worker && worker.state !== 'activated') {
+      await new Promise<void>((resolve) => worker.addEventListener('statechange', () => worker.state === 'activated' && resolve()));
+    }
+  });
+  // the app reloads when a new worker takes control (auto-update); the current worker (its script
+  // blocked above) cannot come back meanwhile, as for a browser that has not downloaded the update yet
+  await expect
+    .poll(() => page.evaluate(() => navigator.serviceWorker.controller?.scriptURL ?? '').catch(() => ''), { message: 'worker vecchio attivo' })
+    .toContain('/sw-vecchio.js');
+
+  // a new tab (the first one may still be reloading): the old worker answers its navigation
+  const tab = await context.newPage();
+  await tab.goto('/dev/mail');
+  await expect(tab.getByRole('heading', { name: 'Posta in uscita (sviluppo)' })).toBeVisible();
+  expect(await tab.evaluate(async () => (await navigator.serviceWorker.getRegistrations()).length)).toBe(0);
+});
