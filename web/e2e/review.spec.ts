@@ -9,6 +9,7 @@ import { createUser, setReview } from './stack-db';
  * shows 'Da verificare' on its card with the original beside the result, says why in plain Italian,
  * and one click sends it to the free designer rework (no credits); the admin overview counts it.
  * The flag is written on the really completed job, as the pipeline would have written it.
+ * Then (issue 12 item 2) the designer rejects the rework: the seller keeps the AI result and its download.
  */
 const PHOTO = path.join(PHOTOS_DIR, 'Banana_Iconic.jpg');
 const PASSWORD = 'segreto123';
@@ -89,7 +90,7 @@ test('un risultato AI dubbio è "Da verificare" e va a un grafico gratis con un 
   const me = (await (await request.get('/api/me', { headers: auth })).json()) as { credits_remaining: number };
   expect(me.credits_remaining).toBe(14); // 1 credit for the AI result, the rework is free
   const photos = (await (await request.get('/api/photos', { headers: auth })).json()) as {
-    jobs: { job_type: string; status: string; client_notes: string | null }[];
+    jobs: { id: string; job_type: string; status: string; client_notes: string | null }[];
   }[];
   const rework = photos[0].jobs.find((j) => j.job_type === 'background_removal_human');
   expect(rework?.status).toBe('pending_human');
@@ -105,4 +106,29 @@ test('un risultato AI dubbio è "Da verificare" e va a un grafico gratis con un 
   await expect(flagged).toContainText('Segnalati dal ritocco automatico negli ultimi 7 giorni');
   await adminPage.screenshot({ path: path.join(RESULTS_DIR, 'review-admin-overview.png'), fullPage: true });
   await adminContext.close();
+
+  // issue 12 item 2: the designer rejects the rework; the seller keeps the AI result and its download
+  const designer = `grafico-verifica-${stamp}@example.it`;
+  createUser(designer, PASSWORD, 'graphic', 'Marco');
+  const login = await request.post('/api/auth/login', { data: { email: designer, password: PASSWORD } });
+  const designerAuth = { Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` };
+  const reworkId = rework?.id ?? '';
+  for (const step of ['assign-to-me', 'start']) {
+    const resp = await request.post(`/api/designer/jobs/${reworkId}/${step}`, { headers: designerAuth });
+    expect(resp.status(), await resp.text()).toBe(200);
+  }
+  const reason = 'Il prodotto è già scontornato bene: nessun intervento necessario';
+  const rejected = await request.post(`/api/designer/jobs/${reworkId}/reject`, { headers: designerAuth, data: { notes: reason } });
+  expect(rejected.status(), await rejected.text()).toBe(200);
+  await page.goto('/photos');
+  await expect(card.getByText('Rifiutata', { exact: true })).toBeVisible();
+  await expect(card.getByText(`Revisione rifiutata dal grafico: ${reason}`)).toBeVisible();
+  await expect(card.getByText('Il risultato precedente resta disponibile.')).toBeVisible();
+  const downloading = page.waitForEvent('download');
+  await card.getByRole('button', { name: 'Scarica', exact: true }).click();
+  expect((await downloading).suggestedFilename()).toMatch(/\.jpg$/);
+  await page.screenshot({ path: path.join(RESULTS_DIR, 'review-card-rework-rejected.png'), fullPage: true });
+  await page.goto('/dashboard');
+  await expect(page.getByRole('group', { name: 'Processate' })).toContainText('1');
+  await expect(page.getByRole('group', { name: 'In Coda' })).toContainText('0');
 });

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { BadgeTone } from '@/components/ui/badge';
 import { PHOTOS_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
-import type { Photo, PhotoJob } from '@/types/api';
+import type { Photo, PhotoJob, ProcessingDetails } from '@/types/api';
 
 export const PHOTOS_KEY = ['photos'] as const;
 
@@ -12,6 +12,17 @@ export const getPhotos = () => api<Photo[]>('/api/photos');
 export function latestJob(photo: Pick<Photo, 'jobs'>): PhotoJob | null {
   if (!photo.jobs?.length) return null;
   return [...photo.jobs].sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+}
+
+/**
+ * What the retouch pipeline found for the photo's delivered result (SEO name, colours, brand…): the
+ * newest job that has `processing_details`. A free rework (a human job without details) keeps the AI
+ * result's name, also when the designers reject it.
+ */
+export function resultDetails(photo: Pick<Photo, 'jobs'>): ProcessingDetails | null {
+  const withDetails = (photo.jobs ?? []).filter((j) => j.processing_details);
+  if (withDetails.length === 0) return null;
+  return [...withDetails].sort((a, b) => b.created_at.localeCompare(a.created_at))[0].processing_details;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'completed_human', 'rejected_human']);

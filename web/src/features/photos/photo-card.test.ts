@@ -1,5 +1,5 @@
 import { makePhoto } from '@/test/fixtures';
-import { confidencePercent, needsReview } from '@/lib/photos';
+import { confidencePercent, needsReview, resultDetails } from '@/lib/photos';
 import { canRequestRework, isDownloadable } from './photo-card';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -33,6 +33,7 @@ describe("'Da verificare' (processing_details.needs_review)", () => {
     expect(needsReview(makePhoto({}, { status: 'processing', processing_details: details }))).toBe(false);
     const asked = { ...flagged, jobs: [...flagged.jobs, { ...flagged.jobs[0], id: 'j2', job_type: 'background_removal_human', status: 'pending_human', processing_details: null, created_at: new Date().toISOString() }] };
     expect(needsReview(asked)).toBe(false);
+    expect(resultDetails(asked)?.seo_filename).toBe('banana.jpg'); // the rework keeps the AI result's name
     expect(confidencePercent({ processing_details: null })).toBeNull();
   });
 });

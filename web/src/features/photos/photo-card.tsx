@@ -2,7 +2,7 @@ import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
-import { confidencePercent, isRetryableError, jobStatusLabel, jobStatusTone, latestJob, needsReview } from '@/lib/photos';
+import { confidencePercent, isRetryableError, jobStatusLabel, jobStatusTone, latestJob, needsReview, resultDetails } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import type { DownloadFormat } from './photos-api';
 
@@ -59,7 +59,7 @@ function BeforeAfter({ photoId, title, after }: { photoId: string; title: string
 
 export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onRework, onReviewRework, onDelete, busy }: Props) {
   const job = latestJob(photo);
-  const details = job?.processing_details ?? null;
+  const details = resultDetails(photo);
   const title = details?.seo_filename || photo.original_filename;
   const colors = details?.colors ?? [];
   const canDownload = isDownloadable(photo);
@@ -71,6 +71,8 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
   const flagged = needsReview(photo);
   const canRework = canRequestRework(photo);
   const confidence = flagged ? confidencePercent(job) : null;
+  // a free rework the designers rejected: the earlier result stays (DESIGN decisions)
+  const reworkRejected = job?.status === 'rejected_human' && canDownload;
 
   return (
     <article className="card photo-card" aria-label={title}>
@@ -141,9 +143,10 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
       {job?.error_message ? (
         <p className="form-error photo-error" role="note">
-          {job.error_message}
+          {reworkRejected ? `Revisione rifiutata dal grafico: ${job.error_message}` : job.error_message}
         </p>
       ) : null}
+      {reworkRejected ? <p className="muted photo-sub">Il risultato precedente resta disponibile.</p> : null}
       <div className="photo-actions">
         {canDownload ? (
           <>

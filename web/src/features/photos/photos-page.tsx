@@ -6,7 +6,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { confidencePercent, filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
+import { confidencePercent, filterGroup, latestJob, PHOTOS_KEY, resultDetails, usePhotos, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
 import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
@@ -47,7 +47,7 @@ export function PhotosPage() {
       const job = latestJob(p);
       if (filter !== 'all' && filterGroup(job?.status) !== filter) return false;
       if (!q) return true;
-      const seo = job?.processing_details?.seo_filename ?? '';
+      const seo = resultDetails(p)?.seo_filename ?? '';
       return p.original_filename.toLowerCase().includes(q) || seo.toLowerCase().includes(q);
     });
   }, [all, filter, search]);
