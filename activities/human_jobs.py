@@ -50,15 +50,8 @@ def active_job_count(session: Session, designer_id: uuid.UUID) -> int:
 def has_delivered_result(photo: Photo) -> bool:
     """The photo already has a delivered result still on storage (a free rework is under way on it):
     human steps must not take it away (DESIGN decisions: a rejected rework keeps the earlier result)."""
-    return (
-        bool(photo.processed_path)
-        and photo.files_deleted_at is None
-        and photo.status
-        in (
-            PhotoStatus.processed.value,
-            PhotoStatus.processing.value,
-        )
-    )
+    delivered_states = (PhotoStatus.processed.value, PhotoStatus.processing.value)
+    return bool(photo.processed_path) and photo.files_deleted_at is None and photo.status in delivered_states
 
 
 def _refuse(message: str) -> ApplicationError:

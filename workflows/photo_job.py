@@ -383,7 +383,8 @@ class PhotoJobWorkflow:
         self._validate_cancel(inp)
         await self._exclusive()
         try:
-            # New behaviour (issue 12 item 4): the marker keeps replays of histories without it exact.
+            # New in issue 12 item 4: marks the histories that hold a cancellation; older histories
+            # never received this update, so their replay is unchanged (tests/jobs/test_replay.py).
             workflow.patched(PATCH_SELLER_CANCEL)
             await self._credits("release_credits")
             await self._activity("cancel_human_job", HumanJobActivityInput(self._inp.job_id))
