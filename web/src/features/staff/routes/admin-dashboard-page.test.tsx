@@ -100,7 +100,8 @@ describe('admin dashboard', () => {
     expect(await screen.findByRole('row', { name: /mario@example.com/ })).toBeInTheDocument();
 
     await user.type(screen.getByLabelText('Cerca utenti'), 'verdi');
-    await waitFor(() => expect(screen.queryByRole('row', { name: /mario@example.com/ })).not.toBeInTheDocument());
+    // the search is debounced: on a loaded machine the 1 s default of waitFor is not always enough
+    await waitFor(() => expect(screen.queryByRole('row', { name: /mario@example.com/ })).not.toBeInTheDocument(), { timeout: 5_000 });
     expect(callsTo(server, 'GET', '/api/admin/users').some(([input]) => String(input).includes('q=verdi'))).toBe(true);
     const row = screen.getByRole('row', { name: /anna@shop.it/ });
     expect(within(row).getByText('Grafico')).toBeInTheDocument();
