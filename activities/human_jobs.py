@@ -22,7 +22,12 @@ from fotopronta.models import (
     UserRole,
 )
 from fotopronta.orders import refresh_order
-from workflows.shared import ASSIGNMENT_REFUSED_ERROR, AssignJobActivityInput, HumanJobActivityInput
+from workflows.shared import (
+    ASSIGNMENT_REFUSED_ERROR,
+    CANCELLED_BY_SELLER_MESSAGE,
+    AssignJobActivityInput,
+    HumanJobActivityInput,
+)
 
 ACTIVE_HUMAN_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
 """A designer's active jobs (SPEC §9 Designer capacity)."""
@@ -40,6 +45,13 @@ def active_job_count(session: Session, designer_id: uuid.UUID) -> int:
             )
         ).scalar_one()
     )
+
+
+def has_delivered_result(photo: Photo) -> bool:
+    """The photo already has a delivered result still on storage (a free rework is under way on it):
+    human steps must not take it away (DESIGN decisions: a rejected rework keeps the earlier result)."""
+    delivered_states = (PhotoStatus.processed.value, PhotoStatus.processing.value)
+    return bool(photo.processed_path) and photo.files_deleted_at is None and photo.status in delivered_states
 
 
 def _refuse(message: str) -> ApplicationError:
@@ -84,12 +96,15 @@ class HumanJobActivities:
 
     @activity.defn(name="start_human_job")
     def start_human_job(self, inp: HumanJobActivityInput) -> None:
-        """``in_progress_human`` with ``started_at``; the photo is processing."""
+        """``in_progress_human`` with ``started_at``; the photo is processing, unless it already has a
+        delivered result (a free rework): that result stays delivered and downloadable."""
         with self.sessions.begin() as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             job.status = JobStatus.in_progress_human.value
             job.started_at = job.started_at or datetime.now(UTC)
-            session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
+            photo = session.get_one(Photo, job.photo_id)
+            if not has_delivered_result(photo):
+                photo.status = PhotoStatus.processing.value
 
     @activity.defn(name="complete_human_job")
     def complete_human_job(self, inp: HumanJobActivityInput) -> None:
@@ -113,7 +128,9 @@ class HumanJobActivities:
 
     @activity.defn(name="reject_human_job")
     def reject_human_job(self, inp: HumanJobActivityInput) -> None:
-        """``rejected_human`` with the reason in ``graphic_notes``; warning notification with it."""
+        """``rejected_human`` with the reason in ``graphic_notes`` and ``error_message``; warning
+        notification with it. A photo with a delivered result (rejected free rework) keeps that result
+        and its downloads; otherwise it goes back to ``uploaded``."""
         with self.sessions.begin() as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             if job.status == JobStatus.rejected_human:
@@ -122,7 +139,13 @@ class HumanJobActivities:
             job.status = JobStatus.rejected_human.value
             job.graphic_notes = inp.notes
             job.error_message = inp.notes
-            photo.status = PhotoStatus.uploaded.value
+            kept = has_delivered_result(photo)
+            if kept:
+                photo.status = PhotoStatus.processed.value
+                after = "Il risultato che avevi già ricevuto resta disponibile per il download."
+            else:
+                photo.status = PhotoStatus.uploaded.value
+                after = "I crediti riservati ti sono stati restituiti."
             reason = inp.notes or "nessun motivo indicato"
             session.add(
                 Notification(
@@ -131,8 +154,27 @@ class HumanJobActivities:
                     related_job_id=job.id,
                     title="Lavoro rifiutato",
                     message=f"Il team grafico non ha potuto lavorare {photo.original_filename}. Motivo: {reason}. "
-                    "I crediti riservati ti sono stati restituiti.",
+                    + after,
                 )
+            )
+            session.flush()
+            refresh_order(session, photo.order_id)
+
+    @activity.defn(name="cancel_human_job")
+    def cancel_human_job(self, inp: HumanJobActivityInput) -> None:
+        """The seller cancelled a job queued for designers (not started): job ``failed`` with
+        :data:`CANCELLED_BY_SELLER_MESSAGE`, unassigned, no deadline; the photo keeps a delivered
+        result if it has one (a cancelled free rework), else goes back to ``uploaded``."""
+        with self.sessions.begin() as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            photo = session.get_one(Photo, job.photo_id)
+            job.status = JobStatus.failed.value
+            job.error_message = CANCELLED_BY_SELLER_MESSAGE
+            job.assigned_to = None
+            job.deadline = None
+            job.completed_at = None
+            photo.status = (
+                PhotoStatus.processed.value if has_delivered_result(photo) else PhotoStatus.uploaded.value
             )
             session.flush()
             refresh_order(session, photo.order_id)

@@ -3,6 +3,7 @@ import { fileURLToPath, URL } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 import { VitePWA } from 'vite-plugin-pwa';
+import { SERVER_PATH_PATTERNS } from './src/config/server-routes';
 
 export const THEME_COLOR = '#1d4ed8';
 
@@ -31,8 +32,9 @@ export default defineConfig({
       },
       workbox: {
         navigateFallback: '/index.html',
-        // The API (and its server-sent events) must never be answered by the service worker.
-        navigateFallbackDenylist: [/^\/api\//, /^\/healthz/],
+        // Server pages (API and its server-sent events, /healthz, /dev/checkout, /dev/mail, docs) are
+        // never answered with the app shell; src/app/server-page-rescue.ts recovers from older workers.
+        navigateFallbackDenylist: SERVER_PATH_PATTERNS,
         globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
       },
     }),

@@ -9,6 +9,9 @@ Human path (``background_removal_human``, 3 credits): reserve → ``pending_huma
 (72-hour deadline) → update ``start`` → update ``complete`` (charge) or ``reject`` (release). If the
 deadline passes first, the job goes back to the pending pool marked overdue and admins are notified.
 
+Until the designer starts it, the seller may withdraw a human job with the ``cancel`` update: the
+reservation is released and the job fails with a non-retryable 'annullato dal cliente' message.
+
 Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal.
 A failed job with a retryable error (SPEC §4 list) can be run again with the ``reprocess`` update
 while the workflow keeps it (30 days). 30 days after delivery (or after a final failure or
@@ -29,14 +32,17 @@ with workflow.unsafe.imports_passed_through():
         ACTION_REFUSED_ERROR,
         ASSIGNMENT_REFUSED_ERROR,
         BAD_IMAGE_ERROR,
+        CANCELLED_BY_SELLER_MESSAGE,
         HUMAN_DEADLINE_HOURS,
         INSUFFICIENT_CREDITS_ERROR,
         PATCH_SEARCH_ATTRIBUTES,
+        PHOTO_BUSY_MESSAGE,
         RETENTION_DAYS,
         SA_JOB_STATUS,
         SIGNAL_CREDITS_ADDED,
         AssignInput,
         AssignJobActivityInput,
+        CancelInput,
         CompleteHumanInput,
         CompleteJobInput,
         CreditsAddedSignal,
@@ -57,6 +63,11 @@ with workflow.unsafe.imports_passed_through():
     )
 
 HUMAN_JOB = "background_removal_human"
+PATCH_SELLER_CANCEL = "seller-cancel-before-start"
+"""``workflow.patched`` id of the ``cancel`` update (issue 12 item 4): histories that hold a
+cancellation carry this marker."""
+CANCELLABLE_STATUSES = ("pending_human", "assigned_to_graphic")
+"""A human job the seller may still cancel: queued or assigned, not started by the designer."""
 DB_ACTIVITY_TIMEOUT = timedelta(seconds=30)
 DB_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),
@@ -266,7 +277,11 @@ class PhotoJobWorkflow:
         await self._reserve_or_wait()
         await self._set_status("pending_human", progress=0)
         while True:
-            await workflow.wait_condition(lambda: self._assigned_to is not None)
+            await workflow.wait_condition(
+                lambda: self._assigned_to is not None or self._human_outcome is not None
+            )
+            if self._human_outcome is not None:  # cancelled by the seller while in the pool
+                break
             assert self._deadline is not None
             remaining = max(self._deadline - workflow.now(), timedelta(seconds=1))
             try:
@@ -377,6 +392,39 @@ class PhotoJobWorkflow:
     @reject.validator
     def _validate_reject(self, inp: RejectInput) -> None:
         self._validate_in_progress(inp.actor_id)
+
+    @workflow.update
+    async def cancel(self, inp: CancelInput) -> None:
+        """The seller cancels a job queued for designers before a designer starts it: the reserved
+        credits are released (ledger ``release``) and the job ends ``failed`` with
+        :data:`CANCELLED_BY_SELLER_MESSAGE`, so the photo can be deleted.
+
+        Raises:
+            ApplicationError: ``ActionRefusedError`` with the SPEC's 'La foto è in lavorazione'
+                message once a designer has started the job (or when it is not a queued human job).
+        """
+        self._validate_cancel(inp)
+        await self._exclusive()
+        try:
+            # New in issue 12 item 4: marks the histories that hold a cancellation; older histories
+            # never received this update, so their replay is unchanged (tests/jobs/test_replay.py).
+            workflow.patched(PATCH_SELLER_CANCEL)
+            await self._credits("release_credits")
+            await self._activity("cancel_human_job", HumanJobActivityInput(self._inp.job_id))
+            self._status, self._error = "failed", CANCELLED_BY_SELLER_MESSAGE
+            self._assigned_to, self._deadline = None, None
+            self._human_outcome = "failed"
+        finally:
+            self._busy = False
+
+    @cancel.validator
+    def _validate_cancel(self, inp: CancelInput) -> None:
+        if (
+            self._inp.job_type != HUMAN_JOB
+            or self._status not in CANCELLABLE_STATUSES
+            or self._human_outcome is not None
+        ):
+            raise ApplicationError(PHOTO_BUSY_MESSAGE, type=ACTION_REFUSED_ERROR)
 
     # -- reprocess -----------------------------------------------------------------------------
 

@@ -223,6 +223,21 @@ class RejectInput:
 
 
 @dataclass
+class CancelInput:
+    """Update ``cancel``: the seller withdraws a job queued for designers before a designer starts it
+    (DESIGN decisions); ``actor_id`` is the seller (the API checked ownership)."""
+
+    actor_id: str
+
+
+CANCELLED_BY_SELLER_MESSAGE = "Lavoro annullato dal cliente: i crediti riservati sono stati restituiti."
+"""``error_message`` of a human job the seller cancelled (not retryable: no SPEC §4 marker)."""
+
+PHOTO_BUSY_MESSAGE = "La foto è in lavorazione: potrai eliminarla al termine."
+"""Refusal of a cancellation (and deletion) once a designer has started the job."""
+
+
+@dataclass
 class HumanJobActivityInput:
     """Input of the human-job state activities (start, complete, reject, escalate)."""
 

@@ -71,6 +71,7 @@ def build_workers(
                     human.start_human_job,
                     human.complete_human_job,
                     human.reject_human_job,
+                    human.cancel_human_job,
                     human.escalate_overdue_job,
                     retention.delete_photo_files,
                     retention.expire_credits,

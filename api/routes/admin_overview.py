@@ -14,6 +14,7 @@ from api.deps import AdminUser, SessionDep
 from fotopronta.models import (
     CreditPurchase,
     JobStatus,
+    JobType,
     Photo,
     PhotoProcessingJob,
     Profile,
@@ -24,6 +25,10 @@ router = APIRouter(prefix="/api/admin", tags=["admin"])
 
 NEW_USER_WINDOW = timedelta(days=30)
 """SPEC §9: users with 0 credits registered within this window count as 'without credits'."""
+NEEDS_REVIEW_WINDOW_DAYS = 7
+"""Issue 10: the overview counts AI results flagged ``needs_review`` delivered in the last 7 days (the
+free-rework window)."""
+AI_JOB_TYPES = (JobType.background_removal.value, JobType.smart_backgrounds.value)
 ACTIVE_JOB_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
 """SPEC §9 Designer capacity: jobs that occupy a designer."""
 
@@ -39,6 +44,8 @@ class AdminOverview(BaseModel):
     - ``credits_sold`` / ``revenue_cents``: credits and amount paid (cents of ``currency``) of
       completed purchases with a positive amount; ``credits_granted``: credits of completed
       zero-amount purchases (admin grants, SPEC §9), which are not sales.
+    - ``jobs_needing_review``: AI jobs delivered in the last ``needs_review_window_days`` days whose
+      result the retouch pipeline flagged (``processing_details.needs_review``), reworked or not.
     """
 
     users_total: int
@@ -49,6 +56,8 @@ class AdminOverview(BaseModel):
     credits_sold: int
     credits_granted: int
     revenue_cents: int
+    jobs_needing_review: int = 0
+    needs_review_window_days: int = NEEDS_REVIEW_WINDOW_DAYS
     currency: str = "EUR"
 
 
@@ -75,7 +84,8 @@ class DesignerLoad(BaseModel):
 
 @router.get("/overview", response_model=AdminOverview, operation_id="admin-overview")
 def admin_overview(_: AdminUser, session: SessionDep) -> AdminOverview:
-    """Counters for the admin Overview tab (users, photos, jobs, sales). Raises: 401, 403."""
+    """Counters for the admin Overview tab (users, photos, jobs, sales, results flagged for review).
+    Raises: 401, 403."""
     since = datetime.now(UTC) - NEW_USER_WINDOW
     users_total, users_without_credits = session.execute(
         select(
@@ -97,6 +107,16 @@ def admin_overview(_: AdminUser, session: SessionDep) -> AdminOverview:
             PhotoProcessingJob.assigned_to.is_(None),
         )
     ).scalar_one()
+    flagged = session.execute(
+        select(func.count())
+        .select_from(PhotoProcessingJob)
+        .where(
+            PhotoProcessingJob.job_type.in_(AI_JOB_TYPES),
+            PhotoProcessingJob.status == JobStatus.completed.value,
+            PhotoProcessingJob.completed_at >= datetime.now(UTC) - timedelta(days=NEEDS_REVIEW_WINDOW_DAYS),
+            PhotoProcessingJob.processing_details["needs_review"].as_boolean().is_(True),
+        )
+    ).scalar_one()
     paid = CreditPurchase.amount_paid_cents > 0
     sold, granted, revenue = session.execute(
         select(
@@ -114,6 +134,7 @@ def admin_overview(_: AdminUser, session: SessionDep) -> AdminOverview:
         credits_sold=sold,
         credits_granted=granted,
         revenue_cents=revenue,
+        jobs_needing_review=flagged,
     )
 
 

@@ -51,6 +51,8 @@ from fotopronta.storage import (
 from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
+    PHOTO_BUSY_MESSAGE,
+    CancelInput,
     ReprocessInput,
     is_retryable_error,
     workflow_id_for_job,
@@ -286,6 +288,10 @@ ACTIVE_JOB_STATUSES = {
 }
 
 
+CANCELLABLE_JOB_STATUSES = {JobStatus.pending_human, JobStatus.assigned_to_graphic}
+"""DESIGN decisions: the seller may cancel a photo queued for designers until a designer starts it."""
+
+
 def _latest_job(photo: Photo) -> PhotoProcessingJob | None:
     return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
 
@@ -344,16 +350,23 @@ async def _restart_workflow(session: SessionDep, temporal: TemporalDep, job: Pho
 async def delete_photo(
     photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
 ) -> None:
-    """Delete a photo, its files and its jobs; refused while a job is still running."""
+    """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
+    designers and not started yet is first cancelled by its workflow (credits released)."""
     photo = _owned_photo(session, user, photo_id)
     job = _latest_job(photo)
+    busy = ApiError(409, PHOTO_BUSY_MESSAGE, "photo_busy", "Impossibile eliminare la foto")
+    if job is not None and job.status in CANCELLABLE_JOB_STATUSES:
+        try:
+            await run_job_update(
+                temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))
+            )
+        except ApiError as exc:
+            raise busy from exc
+        session.expire_all()
+        photo = _owned_photo(session, user, photo_id)
+        job = _latest_job(photo)
     if job is not None and job.status in ACTIVE_JOB_STATUSES:
-        raise ApiError(
-            409,
-            "La foto è in lavorazione: potrai eliminarla al termine.",
-            "photo_busy",
-            "Impossibile eliminare la foto",
-        )
+        raise busy
     storage = get_storage()
     shared = keys_used_elsewhere(session, photo)  # never delete a file another photo still uses
     keys = [
@@ -454,14 +467,16 @@ def photo_thumbnail(
     user: CurrentUser,
     session: SessionDep,
     size: Annotated[int, Query(ge=64, le=1024)] = 320,
+    variant: Annotated[str, Query(pattern="^(result|original)$")] = "result",
 ) -> Response:
     """A JPEG preview at most ``size`` px on its long side: the delivered result when there is one,
-    else the original. 404 'Anteprima non disponibile' when the file is gone or not decodable here."""
+    else the original; ``variant=original`` always the original (the card's before/after). 404
+    'Anteprima non disponibile' when the file is gone or not decodable here."""
     photo = _owned_photo(session, user, photo_id)
     unavailable = ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
     if photo.files_deleted_at is not None:
         raise unavailable
-    if photo.status == "processed" and photo.processed_path:
+    if variant == "result" and photo.status == "processed" and photo.processed_path:
         bucket, key = BUCKET_PROCESSED, photo.processed_path
     else:
         bucket, key = BUCKET_UPLOADS, photo.upload_path

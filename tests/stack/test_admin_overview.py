@@ -148,6 +148,8 @@ async def test_overview_counts_real_rows(stack: Stack, api: httpx.AsyncClient) -
         "credits_sold": light_credits,
         "credits_granted": 7,
         "revenue_cents": light_cents,
+        "jobs_needing_review": 0,  # none of these is a flagged AI result (tests/stack/test_needs_review.py)
+        "needs_review_window_days": 0,
     }
     jobs = {s: after["jobs_by_status"][s] - before["jobs_by_status"][s] for s in after["jobs_by_status"]}
     assert jobs[JobStatus.pending_human.value] == 2

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BASE_URL_ENV, CHROMIUM_PATH, REPO_ROOT, RESULTS_DIR } from './paths';
+import { BASE_URL_ENV, CHROMIUM_PATH, REPO_ROOT, RESULTS_DIR, STACK_DB_ENV } from './paths';
 
 const HEALTH_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 90_000;
@@ -142,5 +142,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   }
   console.log(`FotoPronta e2e: stack pronto su ${baseURL} in ${Math.round((Date.now() - started) / 1000)} s (dati in ${dataDir})`);
   process.env[BASE_URL_ENV] = baseURL;
+  // for tests that write rows directly, as the stack tests do (e2e/stack-db.ts)
+  process.env[STACK_DB_ENV] = JSON.stringify({ FOTOPRONTA_DATA_DIR: dataDir, FOTOPRONTA_POSTGRES_PORT: String(postgresPort) });
   return teardown;
 }

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { BadgeTone } from '@/components/ui/badge';
 import { PHOTOS_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
-import type { Photo, PhotoJob } from '@/types/api';
+import type { Photo, PhotoJob, ProcessingDetails } from '@/types/api';
 
 export const PHOTOS_KEY = ['photos'] as const;
 
@@ -12,6 +12,17 @@ export const getPhotos = () => api<Photo[]>('/api/photos');
 export function latestJob(photo: Pick<Photo, 'jobs'>): PhotoJob | null {
   if (!photo.jobs?.length) return null;
   return [...photo.jobs].sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+}
+
+/**
+ * What the retouch pipeline found for the photo's delivered result (SEO name, colours, brand…): the
+ * newest job that has `processing_details`. A free rework (a human job without details) keeps the AI
+ * result's name, also when the designers reject it.
+ */
+export function resultDetails(photo: Pick<Photo, 'jobs'>): ProcessingDetails | null {
+  const withDetails = (photo.jobs ?? []).filter((j) => j.processing_details);
+  if (withDetails.length === 0) return null;
+  return [...withDetails].sort((a, b) => b.created_at.localeCompare(a.created_at))[0].processing_details;
 }
 
 const FINISHED = new Set(['completed', 'failed', 'completed_human', 'rejected_human']);
@@ -33,6 +44,24 @@ export function usePhotos() {
     queryFn: getPhotos,
     refetchInterval: (query) => (hasActiveJobs(query.state.data) ? PHOTOS_POLL_MS : false),
   });
+}
+
+const AI_JOB_TYPES = new Set(['background_removal', 'smart_backgrounds']);
+
+/**
+ * The photo's delivered AI result is one the retouch pipeline is unsure of
+ * (`processing_details.needs_review`): its card shows 'Da verificare' and offers the designer rework.
+ */
+export function needsReview(photo: Pick<Photo, 'jobs'>): boolean {
+  const job = latestJob(photo);
+  return job !== null && AI_JOB_TYPES.has(job.job_type) && job.status === 'completed' && job.processing_details?.needs_review === true;
+}
+
+/** The pipeline's confidence as a whole percentage (0–100), or null when it gave none. */
+export function confidencePercent(job: Pick<PhotoJob, 'processing_details'> | null): number | null {
+  const value = job?.processing_details?.confidence;
+  if (typeof value !== 'number' || !Number.isFinite(value)) return null;
+  return Math.round(Math.min(Math.max(value, 0), 1) * 100);
 }
 
 /** Badge labels (SPEC §4). `null` = the photo has no job. */

@@ -60,6 +60,10 @@ export interface ProcessingDetails {
   brand?: string | null;
   category?: string | null;
   colors?: ColorInfo[] | null;
+  /** 0–1, written by the retouch pipeline: how sure it is of the cut-out. */
+  confidence?: number | null;
+  /** The pipeline is unsure of the result: the card shows 'Da verificare' (issue 10). */
+  needs_review?: boolean | null;
 }
 
 export interface PhotoJob {

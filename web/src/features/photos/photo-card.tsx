@@ -2,7 +2,7 @@ import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
-import { isRetryableError, jobStatusLabel, jobStatusTone, latestJob } from '@/lib/photos';
+import { confidencePercent, isRetryableError, jobStatusLabel, jobStatusTone, latestJob, needsReview, resultDetails } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import type { DownloadFormat } from './photos-api';
 
@@ -15,6 +15,8 @@ interface Props {
   onDownload: (format: DownloadFormat) => void;
   onReprocess: () => void;
   onRework: () => void;
+  /** One click, no question: the free designer rework of a result flagged 'Da verificare'. */
+  onReviewRework: () => void;
   onDelete: () => void;
   busy: boolean;
 }
@@ -33,9 +35,31 @@ export function canRequestRework(photo: Photo, now = Date.now()): boolean {
   return now - new Date(job.completed_at).getTime() < REWORK_WINDOW_MS;
 }
 
-export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onRework, onDelete, busy }: Props) {
+/** Why a flagged result goes to a designer, in the seller's words (issue 10). */
+export const REVIEW_REASON = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: un grafico può rifinirlo gratis.';
+/** The same doubt once the free rework is no longer available (asked already, or after 7 days). */
+export const REVIEW_REASON_NO_REWORK = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: controlla il risultato prima di usarlo.';
+
+/** Original and result side by side, for a result flagged 'Da verificare'. */
+function BeforeAfter({ photoId, title, after }: { photoId: string; title: string; after: string | null }) {
+  const before = useAuthImage(`/api/photos/${photoId}/thumbnail?variant=original`);
+  return (
+    <div className="photo-compare" role="group" aria-label={`Prima e dopo: ${title}`}>
+      <figure>
+        <div className="photo-thumb">{before ? <img src={before} alt={`Prima: foto originale di ${title}`} /> : <span aria-hidden="true">🖼️</span>}</div>
+        <figcaption>Prima</figcaption>
+      </figure>
+      <figure>
+        <div className="photo-thumb">{after ? <img src={after} alt={`Dopo: risultato del ritocco di ${title}`} /> : <span aria-hidden="true">🖼️</span>}</div>
+        <figcaption>Dopo</figcaption>
+      </figure>
+    </div>
+  );
+}
+
+export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onRework, onReviewRework, onDelete, busy }: Props) {
   const job = latestJob(photo);
-  const details = job?.processing_details ?? null;
+  const details = resultDetails(photo);
   const title = details?.seo_filename || photo.original_filename;
   const colors = details?.colors ?? [];
   const canDownload = isDownloadable(photo);
@@ -44,6 +68,11 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
   const thumb = useAuthImage(photo.files_deleted_at ? null : `/api/photos/${photo.id}/thumbnail?v=${version}`);
   const inProgress = job?.status === 'processing' || job?.status === 'in_progress_human';
   const canReprocess = (job?.status === 'failed' || job?.status === 'rejected_human') && isRetryableError(job.error_message);
+  const flagged = needsReview(photo);
+  const canRework = canRequestRework(photo);
+  const confidence = flagged ? confidencePercent(job) : null;
+  // a free rework the designers rejected: the earlier result stays (DESIGN decisions)
+  const reworkRejected = job?.status === 'rejected_human' && canDownload;
 
   return (
     <article className="card photo-card" aria-label={title}>
@@ -51,11 +80,28 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
         {canDownload ? (
           <input type="checkbox" className="photo-check" aria-label={`Seleziona ${title}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
         ) : null}
-        <div className="photo-thumb">
-          {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <span aria-hidden="true">🖼️</span>}
+        {flagged ? null : (
+          <div className="photo-thumb">
+            {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <span aria-hidden="true">🖼️</span>}
+          </div>
+        )}
+        <div className="photo-badges">
+          <Badge tone={jobStatusTone(job?.status)}>{jobStatusLabel(job?.status ?? null)}</Badge>
+          {flagged ? <Badge tone="warning">Da verificare</Badge> : null}
         </div>
-        <Badge tone={jobStatusTone(job?.status)}>{jobStatusLabel(job?.status ?? null)}</Badge>
       </div>
+      {flagged ? <BeforeAfter photoId={photo.id} title={title} after={thumb} /> : null}
+      {flagged ? (
+        <div className="review-note" role="note">
+          <p>{canRework ? REVIEW_REASON : REVIEW_REASON_NO_REWORK}</p>
+          {confidence !== null ? <p className="muted">Affidabilità del ritocco automatico: {confidence}%</p> : null}
+          {canRework ? (
+            <button type="button" className="btn btn-primary btn-sm" onClick={onReviewRework} disabled={busy}>
+              Fai rifinire a un grafico
+            </button>
+          ) : null}
+        </div>
+      ) : null}
       <h3 className="photo-title" title={title}>
         {title}
       </h3>
@@ -97,9 +143,10 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
       {job?.error_message ? (
         <p className="form-error photo-error" role="note">
-          {job.error_message}
+          {reworkRejected ? `Revisione rifiutata dal grafico: ${job.error_message}` : job.error_message}
         </p>
       ) : null}
+      {reworkRejected ? <p className="muted photo-sub">Il risultato precedente resta disponibile.</p> : null}
       <div className="photo-actions">
         {canDownload ? (
           <>
@@ -111,7 +158,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
             </button>
           </>
         ) : null}
-        {canRequestRework(photo) ? (
+        {canRework && !flagged ? (
           <button type="button" className="btn btn-outline btn-sm" onClick={onRework} disabled={busy} title="Una volta, entro 7 giorni: il nostro team grafico rielabora la foto senza costi">
             Revisione gratuita
           </button>

@@ -1,13 +1,13 @@
 import { apiFetch, api } from '@/lib/api-client';
 import { saveBlob } from '@/lib/download';
-import { latestJob } from '@/lib/photos';
+import { resultDetails } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 
 export type DownloadFormat = 'jpeg' | 'webp';
 
 /** File name for a download: the job's SEO name (else the original's), with the format's extension. */
 export function downloadName(photo: Photo, format: DownloadFormat): string {
-  const seo = latestJob(photo)?.processing_details?.seo_filename?.trim();
+  const seo = resultDetails(photo)?.seo_filename?.trim();
   const base = (seo || photo.original_filename || 'foto').replace(/\.[a-z0-9]{2,5}$/i, '');
   return `${base}.${format === 'webp' ? 'webp' : 'jpg'}`;
 }

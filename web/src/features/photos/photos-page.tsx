@@ -6,7 +6,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
+import { confidencePercent, filterGroup, latestJob, PHOTOS_KEY, resultDetails, usePhotos, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
 import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
@@ -47,7 +47,7 @@ export function PhotosPage() {
       const job = latestJob(p);
       if (filter !== 'all' && filterGroup(job?.status) !== filter) return false;
       if (!q) return true;
-      const seo = job?.processing_details?.seo_filename ?? '';
+      const seo = resultDetails(p)?.seo_filename ?? '';
       return p.original_filename.toLowerCase().includes(q) || seo.toLowerCase().includes(q);
     });
   }, [all, filter, search]);
@@ -90,13 +90,18 @@ export function PhotosPage() {
   };
 
   const remove = async (photo: Photo) => {
-    if (!window.confirm(`Eliminare definitivamente "${photo.original_filename}"?`)) return;
+    // queued for designers, not started: deleting cancels the job and returns the reserved credits
+    const queued = ['pending_human', 'assigned_to_graphic'].includes(latestJob(photo)?.status ?? '');
+    const question = queued
+      ? `Annullare il lavoro dei grafici ed eliminare definitivamente "${photo.original_filename}"? I crediti riservati ti verranno restituiti.`
+      : `Eliminare definitivamente "${photo.original_filename}"?`;
+    if (!window.confirm(question)) return;
     setBusyId(photo.id);
     try {
       await deletePhoto(photo.id);
-      toast({ title: 'Foto eliminata' });
+      toast({ title: 'Foto eliminata', description: queued ? 'Lavoro annullato: i crediti riservati ti sono stati restituiti.' : undefined });
       toggle(photo.id, false);
-      await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+      await Promise.all([queryClient.invalidateQueries({ queryKey: PHOTOS_KEY }), queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY })]);
     } catch (error) {
       toast({ title: 'Errore', description: errorMessage(error, "Impossibile eliminare la foto"), variant: 'destructive' });
     } finally {
@@ -127,6 +132,22 @@ export function PhotosPage() {
     try {
       await requestRework(photo.id, notes);
       toast({ title: 'Revisione richiesta', description: 'Il nostro team grafico rielaborerà la foto entro 24-48 ore lavorative.' });
+      await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+    } catch (error) {
+      toast({ title: errorTitle(error, 'Errore'), description: errorMessage(error), variant: 'destructive' });
+    } finally {
+      setBusyId(null);
+    }
+  };
+
+  /** 'Fai rifinire a un grafico' on a result flagged 'Da verificare': the free rework, in one click. */
+  const reviewRework = async (photo: Photo) => {
+    const confidence = confidencePercent(latestJob(photo));
+    const notes = `Da verificare: il ritocco automatico non era sicuro di aver isolato il prodotto giusto${confidence === null ? '' : ` (affidabilità ${confidence}%)`}.`;
+    setBusyId(photo.id);
+    try {
+      await requestRework(photo.id, notes);
+      toast({ title: 'Revisione richiesta', description: 'Un grafico rifinirà la foto gratis entro 24-48 ore lavorative; intanto il risultato attuale resta scaricabile.' });
       await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
     } catch (error) {
       toast({ title: errorTitle(error, 'Errore'), description: errorMessage(error), variant: 'destructive' });
@@ -213,6 +234,7 @@ export function PhotosPage() {
               onDownload={(format) => void download(p, format)}
               onReprocess={() => void reprocess(p)}
               onRework={() => void rework(p)}
+              onReviewRework={() => void reviewRework(p)}
               onDelete={() => void remove(p)}
               busy={busyId === p.id}
             />

@@ -34,6 +34,9 @@ export interface AdminOverview {
   credits_sold: number;
   credits_granted: number;
   revenue_cents: number;
+  /** AI results flagged `needs_review` by the retouch pipeline, delivered in the last `needs_review_window_days` days. */
+  jobs_needing_review: number;
+  needs_review_window_days: number;
   currency: string;
 }
 

@@ -36,6 +36,11 @@ export function AdminOverviewTab() {
     { label: 'Senza crediti', value: o.users_without_credits, hint: 'Registrati negli ultimi 30 giorni con 0 crediti' },
     { label: 'Foto totali', value: o.photos_total },
     { label: 'Lavori in attesa di un grafico', value: o.pending_human_unassigned },
+    {
+      label: 'Risultati AI da verificare',
+      value: o.jobs_needing_review,
+      hint: `Segnalati dal ritocco automatico negli ultimi ${o.needs_review_window_days} giorni`,
+    },
     { label: 'Crediti venduti', value: o.credits_sold },
     { label: 'Crediti assegnati manualmente', value: o.credits_granted },
     { label: 'Ricavi', value: formatCents(o.revenue_cents) },

@@ -16,6 +16,8 @@ const overview: AdminOverview = {
   credits_sold: 500,
   credits_granted: 30,
   revenue_cents: 12500,
+  jobs_needing_review: 4,
+  needs_review_window_days: 7,
   currency: 'EUR',
 };
 
@@ -78,6 +80,8 @@ describe('admin dashboard', () => {
     expect(within(cards).getByText('Utenti totali').nextSibling).toHaveTextContent('42');
     expect(within(cards).getByText('Senza crediti').nextSibling).toHaveTextContent('3');
     expect(within(cards).getByText('Ricavi').nextSibling).toHaveTextContent('125,00');
+    expect(within(cards).getByText('Risultati AI da verificare').nextSibling).toHaveTextContent('4');
+    expect(within(cards).getByText('Segnalati dal ritocco automatico negli ultimi 7 giorni')).toBeInTheDocument();
     expect(within(screen.getByRole('list', { name: 'Lavori per stato' })).getByText('Completata')).toBeInTheDocument();
   });
 
@@ -96,7 +100,8 @@ describe('admin dashboard', () => {
     expect(await screen.findByRole('row', { name: /mario@example.com/ })).toBeInTheDocument();
 
     await user.type(screen.getByLabelText('Cerca utenti'), 'verdi');
-    await waitFor(() => expect(screen.queryByRole('row', { name: /mario@example.com/ })).not.toBeInTheDocument());
+    // the search is debounced: on a loaded machine the 1 s default of waitFor is not always enough
+    await waitFor(() => expect(screen.queryByRole('row', { name: /mario@example.com/ })).not.toBeInTheDocument(), { timeout: 5_000 });
     expect(callsTo(server, 'GET', '/api/admin/users').some(([input]) => String(input).includes('q=verdi'))).toBe(true);
     const row = screen.getByRole('row', { name: /anna@shop.it/ });
     expect(within(row).getByText('Grafico')).toBeInTheDocument();

@@ -1,0 +1,41 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { REPO_ROOT, STACK_DB_ENV } from './paths';
+
+/**
+ * Direct access to the e2e stack's database through the project's Python (as `tests/stack` does), for
+ * what no screen can do: create confirmed accounts, write what another component would have written.
+ */
+function runPython(args: string[]): string {
+  const stack = process.env[STACK_DB_ENV];
+  if (!stack) throw new Error(`${STACK_DB_ENV} non impostata: la global setup non è stata eseguita`);
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('FOTOPRONTA_')));
+  const result = spawnSync(path.join(REPO_ROOT, '.venv', 'bin', 'python'), args, {
+    cwd: REPO_ROOT,
+    env: { ...inherited, FOTOPRONTA_ENVIRONMENT: 'development', ...(JSON.parse(stack) as Record<string, string>) },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  if (result.status !== 0) throw new Error(`python ${args.join(' ')}: ${result.stderr || result.error}`);
+  return result.stdout;
+}
+
+/** A confirmed, active account (`fotopronta create-user`). */
+export function createUser(email: string, password: string, role: 'client' | 'graphic' | 'admin', firstName = 'Giulia'): void {
+  runPython(['-m', 'fotopronta.cli', 'create-user', '--email', email, '--password', password, '--role', role, '--first-name', firstName]);
+}
+
+const SET_REVIEW = `
+import sys, uuid
+from fotopronta.db import session_scope
+from fotopronta.models import PhotoProcessingJob
+with session_scope() as session:
+    job = session.get_one(PhotoProcessingJob, uuid.UUID(sys.argv[1]))
+    assert job.status == "completed", job.status
+    job.processing_details = {**(job.processing_details or {}), "confidence": float(sys.argv[2]), "needs_review": sys.argv[3] == "1"}
+`;
+
+/** What the retouch pipeline writes on a doubtful result: `confidence` and `needs_review` on a completed job. */
+export function setReview(jobId: string, confidence: number, needsReview: boolean): void {
+  runPython(['-c', SET_REVIEW, jobId, String(confidence), needsReview ? '1' : '0']);
+}

@@ -1,0 +1,19 @@
+/**
+ * Paths the FastAPI server answers itself (API, health check, development pages such as the test
+ * checkout `/dev/checkout/…` and the outbox `/dev/mail`, the OpenAPI docs). The service worker's
+ * navigation fallback must never answer them with the app shell (issue 12 item 1); `vite.config.ts`
+ * passes this list to workbox's `navigateFallbackDenylist`.
+ */
+export const SERVER_PATH_PATTERNS: RegExp[] = [
+  /^\/api(\/|$)/,
+  /^\/healthz(\/|$)/,
+  /^\/dev(\/|$)/,
+  /^\/docs(\/|$)/,
+  /^\/redoc(\/|$)/,
+  /^\/openapi\.json$/,
+];
+
+/** Whether `pathname` belongs to the server rather than to the single-page app. */
+export function isServerPath(pathname: string): boolean {
+  return SERVER_PATH_PATTERNS.some((pattern) => pattern.test(pathname));
+}
