@@ -99,7 +99,7 @@ describe('sign-up link opened in another browser', () => {
     await waitFor(() => expect(router.state.location.search).toBe('?type=recovery'));
     window.history.replaceState(null, '', '/');
     expect(await screen.findByText('Email confermata')).toBeInTheDocument();
-    await user.type(screen.getByPlaceholderText('Inserisci la tua nuova password (minimo 6 caratteri)'), 'mia12345');
+    await user.type(await screen.findByPlaceholderText('Inserisci la tua nuova password (minimo 6 caratteri)'), 'mia12345');
     await user.click(screen.getByRole('button', { name: 'Cambia password' }));
     await waitFor(() => expect(useSessionStore.getState().session).toBeNull());
     expect(router.state.location.pathname).toBe('/auth');
