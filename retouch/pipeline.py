@@ -31,8 +31,10 @@ from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
+from .pick import details as pick_details
+from .pick import pick_product
 from .presets import Preset, get_preset
-from .segment import DEFAULT_MODEL, predict_mask
+from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
 
@@ -147,7 +149,7 @@ def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -
     h, w = rgb.shape[:2]
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    coarse = predict_mask(small, model_name)
+    coarse = pick_product(small, model_name).mask
     alpha = refine_matte(small, coarse, **kw)
     return upsample_matte(alpha, (w, h))
 
@@ -346,10 +348,14 @@ def _retouch_decoded(
         alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
         alpha_small = alpha_small.astype(np.float32) / 255.0
         matte_source = "alpha"
+        # the seller's own transparency: nothing was guessed
+        seg_details: dict[str, Any] = {"confidence": 1.0, "needs_review": False}
         _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
-        coarse = predict_mask(small, model_name)
-        alpha_small = refine_matte(small, coarse)
+        pick = pick_product(small, model_name)
+        seg_details = pick_details(pick)
+        alpha_small = refine_matte(small, pick.mask)
+        del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = upsample_matte(alpha_small, (w, h))
         matte_source = model_name
@@ -460,6 +466,7 @@ def _retouch_decoded(
         },
         "specks_removed": int(specks),
         "correction": corr.as_dict(),
+        **seg_details,
     }
     return RetouchResult(
         jpeg=jpeg,
