@@ -96,7 +96,9 @@ class RetouchResult:
         webp: WebP bytes of the same result.
         width, height: output size in px.
         details: JSON-serialisable ``processing_details`` (SPEC.md §3): seo_filename, brand, category,
-            colors, compliance, byte counts, input size ...
+            colors, compliance, byte counts, input size ..., ``confidence`` (float in [0, 1]: how sure we
+            are the matte holds the product, :func:`retouch.pick.confidence`), ``needs_review`` (bool:
+            send it to a designer) and ``segmentation`` (which network passes were kept, their signals).
         matte: uint8 (H, W) alpha matte at the *input* size (after EXIF rotation), 255 = product.
 
     :meth:`cutout_png` needs the photo: call :func:`retouch` with ``cutout=True``.
@@ -278,7 +280,8 @@ def retouch(
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
     Steps: decode (EXIF orientation, ICC -> sRGB, CMYK, 16 bit, RAW, HEIC) -> segmentation at a working
-    resolution of at most :data:`WORK_MAX_PIXELS` (rembg model, session reused) -> matte refinement
+    resolution of at most :data:`WORK_MAX_PIXELS` (rembg model, session reused; a second look at 320 px
+    and mirrored on doubtful photos, :func:`retouch.pick.pick_product`) -> matte refinement
     (guided filter, trapped background) -> one upsampling of the matte to the input size -> framing for
     the preset (only the product region is resampled, once) -> edge decontamination -> light/colour
     correction and dust removal on the product -> soft shadow -> blend on white RGB 255,255,255 or a
