@@ -132,6 +132,29 @@ def edge_sharpness(grey: np.ndarray, block: int = 5) -> tuple[np.ndarray, np.nda
     return full(ratio), full(contrast)
 
 
+def _sharpness_near(grey: np.ndarray, binary: np.ndarray, block: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`edge_sharpness` computed only in the box of ``binary`` grown by 16 px (zeros elsewhere).
+
+    The box starts on the block grid and reaches 16 px past the mask, farther than the 15 x 15 window,
+    so on the mask's outline the values equal those of the whole-image computation; a product that
+    fills half the frame costs half as much.
+    """
+    h, w = grey.shape
+    ys = np.flatnonzero(binary.any(axis=1))
+    xs = np.flatnonzero(binary.any(axis=0))
+    if ys.size == 0:
+        return np.zeros_like(grey), np.zeros_like(grey)
+    y0, x0 = max(0, int(ys[0]) - 16) // block * block, max(0, int(xs[0]) - 16) // block * block
+    y1, x1 = min(h, int(ys[-1]) + 17), min(w, int(xs[-1]) + 17)
+    if (y1 - y0) * (x1 - x0) > 0.8 * h * w:
+        return edge_sharpness(grey, block)
+    r, c = edge_sharpness(np.ascontiguousarray(grey[y0:y1, x0:x1]), block)
+    ratio, contrast = np.zeros_like(grey), np.zeros_like(grey)
+    ratio[y0:y1, x0:x1] = r
+    contrast[y0:y1, x0:x1] = c
+    return ratio, contrast
+
+
 def _outline(binary: np.ndarray) -> np.ndarray:
     """bool (H, W): the 1-px inner outline of a binary mask (pixels with a 4-neighbour outside)."""
     pad = np.pad(binary, 1, mode="constant")
@@ -287,7 +310,9 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
     from .segment import U2NET_FAMILY
 
     first = predict_mask(small, model_name)
-    ratio, contrast = edge_sharpness(_grey(small))
+    grey = _grey(small)
+    # the first mask's outline is all the doubt test looks at: sharpness around its box only
+    ratio, contrast = _sharpness_near(grey, first >= 0.5)
     sig = mask_signals(first, ratio, contrast)
     doubt = in_doubt(sig)
     signals: dict[str, float] = {
@@ -300,6 +325,7 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
     if not (doubt or force) or model_name not in U2NET_FAMILY:
         return Pick(first, str(NETWORK_INPUT_PX), 1, signals)
 
+    ratio, contrast = edge_sharpness(grey)  # the other candidates may reach anywhere
     alt = predict_mask(small, model_name, ALT_INPUT_PX)
     flipped = predict_mask(np.ascontiguousarray(small[:, ::-1]), model_name, ALT_INPUT_PX)[:, ::-1]
     first_key, alt_key, flip_key = str(NETWORK_INPUT_PX), str(ALT_INPUT_PX), f"{ALT_INPUT_PX}-flip"
