@@ -1,18 +1,26 @@
-"""Matte and output quality: our pipeline vs plain rembg, on the shared photos with ground truth.
+"""Matte and output quality: our pipeline vs plain rembg, on data we did not tune on, then on data we did.
 
-For every image in ``../shared/photos/gt/images`` that has ``gt/masks/NAME.png``:
+Four sets, each measured in the same run for both tools (``bench/composites.py`` explains the split):
 
-* IoU, alpha MAE and boundary F-measure (DAVIS, tolerance 0.008 x diagonal) of our matte
-  (``RetouchResult.matte``) and of plain rembg (``rembg.remove(data, session, only_mask=True)``, same
-  model); GT pixels equal to 128 (unlabelled band) are left out;
-* on our white-background output (preset ``amazon``, no shadow, so the background is all white; the GT
-  is mapped onto the output canvas with the framing reported in ``details["framing"]``): the halo score
-  (``retouch.metrics.halo_score``: median distance from white in the ring 1-3 px outside the GT
-  product, in 8-bit levels; lower is better), the share of pure-white
-  background pixels, the minimum corner value of the encoded JPEG; and the same halo score for a
-  naive composite of rembg's mask on white (what ``rembg`` + a white fill gives).
+1. **GT held-out fold**: the GT photos of the held-out fold (never used to choose issue 10's parameters);
+2. **held-out composites**: GT products of the held-out fold pasted onto generated backgrounds (busy,
+   textured, out of focus, a second large blurred salient object; 2000-4000 px), seed
+   :data:`bench.composites.HOLDOUT_SEED`;
+3. **GT tuning fold** and 4. **tuning composites** (seed :data:`bench.composites.TUNE_SEED`), the data
+   the parameters were chosen on, printed after the held-out figures.
 
-Usage: ``python -m bench.quality [--limit N] [--model u2netp] [--only NAME...]``.
+Per photo: IoU, alpha MAE and boundary F-measure (DAVIS, tolerance 0.008 x diagonal) of our matte
+(``RetouchResult.matte``) and of plain rembg (``rembg.remove(data, session, only_mask=True)``: u2netp at
+its own 320 px); GT pixels equal to 128 (unlabelled band) are left out. On our white-background output
+(preset ``amazon``, no shadow; the GT is mapped onto the output canvas with ``details["framing"]``): the
+halo score (``retouch.metrics.halo_score``), the share of pure-white background pixels, the minimum
+corner value of the JPEG; and the halo of a naive composite of rembg's mask on white.
+
+Per set it prints the means, the number of photos more than 0.05 IoU below rembg, the review flags
+(``processing_details.needs_review``) against the truth (IoU < 0.9 = bad), and the worst photos side by side.
+
+Usage: ``python -m bench.quality [--composites N] [--tune-composites N] [--sets ...] [--per-photo]
+[--limit N] [--only NAME...]``.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import argparse
 import io
 import sys
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -34,120 +43,217 @@ setup()
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
+#: Default number of held-out / tuning composites (about 4-5 s each on this machine, both tools).
+HOLDOUT_COMPOSITES = 24
+TUNE_COMPOSITES = 12
+SETS = ("gt-holdout", "comp-holdout", "gt-tune", "comp-tune")
+TITLES = {
+    "gt-holdout": "GT held-out fold (not tuned on)",
+    "comp-holdout": "held-out composites (not tuned on)",
+    "gt-tune": "GT tuning fold (tuned on)",
+    "comp-tune": "tuning composites (tuned on)",
+}
+COLUMNS = [
+    "IoU rembg",
+    "IoU ours",
+    "BF rembg",
+    "BF ours",
+    "MAE rembg",
+    "MAE ours",
+    "halo rembg",
+    "halo ours",
+    "bg white",
+    "corner min",
+    "conf",
+    "review",
+]
+
+
+def _inputs(
+    set_name: str, n_composites: int, only: set[str] | None, limit: int | None
+) -> Iterator[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]]:
+    """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask)."""
+    from .composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
+
+    fold = "holdout" if set_name.endswith("holdout") else "tune"
+    items: list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]] = []
+    if set_name.startswith("gt"):
+        stems = set(gt_folds()[fold])
+        for p in list_images(GT / "images"):
+            if p.stem in stems:
+
+                def load(p: Path = p) -> tuple[bytes, np.ndarray]:
+                    return p.read_bytes(), np.asarray(Image.open(GT / "masks" / f"{p.stem}.png").convert("L"))
+
+                items.append((p.stem, load))
+    else:
+        seed = HOLDOUT_SEED if fold == "holdout" else TUNE_SEED
+        for stem, i, kind in composites(fold, n_composites):
+
+            def make(stem: str = stem, i: int = i, kind: str | None = kind) -> tuple[bytes, np.ndarray]:
+                c = make_composite(stem, seed, i, kind)
+                return c.data, c.gt
+
+            items.append((f"c{seed}-{i:02d}-{kind or 'drawn'}-{stem}", make))
+    if only:
+        items = [it for it in items if it[0] in only or any(o in it[0] for o in only)]
+    yield from items[:limit] if limit else items
+
+
+def measure(data: bytes, gt: np.ndarray, session: object, model: str) -> tuple[list[float], float, float]:
+    """Both tools on one photo: (row of :data:`COLUMNS` values, rembg seconds, our seconds)."""
+    from rembg import remove
+
+    from retouch import RetouchOptions, retouch
+    from retouch import metrics as M
+    from retouch.layout import Placement, resample_region
+
+    t = time.perf_counter()
+    base = np.asarray(Image.open(io.BytesIO(remove(data, session=session, only_mask=True))).convert("L"))
+    t_base = time.perf_counter() - t
+    t = time.perf_counter()
+    res = retouch(data, RetouchOptions(preset="amazon", shadow=False), model_name=model)
+    t_ours = time.perf_counter() - t
+    ours = res.matte
+    if ours.shape != gt.shape or base.shape != gt.shape:
+        raise ValueError(f"dimensioni diverse (gt {gt.shape}, ours {ours.shape}, rembg {base.shape})")
+    out = np.asarray(Image.open(io.BytesIO(res.jpeg)).convert("RGB"))
+    fr = res.details["framing"]
+    placement = Placement(
+        res.width,
+        res.height,
+        fr["scale"],
+        tuple(fr["src_box"]),
+        (0, 0, res.width, res.height),
+        tuple(fr["product_bbox"]),
+    )
+    gt_out = resample_region(gt, placement, fill=0)  # GT on the output canvas (for the halo)
+    mid = (gt_out > 0) & (gt_out < 255)
+    gt_out[mid] = np.where(gt_out[mid] >= 128, 255, 0)
+    src = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
+    ab = base.astype(np.float32)[..., None] / 255.0
+    naive = (src * ab + 255 * (1 - ab) + 0.5).astype(np.uint8) if src.shape[:2] == base.shape else out
+    row = [
+        M.iou(base, gt),
+        M.iou(ours, gt),
+        M.boundary_f(base, gt),
+        M.boundary_f(ours, gt),
+        M.alpha_mae(base, gt),
+        M.alpha_mae(ours, gt),
+        M.halo_score(naive, gt),
+        M.halo_score(out, gt_out, max(1, round(placement.scale)), max(2, round(3 * placement.scale))),
+        M.background_purity(out, resample_region(ours, placement, fill=0)),
+        float(M.corner_min(out)),
+        float(res.details["confidence"]),
+        float(bool(res.details["needs_review"])),
+    ]
+    return row, t_base, t_ours
+
+
+def report(title: str, names: list[str], acc: np.ndarray, per_photo: bool, worst: int = 6) -> None:
+    """Print one set's summary, review-flag counts and worst photos (and every photo with ``per_photo``)."""
+    n = len(names)
+    mean = acc.mean(axis=0)
+    below = acc[:, 1] < acc[:, 0] - 0.05
+    bad = acc[:, 1] < 0.9
+    flag = acc[:, 11] > 0.5
+    print(f"\n## {title}: {n} photos\n")
+    print_table(
+        ["summary", "rembg", "ours", "target"],
+        [
+            [
+                "mean IoU",
+                float(mean[0]),
+                float(mean[1]),
+                "ours > rembg: " + ("OK" if mean[1] > mean[0] else "NO"),
+            ],
+            [
+                "mean boundary F",
+                float(mean[2]),
+                float(mean[3]),
+                "ours > rembg: " + ("OK" if mean[3] > mean[2] else "NO"),
+            ],
+            ["mean alpha MAE", float(mean[4]), float(mean[5]), "lower is better"],
+            [
+                "photos > 0.05 IoU below rembg",
+                "",
+                int(below.sum()),
+                "0: " + ("OK" if not below.any() else "NO"),
+            ],
+            [
+                "photos IoU better / worse",
+                "",
+                f"{int((acc[:, 1] > acc[:, 0] + 1e-4).sum())} / {int((acc[:, 1] < acc[:, 0] - 1e-4).sum())}",
+                "",
+            ],
+            ["min IoU", float(acc[:, 0].min()), float(acc[:, 1].min()), ""],
+            ["max halo (levels)", float(acc[:, 6].max()), float(acc[:, 7].max()), "< 30"],
+            [
+                "min bg purity / corner",
+                "",
+                f"{acc[:, 8].min():.4f} / {int(acc[:, 9].min())}",
+                ">= 0.99 / 255",
+            ],
+            ["IoU < 0.9 flagged for review", "", f"{int((bad & flag).sum())} / {int(bad.sum())}", "all"],
+            ["IoU >= 0.9 flagged by mistake", "", f"{int((~bad & flag).sum())} / {int((~bad).sum())}", "few"],
+        ],
+        floatfmt=".4f",
+    )
+    order = np.argsort(acc[:, 1] - acc[:, 0])[:worst]  # worst against rembg first
+    print(f"\nWorst {len(order)} against rembg (IoU ours - rembg):\n")
+    rows = [[names[i], *[acc[i, j] for j in (0, 1, 2, 3, 10)], "yes" if acc[i, 11] else "no"] for i in order]
+    print_table(["photo", "IoU rembg", "IoU ours", "BF rembg", "BF ours", "conf", "review"], rows)
+    if per_photo:
+        print()
+        print_table(["photo", *COLUMNS], [[nm, *r.tolist()] for nm, r in zip(names, acc, strict=True)])
+
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print the tables; returns 0 (figures are reported, not asserted)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--limit", type=int, default=None, help="only the first N images")
+    parser.add_argument("--composites", type=int, default=HOLDOUT_COMPOSITES, help="held-out composites")
+    parser.add_argument("--tune-composites", type=int, default=TUNE_COMPOSITES, help="tuning composites")
+    parser.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
+    parser.add_argument("--per-photo", action="store_true", help="also print every photo's row")
+    parser.add_argument("--limit", type=int, default=None, help="only the first N photos of each set")
     parser.add_argument("--model", default="u2netp")
-    parser.add_argument("--only", nargs="*", default=None, help="image names (without extension)")
+    parser.add_argument("--only", nargs="*", default=None, help="photo names (or parts of them)")
     args = parser.parse_args(argv)
     require_photos()
 
-    from rembg import remove
-
-    from retouch import RetouchOptions, get_session, retouch
-    from retouch import metrics as M
-    from retouch.layout import Placement, resample_region
+    from retouch import get_session
 
     session = get_session(args.model)
-    images = [p for p in list_images(GT / "images") if (GT / "masks" / f"{p.stem}.png").is_file()]
-    if args.only:
-        images = [p for p in images if p.stem in set(args.only)]
-    if args.limit:
-        images = images[: args.limit]
-    rows: list[list[object]] = []
-    acc: list[list[float]] = []
-    t_ours = t_base = 0.0
-    for path in images:
-        data = path.read_bytes()
-        gt = np.asarray(Image.open(GT / "masks" / f"{path.stem}.png").convert("L"))
-        t = time.perf_counter()
-        base = np.asarray(Image.open(io.BytesIO(remove(data, session=session, only_mask=True))).convert("L"))
-        t_base += time.perf_counter() - t
-        t = time.perf_counter()
-        res = retouch(data, RetouchOptions(preset="amazon", shadow=False), model_name=args.model)
-        t_ours += time.perf_counter() - t
-        ours = res.matte
-        if ours.shape != gt.shape or base.shape != gt.shape:
+    only = set(args.only) if args.only else None
+    t_all = time.perf_counter()
+    for set_name in args.sets:
+        n_comp = args.composites if set_name == "comp-holdout" else args.tune_composites
+        names: list[str] = []
+        acc: list[list[float]] = []
+        t_base = t_ours = 0.0
+        for name, load in _inputs(set_name, n_comp, only, args.limit):
+            data, gt = load()
+            try:
+                row, tb, to = measure(data, gt, session, args.model)
+            except ValueError as exc:
+                print(f"{name}: {exc}, saltata", file=sys.stderr)
+                continue
+            t_base += tb
+            t_ours += to
+            names.append(name)
+            acc.append(row)
             print(
-                f"{path.name}: dimensioni diverse (gt {gt.shape}, ours {ours.shape}, rembg {base.shape}), saltata"
+                f"  {name}: IoU {row[0]:.3f} -> {row[1]:.3f}, BF {row[2]:.3f} -> {row[3]:.3f}, "
+                f"conf {row[10]:.2f}{' REVIEW' if row[11] else ''}",
+                file=sys.stderr,
+                flush=True,
             )
+        if not acc:
+            print(f"\n## {TITLES[set_name]}: no photos")
             continue
-        out = np.asarray(Image.open(io.BytesIO(res.jpeg)).convert("RGB"))
-        fr = res.details["framing"]
-        placement = Placement(
-            res.width,
-            res.height,
-            fr["scale"],
-            tuple(fr["src_box"]),
-            (0, 0, res.width, res.height),
-            tuple(fr["product_bbox"]),
-        )
-        gt_out = resample_region(gt, placement, fill=0)  # GT on the output canvas (for the halo)
-        gt_out[(gt_out > 0) & (gt_out < 255)] = np.where(gt_out[(gt_out > 0) & (gt_out < 255)] >= 128, 255, 0)
-        # naive composite of rembg's mask on white, for the halo comparison
-        src = np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
-        ab = base.astype(np.float32)[..., None] / 255.0
-        naive = (src * ab + 255 * (1 - ab) + 0.5).astype(np.uint8) if src.shape[:2] == base.shape else out
-        r = [
-            M.iou(base, gt),
-            M.iou(ours, gt),
-            M.boundary_f(base, gt),
-            M.boundary_f(ours, gt),
-            M.alpha_mae(base, gt),
-            M.alpha_mae(ours, gt),
-            M.halo_score(naive, gt),
-            M.halo_score(out, gt_out, max(1, round(placement.scale)), max(2, round(3 * placement.scale))),
-            M.background_purity(out, resample_region(ours, placement, fill=0)),
-            float(M.corner_min(out)),
-        ]
-        acc.append(r)
-        rows.append([path.stem, *r])
-        print(
-            f"  {path.stem}: IoU {r[0]:.3f} -> {r[1]:.3f}, BF {r[2]:.3f} -> {r[3]:.3f}",
-            file=sys.stderr,
-            flush=True,
-        )
-    if not acc:
-        print("Nessuna immagine con maschera.")
-        return 0
-    mean = np.mean(np.array(acc), axis=0).tolist()
-    headers = [
-        "image",
-        "IoU rembg",
-        "IoU ours",
-        "BF rembg",
-        "BF ours",
-        "MAE rembg",
-        "MAE ours",
-        "halo rembg",
-        "halo ours",
-        "bg white",
-        "corner min",
-    ]
-    print(f"\n## Matte quality, model {args.model}, {len(acc)} images (GT 128 band excluded)\n")
-    print_table(headers, rows + [["MEAN", *mean]])
-    print()
-    n = len(acc)
-    arr = np.array(acc)
-    better_iou = int(np.sum(arr[:, 1] > arr[:, 0] + 1e-4))
-    worse_iou = int(np.sum(arr[:, 1] < arr[:, 0] - 1e-4))
-    print_table(
-        ["summary", "rembg", "ours", "target"],
-        [
-            ["mean IoU", mean[0], mean[1], "ours > rembg: " + ("OK" if mean[1] > mean[0] else "NO")],
-            ["mean boundary F", mean[2], mean[3], "ours > rembg: " + ("OK" if mean[3] > mean[2] else "NO")],
-            ["mean alpha MAE", mean[4], mean[5], "lower is better"],
-            ["mean halo (levels)", mean[6], mean[7], "ours lower"],
-            ["max halo ours", float(arr[:, 6].max()), float(arr[:, 7].max()), "< 30: no visible halo"],
-            ["min bg purity ours", "", float(arr[:, 8].min()), ">= 0.99"],
-            ["min corner value ours", "", float(arr[:, 9].min()), "255 (pure white corners)"],
-            ["images IoU better / worse", "", f"{better_iou} / {worse_iou} of {n}", ""],
-            ["time s/img", t_base / n, t_ours / n, "(full pipeline vs rembg.remove only_mask)"],
-        ],
-        floatfmt=".4f",
-    )
+        report(TITLES[set_name], names, np.array(acc), args.per_photo)
+        print(f"\ntime per photo: rembg {t_base / len(acc):.2f} s, ours {t_ours / len(acc):.2f} s (same run)")
+    print(f"\nmodel {args.model}; total {time.perf_counter() - t_all:.0f} s")
     return 0
 
 

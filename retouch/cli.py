@@ -7,9 +7,11 @@ The project's ``fotopronta retouch IN... -o OUT/`` command builds its parser wit
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from .encode import encode_png
 from .errors import BadImageError
@@ -24,8 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Add the retouch options to ``parser``.
 
     Positional ``inputs`` (one or more files), ``-o/--output`` directory, ``--preset``, ``--matte``,
-    ``--cutout``, ``--no-shadow``, ``--background CATEGORY``, ``--model NAME``, plus the optional seller
-    hints ``--brand``, ``--category`` and ``--short-id``.
+    ``--cutout``, ``--no-shadow``, ``--background CATEGORY``, ``--model NAME``, ``--report FILE.json``,
+    plus the optional seller hints ``--brand``, ``--category`` and ``--short-id``.
     """
     parser.add_argument("inputs", metavar="IN", nargs="+", type=Path, help="foto da elaborare")
     parser.add_argument("-o", "--output", metavar="OUT", type=Path, required=True, help="cartella di uscita")
@@ -45,6 +47,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model", metavar="NAME", default=DEFAULT_MODEL, help="modello rembg (default u2netp)"
     )
+    parser.add_argument(
+        "--report",
+        metavar="FILE.json",
+        type=Path,
+        default=None,
+        help="scrive un rapporto JSON: per ogni foto i file prodotti e i processing_details "
+        "(confidence, needs_review ...)",
+    )
     parser.add_argument("--brand", default=None, help="marca (per il nome file SEO)")
     parser.add_argument("--category", default=None, help="categoria prodotto (per il nome file SEO)")
     parser.add_argument("--short-id", dest="short_id", default=None, help="id breve nel nome file SEO")
@@ -54,10 +64,14 @@ def run(args: argparse.Namespace) -> int:
     """Process every input; write ``OUT/NAME.jpg`` and ``OUT/NAME.webp`` (+ matte / cutout PNGs).
 
     Prints one line per file. A file that fails prints its (Italian) error; the others are still
-    processed.
+    processed. With ``--report FILE.json`` it also writes a JSON array with one object per input, in
+    input order: ``{"input": path, "ok": bool, "outputs": [file names written], "processing_details":
+    {...} | null, "error": str | null}``; ``processing_details`` is :attr:`RetouchResult.details`
+    (``confidence`` in [0, 1], ``needs_review``, ``seo_filename`` ...).
 
     Returns:
-        0 when every file succeeded, 1 when at least one failed (2 for an unusable output directory).
+        0 when every file succeeded, 1 when at least one failed (2 for an unusable output directory
+        or report file).
     """
     out_dir: Path = args.output
     try:
@@ -75,39 +89,68 @@ def run(args: argparse.Namespace) -> int:
     )
     model = getattr(args, "model", DEFAULT_MODEL) or DEFAULT_MODEL
 
-    def one(path: str) -> tuple[bool, str]:
-        """Retouch one file and write its outputs; returns (ok, the line to print)."""
+    report_path: Path | None = getattr(args, "report", None)
+
+    def one(path: str) -> tuple[bool, str, dict[str, Any]]:
+        """Retouch one file and write its outputs; returns (ok, the line to print, its report entry)."""
         name = Path(path).stem
+        entry: dict[str, Any] = {
+            "input": str(path),
+            "ok": False,
+            "outputs": [],
+            "processing_details": None,
+            "error": None,
+        }
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
-            return False, f"ERRORE {path}: impossibile leggere il file ({exc.strerror or exc})"
+            entry["error"] = f"impossibile leggere il file ({exc.strerror or exc})"
+            return False, f"ERRORE {path}: {entry['error']}", entry
         try:
             result = retouch(data, options, model_name=model, cutout=bool(getattr(args, "cutout", False)))
         except BadImageError as exc:
-            return False, f"ERRORE {path}: {exc}"
-        (out_dir / f"{name}.jpg").write_bytes(result.jpeg)
-        (out_dir / f"{name}.webp").write_bytes(result.webp)
+            entry["error"] = str(exc)
+            return False, f"ERRORE {path}: {exc}", entry
+        outputs = [f"{name}.jpg", f"{name}.webp"]
+        (out_dir / outputs[0]).write_bytes(result.jpeg)
+        (out_dir / outputs[1]).write_bytes(result.webp)
         extra = ""
         if getattr(args, "matte", False):
-            (out_dir / f"{name}.matte.png").write_bytes(encode_png(result.matte))
+            outputs.append(f"{name}.matte.png")
+            (out_dir / outputs[-1]).write_bytes(encode_png(result.matte))
             extra += " +matte"
         if getattr(args, "cutout", False):
-            (out_dir / f"{name}.cutout.png").write_bytes(result.cutout_png())
+            outputs.append(f"{name}.cutout.png")
+            (out_dir / outputs[-1]).write_bytes(result.cutout_png())
             extra += " +cutout"
         seo = result.details.get("seo_filename", "")
-        return True, (
-            f"OK {path} -> {out_dir / name}.jpg {result.width}x{result.height} "
-            f"jpeg {len(result.jpeg) // 1024} KB, webp {len(result.webp) // 1024} KB, seo {seo}{extra}"
+        entry.update(ok=True, outputs=outputs, processing_details=result.details)
+        review = " DA VERIFICARE" if result.details.get("needs_review") else ""
+        return (
+            True,
+            (
+                f"OK {path} -> {out_dir / name}.jpg {result.width}x{result.height} "
+                f"jpeg {len(result.jpeg) // 1024} KB, webp {len(result.webp) // 1024} KB, seo {seo}{extra}, "
+                f"confidence {result.details.get('confidence', 0.0):.2f}{review}"
+            ),
+            entry,
         )
 
     # as many photos in flight as the network has slots (one core each): the throughput of the
     # ``retouch`` Temporal worker; lines are printed in input order
     failures = 0
+    entries: list[dict[str, Any]] = []
     with ThreadPoolExecutor(max_workers=min(NETWORK_SLOTS, max(1, len(args.inputs)))) as pool:
-        for ok, line in pool.map(one, args.inputs):
+        for ok, line, entry in pool.map(one, args.inputs):
             print(line, flush=True)
             failures += not ok
+            entries.append(entry)
+    if report_path is not None:
+        try:
+            report_path.write_text(json.dumps(entries, ensure_ascii=False, indent=2), encoding="utf-8")
+        except OSError as exc:
+            print(f"Impossibile scrivere il rapporto {report_path}: {exc}", file=sys.stderr)
+            return 2
     return 1 if failures else 0
 
 

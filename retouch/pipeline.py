@@ -31,8 +31,10 @@ from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
+from .pick import details as pick_details
+from .pick import pick_product
 from .presets import Preset, get_preset
-from .segment import DEFAULT_MODEL, predict_mask
+from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
 
@@ -94,7 +96,9 @@ class RetouchResult:
         webp: WebP bytes of the same result.
         width, height: output size in px.
         details: JSON-serialisable ``processing_details`` (SPEC.md §3): seo_filename, brand, category,
-            colors, compliance, byte counts, input size ...
+            colors, compliance, byte counts, input size ..., ``confidence`` (float in [0, 1]: how sure we
+            are the matte holds the product, :func:`retouch.pick.confidence`), ``needs_review`` (bool:
+            send it to a designer) and ``segmentation`` (which network passes were kept, their signals).
         matte: uint8 (H, W) alpha matte at the *input* size (after EXIF rotation), 255 = product.
 
     :meth:`cutout_png` needs the photo: call :func:`retouch` with ``cutout=True``.
@@ -147,7 +151,7 @@ def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -
     h, w = rgb.shape[:2]
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    coarse = predict_mask(small, model_name)
+    coarse = pick_product(small, model_name).mask
     alpha = refine_matte(small, coarse, **kw)
     return upsample_matte(alpha, (w, h))
 
@@ -276,7 +280,8 @@ def retouch(
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
     Steps: decode (EXIF orientation, ICC -> sRGB, CMYK, 16 bit, RAW, HEIC) -> segmentation at a working
-    resolution of at most :data:`WORK_MAX_PIXELS` (rembg model, session reused) -> matte refinement
+    resolution of at most :data:`WORK_MAX_PIXELS` (rembg model, session reused; a second look at 320 px
+    and mirrored on doubtful photos, :func:`retouch.pick.pick_product`) -> matte refinement
     (guided filter, trapped background) -> one upsampling of the matte to the input size -> framing for
     the preset (only the product region is resampled, once) -> edge decontamination -> light/colour
     correction and dust removal on the product -> soft shadow -> blend on white RGB 255,255,255 or a
@@ -346,10 +351,14 @@ def _retouch_decoded(
         alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
         alpha_small = alpha_small.astype(np.float32) / 255.0
         matte_source = "alpha"
+        # the seller's own transparency: nothing was guessed
+        seg_details: dict[str, Any] = {"confidence": 1.0, "needs_review": False}
         _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
-        coarse = predict_mask(small, model_name)
-        alpha_small = refine_matte(small, coarse)
+        pick = pick_product(small, model_name)
+        seg_details = pick_details(pick)
+        alpha_small = refine_matte(small, pick.mask)
+        del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = upsample_matte(alpha_small, (w, h))
         matte_source = model_name
@@ -460,6 +469,7 @@ def _retouch_decoded(
         },
         "specks_removed": int(specks),
         "correction": corr.as_dict(),
+        **seg_details,
     }
     return RetouchResult(
         jpeg=jpeg,

@@ -173,9 +173,10 @@ def get_network(model_name: str = DEFAULT_MODEL) -> Any:
     :func:`model_file`); its input and output are declared 1x3x320x320 in the file, so the
     spatial dimensions are made symbolic in memory before the session is created.
 
-    The CPU memory arena is on: the input size is fixed (:data:`NETWORK_INPUT_PX`), so the arena holds
-    one run's activations (~0.25 GB for u2netp at 256 px) and stays flat; without it every run pays
-    for fresh page-faulted buffers (measured 180 ms vs 152 ms per run at 256 px).
+    The CPU memory arena is on: the input sizes are fixed (:data:`NETWORK_INPUT_PX`, and 320 px for the
+    second look of :func:`retouch.pick.pick_product` on doubtful photos), so once a 320 px run has been
+    seen the arena holds the largest run's activations and stays flat; without it every run pays for
+    fresh page-faulted buffers (measured 180 ms vs 152 ms per run at 256 px).
 
     Raises:
         ValueError: ``model_name`` is not in :data:`U2NET_FAMILY`, or unknown to rembg.

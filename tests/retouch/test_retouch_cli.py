@@ -40,6 +40,7 @@ def test_arguments():
     assert args.preset == "amazon" and args.matte and args.cutout and args.shadow is False
     assert args.background == "minimal_studio" and args.model == "u2netp"
     assert _parse(["x.jpg", "-o", "o"]).shadow is True
+    assert _parse(["x.jpg", "-o", "o", "--report", "r.json"]).report.name == "r.json"
 
 
 @needs_model
@@ -64,3 +65,30 @@ def test_run_writes_outputs_and_survives_a_bad_file(tmp_path, capsys):
     assert np.asarray(matte)[120, 160] == 255
     assert Image.open(out / "borsa.cutout.png").mode == "RGBA"
     assert not (out / "rotto.jpg").exists()
+
+
+@needs_model
+def test_report_lists_outputs_and_confidence_for_every_input(tmp_path, capsys):
+    import json
+
+    data, _ = product_photo(320, 240)
+    names = []
+    for name in ("uno", "due"):
+        (tmp_path / f"{name}.jpg").write_bytes(data)
+        names.append(str(tmp_path / f"{name}.jpg"))
+    bad = tmp_path / "rotto.jpg"
+    bad.write_bytes(b"\xff\xd8\xff garbage")
+    out, report = tmp_path / "out", tmp_path / "rapporto.json"
+    code = run(_parse([*names, str(bad), "-o", str(out), "--matte", "--report", str(report)]))
+    assert code == 1  # the broken file
+    entries = json.loads(report.read_text(encoding="utf-8"))
+    assert [e["input"] for e in entries] == [*names, str(bad)]
+    for e in entries[:2]:
+        assert e["ok"] is True and e["error"] is None
+        stem = e["input"].rsplit("/", 1)[-1][:-4]
+        assert e["outputs"] == [f"{stem}.jpg", f"{stem}.webp", f"{stem}.matte.png"]
+        assert all((out / f).is_file() for f in e["outputs"])
+        details = e["processing_details"]
+        assert 0.0 <= details["confidence"] <= 1.0 and isinstance(details["needs_review"], bool)
+    assert entries[2]["ok"] is False and entries[2]["processing_details"] is None and entries[2]["error"]
+    assert "confidence" in capsys.readouterr().out

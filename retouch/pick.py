@@ -1,0 +1,425 @@
+"""Pick the product, not the most salient blob; and say how sure we are.
+
+U^2-Net answers "what is salient". In a product photo that is usually the product, but a large,
+soft-focus object behind it (a cup and saucer under a banana, a sofa behind a lamp) can win, and then
+the whole blob is kept. The product a seller photographs is the *sharp*, in-focus object. This module
+runs the network once at :data:`retouch.segment.NETWORK_INPUT_PX` (256 px) and:
+
+1. measures cheap signals on that mask (:func:`mask_signals`): how sharp the photo is along the mask's
+   outline (:func:`edge_sharpness`), the mask's share of the frame, how much of the frame border it
+   touches, how much of it is half-confident;
+2. when those signals raise a doubt (:func:`in_doubt`), and only then, runs the network again at 320 px
+   (rembg's own size) and at 320 px on the mirrored photo (two more evaluations) and keeps the
+   candidate masks whose outline follows in-focus edges about as well as the best one
+   (:func:`pick_product`), averaged: a mask that swallowed a soft-focus object has a long blurred
+   stretch of outline and is dropped; candidates that are equally sharp are averaged (test-time
+   augmentation over sizes and mirroring), the safe choice when the evidence does not separate them;
+3. turns the signals into a confidence in [0, 1] and a ``needs_review`` flag (:func:`confidence`), with
+   weights fitted on the tuning data (``bench/tune_pick.py``, tuning GT fold + tuning composites).
+
+Every threshold below was set from the physics of blur (stated with it) or chosen on the tuning fold of
+the GT photos and the tuning composites
+(``bench/composites.py``); the held-out fold and the held-out composites are only reported.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from scipy import ndimage as ndi
+
+from .segment import DEFAULT_MODEL, NETWORK_INPUT_PX, predict_mask
+
+__all__ = [
+    "ALT_INPUT_PX",
+    "Pick",
+    "confidence",
+    "edge_sharpness",
+    "in_doubt",
+    "mask_signals",
+    "pick_product",
+]
+
+#: Second network input size (px) used when the first mask is in doubt: rembg's own 320 px.
+ALT_INPUT_PX = 320
+
+#: Edge-sharpness ratio (max gradient / local contrast, see :func:`edge_sharpness`) above which an
+#: outline pixel counts as a sharp edge. A step blurred by a Gaussian of sigma px has ratio ~0.4 / sigma,
+#: so 0.16 separates edges blurred by more than ~2.5 working-resolution px (a defocused object)
+#: from in-focus ones. Chosen on the tuning data.
+SHARP_RATIO = 0.16
+
+#: Local contrast (max - min of grey in [0, 1] over the window) below which an outline pixel has no
+#: edge to measure (uniform area): it counts as neither sharp nor blurred.
+MIN_CONTRAST = 0.08
+
+#: Doubt test thresholds on the first (256 px) mask, chosen on the tuning data.
+DOUBT_SHARP = 0.9  # sharp share of the outline below this
+DOUBT_AREA = 0.45  # mask covers more of the frame than this
+DOUBT_BORDER = 0.25  # mask touches more of the frame border than this
+DOUBT_COMPONENTS = 2  # this many or more significant connected components
+
+#: Candidates whose outline's sharp share is within this margin of the sharpest one's are averaged;
+#: the others are dropped.
+PICK_MARGIN = 0.08
+
+
+@dataclass
+class Pick:
+    """The chosen coarse mask and what it was chosen from.
+
+    Attributes:
+        mask: float32 (H, W) in [0, 1], the network mask to refine.
+        source: the candidates averaged into :attr:`mask`, joined by ``+``: ``"256"`` (first pass only),
+            ``"320"``, ``"320-flip"`` (mirrored photo), e.g. ``"256+320+320-flip"``.
+        evaluations: network evaluations spent (1 when the first mask raised no doubt).
+        signals: measurable signals (floats) used for the confidence, JSON-serialisable.
+    """
+
+    mask: np.ndarray
+    source: str
+    evaluations: int
+    signals: dict[str, float] = field(default_factory=dict)
+
+
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    """float32 (H, W) luma in [0, 1] (Rec. 601 weights) of a uint8 RGB image."""
+    g = rgb[..., 0] * np.float32(0.299 / 255) + rgb[..., 1] * np.float32(0.587 / 255)
+    g += rgb[..., 2] * np.float32(0.114 / 255)
+    return g.astype(np.float32)
+
+
+def edge_sharpness(grey: np.ndarray, block: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel edge sharpness and local contrast of a grey image.
+
+    The sharpness is ``max |gradient| in the window / (max - min of grey in the window)``: for a step
+    of any contrast blurred by a Gaussian of ``sigma`` px it is ~``1 / (sigma * sqrt(2 pi))``
+    (0.4 / sigma), independent of the contrast, and ~0.5 for an in-focus edge. The gradient is the Sobel
+    derivative (scipy) divided by 8 (grey units per px). The window is the 3 x 3 blocks of ``block`` x
+    ``block`` px around the pixel's block (15 x 15 px by default, the pixel at least ``block`` px from
+    its sides): block maxima and minima make it ~10x cheaper than sliding 15 x 15 filters at the
+    working resolution (~10 ms at 0.35 MP).
+
+    Args:
+        grey: float32 (H, W) in [0, 1] at the working resolution.
+        block: block size in px.
+
+    Returns:
+        ``(ratio, contrast)``: two float32 (H, W) arrays; ``ratio`` is ~0 where ``contrast`` is 0.
+    """
+    h, w = grey.shape
+    mag = np.hypot(ndi.sobel(grey, axis=1), ndi.sobel(grey, axis=0))
+    mag *= 0.125
+    hb, wb = -(-h // block), -(-w // block)
+    pad = ((0, hb * block - h), (0, wb * block - w))
+
+    def pooled(x: np.ndarray, reduce: Any) -> np.ndarray:
+        xp = np.pad(x, pad, mode="edge").reshape(hb, block, wb, block)
+        return reduce(reduce(xp, axis=3), axis=1)
+
+    gmax = ndi.maximum_filter(pooled(mag, np.max), size=3)
+    contrast = ndi.maximum_filter(pooled(grey, np.max), size=3) - ndi.minimum_filter(
+        pooled(grey, np.min), size=3
+    )
+    ratio = gmax / np.maximum(contrast, 1e-3)
+
+    def full(x: np.ndarray) -> np.ndarray:
+        return np.repeat(np.repeat(x.astype(np.float32), block, axis=0), block, axis=1)[:h, :w]
+
+    return full(ratio), full(contrast)
+
+
+def _sharpness_near(grey: np.ndarray, binary: np.ndarray, block: int = 5) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`edge_sharpness` computed only in the box of ``binary`` grown by 16 px (zeros elsewhere).
+
+    The box starts on the block grid and reaches 16 px past the mask, farther than the 15 x 15 window,
+    so on the mask's outline the values equal those of the whole-image computation; a product that
+    fills half the frame costs half as much.
+    """
+    h, w = grey.shape
+    ys = np.flatnonzero(binary.any(axis=1))
+    xs = np.flatnonzero(binary.any(axis=0))
+    if ys.size == 0:
+        return np.zeros_like(grey), np.zeros_like(grey)
+    y0, x0 = max(0, int(ys[0]) - 16) // block * block, max(0, int(xs[0]) - 16) // block * block
+    y1, x1 = min(h, int(ys[-1]) + 17), min(w, int(xs[-1]) + 17)
+    if (y1 - y0) * (x1 - x0) > 0.8 * h * w:
+        return edge_sharpness(grey, block)
+    r, c = edge_sharpness(np.ascontiguousarray(grey[y0:y1, x0:x1]), block)
+    ratio, contrast = np.zeros_like(grey), np.zeros_like(grey)
+    ratio[y0:y1, x0:x1] = r
+    contrast[y0:y1, x0:x1] = c
+    return ratio, contrast
+
+
+def _outline(binary: np.ndarray) -> np.ndarray:
+    """bool (H, W): the 1-px inner outline of a binary mask (pixels with a 4-neighbour outside)."""
+    pad = np.pad(binary, 1, mode="constant")
+    inner = pad[:-2, 1:-1] & pad[2:, 1:-1] & pad[1:-1, :-2] & pad[1:-1, 2:]
+    return binary & ~inner
+
+
+def _sharp_share(binary: np.ndarray, ratio: np.ndarray, contrast: np.ndarray) -> tuple[float, float]:
+    """(share of measurable outline pixels that are sharp, share of outline pixels that are measurable)."""
+    out = _outline(binary)
+    # the frame border is not an edge of the object
+    out[0, :] = out[-1, :] = False
+    out[:, 0] = out[:, -1] = False
+    n = int(out.sum())
+    if n == 0:
+        return 0.0, 0.0
+    measurable = out & (contrast >= MIN_CONTRAST)
+    m = int(measurable.sum())
+    if m == 0:
+        return 0.0, 0.0
+    return float((ratio[measurable] >= SHARP_RATIO).sum()) / m, m / n
+
+
+def mask_signals(mask: np.ndarray, ratio: np.ndarray, contrast: np.ndarray) -> dict[str, float]:
+    """Cheap signals of one network mask (no network call).
+
+    Args:
+        mask: float32 (H, W) in [0, 1].
+        ratio, contrast: from :func:`edge_sharpness` on the same photo.
+
+    Returns:
+        ``sharp`` (sharp share of the outline, 0-1), ``edge_cover`` (measurable share of the outline),
+        ``area`` (share of the frame with mask >= 0.5), ``border`` (share of the frame's border pixels
+        with mask >= 0.5), ``uncertain`` (pixels with mask in [0.2, 0.8] over pixels >= 0.5),
+        ``components`` (connected components of mask >= 0.5 larger than 0.5 % of the frame),
+        ``centre`` (distance of the mask's centroid from the frame centre, as a share of the
+        half-diagonal).
+    """
+    h, w = mask.shape
+    b = mask >= 0.5
+    area = float(b.mean())
+    sharp, cover = _sharp_share(b, ratio, contrast)
+    border_px = np.concatenate([b[0], b[-1], b[:, 0], b[:, -1]])
+    lab, n = ndi.label(b)
+    sizes = np.bincount(lab.ravel(), minlength=n + 1)[1:]
+    comps = int((sizes >= 0.005 * h * w).sum())
+    if b.any():
+        ys, xs = np.nonzero(b)
+        cy, cx = float(ys.mean()) / h - 0.5, float(xs.mean()) / w - 0.5
+        centre = math.hypot(cx, cy) / math.hypot(0.5, 0.5)
+    else:
+        centre = 1.0
+    unc = float(((mask >= 0.2) & (mask <= 0.8)).sum()) / max(1, int(b.sum()))
+    return {
+        "sharp": sharp,
+        "edge_cover": cover,
+        "area": area,
+        "border": float(border_px.mean()),
+        "uncertain": min(unc, 1.0),
+        "components": float(comps),
+        "centre": centre,
+    }
+
+
+def in_doubt(signals: dict[str, float]) -> bool:
+    """The cheap doubt test on the first mask: is a second look worth its network evaluations?
+
+    True when the mask's outline is mostly blurred (:data:`DOUBT_SHARP`), it covers much of the frame
+    (:data:`DOUBT_AREA`) or of its border (:data:`DOUBT_BORDER`), or it falls into several large parts
+    (:data:`DOUBT_COMPONENTS`).
+    """
+    return (
+        signals["sharp"] < DOUBT_SHARP
+        or signals["area"] > DOUBT_AREA
+        or signals["border"] > DOUBT_BORDER
+        or signals["components"] >= DOUBT_COMPONENTS
+    )
+
+
+#: Smallest share of the frame a re-examined crop's mask must cover to count as a candidate.
+MIN_AREA = 0.002
+
+
+def _focus_crop(
+    small: np.ndarray, candidates: dict[str, np.ndarray], ratio: np.ndarray, contrast: np.ndarray
+) -> tuple[int, int, int, int] | None:
+    """Box (x0, y0, x1, y1) around the in-focus detail inside the candidates' masks, or ``None``.
+
+    In-focus detail = pixels at least 8 px inside a mask (so its own outline, and background seen through
+    its soft rim, do not count) whose block has an in-focus edge (:data:`SHARP_RATIO`) of contrast at
+    least 2 x :data:`MIN_CONTRAST` and whose gradient reaches half the block's strongest. The detail is
+    grouped (dilation and closing by 3 px) and the largest group's box, grown by 25 % of its size on
+    every side (at least 16 px), is returned when it is smaller than half of the masks' box (else there
+    is no separate sharp object to look at).
+    """
+    union = np.zeros(ratio.shape, bool)
+    for m in candidates.values():
+        union |= m >= 0.5
+    if not union.any():
+        return None
+    inside = ndi.binary_erosion(union, iterations=8)
+    grey = _grey(small)
+    mag = np.hypot(ndi.sobel(grey, axis=1), ndi.sobel(grey, axis=0)) * 0.125
+    detail = (
+        inside & (ratio >= SHARP_RATIO) & (contrast >= 2 * MIN_CONTRAST) & (mag >= 0.5 * ratio * contrast)
+    )
+    if int(detail.sum()) < 20:
+        return None
+    groups, n = ndi.label(ndi.binary_closing(ndi.binary_dilation(detail, iterations=3), iterations=3))
+    sizes = np.bincount(groups.ravel(), minlength=n + 1)
+    sizes[0] = 0
+    ys, xs = np.nonzero(detail & (groups == int(sizes.argmax())))
+    if ys.size < 20:
+        return None
+    y0, y1, x0, x1 = int(ys.min()), int(ys.max()), int(xs.min()), int(xs.max())
+    uy, ux = np.nonzero(union)
+    box_area = (y1 - y0 + 1) * (x1 - x0 + 1)
+    if box_area > 0.5 * (uy.max() - uy.min() + 1) * (ux.max() - ux.min() + 1):
+        return None
+    h, w = ratio.shape
+    gy, gx = max(16.0, 0.25 * (y1 - y0)), max(16.0, 0.25 * (x1 - x0))
+    return (
+        int(max(0, x0 - gx)),
+        int(max(0, y0 - gy)),
+        int(min(w, x1 + gx + 1)),
+        int(min(h, y1 + gy + 1)),
+    )
+
+
+def _iou(a: np.ndarray, b: np.ndarray) -> float:
+    union = int((a | b).sum())
+    return 1.0 if union == 0 else int((a & b).sum()) / union
+
+
+def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: bool = False) -> Pick:
+    """Network mask of the product at the working resolution, with a second look when in doubt.
+
+    Args:
+        small: uint8 (H, W, 3) sRGB photo at the working resolution.
+        model_name: rembg model; the multi-size look needs a :data:`retouch.segment.U2NET_FAMILY` model
+            (others get their single native-size mask).
+        force: run the second look whatever the doubt test says (benchmarks, tuning).
+
+    Returns:
+        :class:`Pick`. ``signals`` holds the chosen mask's signals (:func:`mask_signals`), ``doubt``
+        (0/1), ``first_sharp`` (the 256 px mask's sharp share), ``agreement`` (the lowest IoU at 0.5
+        between the 256 px, 320 px and mirrored 320 px masks; 1.0 when the second look did not run)
+        and ``sharp_gain`` (sharp share of the chosen mask minus the first's).
+
+    Raises:
+        as :func:`retouch.segment.predict_mask`.
+    """
+    from .segment import U2NET_FAMILY
+
+    first = predict_mask(small, model_name)
+    grey = _grey(small)
+    # the first mask's outline is all the doubt test looks at: sharpness around its box only
+    ratio, contrast = _sharpness_near(grey, first >= 0.5)
+    sig = mask_signals(first, ratio, contrast)
+    doubt = in_doubt(sig)
+    signals: dict[str, float] = {
+        **sig,
+        "doubt": float(doubt),
+        "first_sharp": sig["sharp"],
+        "agreement": 1.0,
+        "sharp_gain": 0.0,
+    }
+    if not (doubt or force) or model_name not in U2NET_FAMILY:
+        return Pick(first, str(NETWORK_INPUT_PX), 1, signals)
+
+    ratio, contrast = edge_sharpness(grey)  # the other candidates may reach anywhere
+    alt = predict_mask(small, model_name, ALT_INPUT_PX)
+    flipped = predict_mask(np.ascontiguousarray(small[:, ::-1]), model_name, ALT_INPUT_PX)[:, ::-1]
+    first_key, alt_key, flip_key = str(NETWORK_INPUT_PX), str(ALT_INPUT_PX), f"{ALT_INPUT_PX}-flip"
+    candidates = {first_key: first, alt_key: alt, flip_key: np.ascontiguousarray(flipped)}
+    scores = {first_key: sig} | {k: mask_signals(candidates[k], ratio, contrast) for k in (alt_key, flip_key)}
+    binary = {k: m >= 0.5 for k, m in candidates.items()}
+    # every candidate whose outline is about as sharp as the sharpest one is kept and they are averaged
+    # (test-time augmentation over sizes and mirroring); a candidate clearly blurrier along its outline
+    # (it swallowed a soft-focus object) is dropped
+    best = max(scores[k]["sharp"] for k in candidates)
+    evaluations = 3
+    if best < DOUBT_SHARP:
+        # every mask swallowed something soft: look again at the in-focus part only
+        crop = _focus_crop(small, candidates, ratio, contrast)
+        if crop is not None:
+            evaluations += 1
+            x0, y0, x1, y1 = crop
+            inner = np.zeros_like(first)
+            inner[y0:y1, x0:x1] = predict_mask(
+                np.ascontiguousarray(small[y0:y1, x0:x1]), model_name, ALT_INPUT_PX
+            )
+            candidates["crop"] = inner
+            scores["crop"] = mask_signals(inner, ratio, contrast)
+            binary["crop"] = inner >= 0.5
+            if scores["crop"]["area"] < MIN_AREA:
+                del candidates["crop"], scores["crop"], binary["crop"]
+            best = max(scores[k]["sharp"] for k in candidates)
+    members = [k for k in candidates if scores[k]["sharp"] >= best - PICK_MARGIN]
+    key = "+".join(members)
+    mask = candidates[members[0]] if len(members) == 1 else np.mean([candidates[k] for k in members], axis=0)
+    mask = mask.astype(np.float32, copy=False)
+    chosen = scores[members[0]] if len(members) == 1 else mask_signals(mask, ratio, contrast)
+    signals.update(chosen)
+    signals.update(
+        first_sharp=sig["sharp"],
+        agreement=min(
+            _iou(binary[a], binary[b])
+            for a, b in ((first_key, alt_key), (alt_key, flip_key), (first_key, flip_key))
+        ),
+        sharp_gain=chosen["sharp"] - sig["sharp"],
+    )
+    return Pick(mask, key, evaluations, signals)
+
+
+#: Logistic-regression weights of :func:`confidence`: feature (a key of :attr:`Pick.signals`) -> weight,
+#: plus ``bias``. Fitted by ``python -m bench.tune_pick --composites 30`` (L2 0.1, target IoU >= 0.9) on the
+#: tuning data only: the 20 photos of the GT tuning fold and 30 tuning composites (9 of the 50 below
+#: IoU 0.9), 2026-11-23. The most telling signals: a half-confident mask (``uncertain``), a blurred outline
+#: (``sharp``), a mask filling the frame (``area``, ``border``) and a doubtful first pass (``doubt``).
+CONFIDENCE_WEIGHTS: dict[str, float] = {
+    "bias": 3.007,
+    "sharp": 2.246,
+    "uncertain": -3.387,
+    "area": -2.069,
+    "border": -1.372,
+    "centre": -1.324,
+    "agreement": -1.964,
+    "doubt": -1.802,
+}
+
+#: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
+#: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
+REVIEW_BELOW = 0.6
+
+
+def confidence(signals: dict[str, float]) -> tuple[float, bool]:
+    """Confidence that the matte is right (IoU >= 0.9 against a careful hand mask), and the review flag.
+
+    A logistic model over :func:`mask_signals`-style features (:data:`CONFIDENCE_WEIGHTS`, fitted on the
+    tuning GT fold and the tuning composites by ``bench/tune_pick.py``).
+
+    Args:
+        signals: :attr:`Pick.signals`.
+
+    Returns:
+        ``(confidence in [0, 1] rounded to 3 decimals, needs_review)``.
+    """
+    z = CONFIDENCE_WEIGHTS.get("bias", 0.0)
+    for k, wgt in CONFIDENCE_WEIGHTS.items():
+        if k != "bias":
+            z += wgt * float(signals.get(k, 0.0))
+    c = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    return round(c, 3), bool(c < REVIEW_BELOW)
+
+
+def details(pick: Pick) -> dict[str, Any]:
+    """The ``processing_details`` entries of a pick: ``confidence``, ``needs_review``, ``segmentation``."""
+    c, review = confidence(pick.signals)
+    return {
+        "confidence": c,
+        "needs_review": review,
+        "segmentation": {
+            "source": pick.source,
+            "network_evaluations": pick.evaluations,
+            "signals": {k: round(float(v), 4) for k, v in pick.signals.items()},
+        },
+    }
