@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import httpx
@@ -32,7 +32,6 @@ from sqlalchemy import update
 from fotopronta.db import session_scope
 from fotopronta.models import Profile, UserRole
 from tests.utils.factories import login, make_user, product_photo_bytes
-from tests.utils.stack import Stack
 
 pytestmark = pytest.mark.stack
 
@@ -147,27 +146,8 @@ async def call(api: httpx.AsyncClient, method: str, url: str, headers: dict[str,
     return resp.status_code
 
 
-@pytest.fixture
-async def own_api(stack: Stack) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
-    """A fresh app of its own (ASGI), so the streams this test opens and the listener they start are
-    closed at the end and leave no connection behind for other tests."""
-    from api.main import create_app
-
-    app = create_app(with_lifespan=False)
-    app.state.temporal = stack.temporal
-    try:
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=60
-        ) as client:
-            yield app, client
-    finally:
-        bus = getattr(app.state, "events_bus", None)  # the SSE listener, if a stream started it
-        if bus is not None:
-            await bus.close()
-
-
-async def test_every_route_checks_role_and_ownership(own_api: tuple[FastAPI, httpx.AsyncClient]) -> None:
-    app, api = own_api
+async def test_every_route_checks_role_and_ownership(own_app: tuple[FastAPI, httpx.AsyncClient]) -> None:
+    app, api = own_app
     owner = await login(api, *make_user(first_name="Proprietaria"))
     callers = [
         Caller("anonymous", None, {}),

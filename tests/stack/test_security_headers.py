@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
 
 import httpx
 import pytest
@@ -40,24 +39,6 @@ def header_problems(resp: httpx.Response) -> list[str]:
     if "strict-transport-security" in resp.headers:
         problems.append("HSTS outside production")
     return problems
-
-
-@pytest.fixture
-async def own_app(stack: Stack) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
-    """A fresh app (ASGI) of its own, closed with the streams it opened."""
-    from api.main import create_app
-
-    app = create_app(with_lifespan=False)
-    app.state.temporal = stack.temporal
-    try:
-        async with httpx.AsyncClient(
-            transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=60
-        ) as client:
-            yield app, client
-    finally:
-        bus = getattr(app.state, "events_bus", None)
-        if bus is not None:
-            await bus.close()
 
 
 async def test_every_route_sends_security_headers(own_app: tuple[FastAPI, httpx.AsyncClient]) -> None:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from fastapi import FastAPI
 from temporalio.client import Client
 from temporalio.testing import WorkflowEnvironment
 
@@ -117,3 +118,23 @@ async def api(stack: Stack) -> AsyncIterator[httpx.AsyncClient]:
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://testserver", timeout=60) as client:
         yield client
+
+
+@pytest.fixture
+async def own_app(stack: Stack) -> AsyncIterator[tuple[FastAPI, httpx.AsyncClient]]:
+    """A fresh app of its own (ASGI) and a client for it, for tests that walk ``app.routes`` or open
+    event streams: the streams and the listener they start are closed at the end, leaving no connection
+    behind for other tests."""
+    from api.main import create_app
+
+    app = create_app(with_lifespan=False)
+    app.state.temporal = stack.temporal
+    try:
+        async with httpx.AsyncClient(
+            transport=httpx.ASGITransport(app=app), base_url="http://testserver", timeout=60
+        ) as client:
+            yield app, client
+    finally:
+        bus = getattr(app.state, "events_bus", None)  # the SSE listener, if a stream started it
+        if bus is not None:
+            await bus.close()
