@@ -1,3 +1,4 @@
+import { Image as ImageIcon } from 'lucide-react';
 import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
@@ -52,7 +53,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           <input type="checkbox" className="photo-check" aria-label={`Seleziona ${title}`} checked={selected} onChange={(e) => onSelect(e.target.checked)} />
         ) : null}
         <div className="photo-thumb">
-          {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <span aria-hidden="true">🖼️</span>}
+          {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <ImageIcon aria-hidden="true" size={40} />}
         </div>
         <Badge tone={jobStatusTone(job?.status)}>{jobStatusLabel(job?.status ?? null)}</Badge>
       </div>
