@@ -1,3 +1,4 @@
+import { X } from 'lucide-react';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
@@ -46,7 +47,7 @@ export function Dialog({ title, description, onClose, children, wide = false }: 
             {title}
           </h2>
           <button type="button" className="btn btn-ghost btn-sm" aria-label="Chiudi" onClick={() => onCloseRef.current()}>
-            ×
+            <X aria-hidden="true" size={18} />
           </button>
         </div>
         {description ? <p className="card-description">{description}</p> : null}

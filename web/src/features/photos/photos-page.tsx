@@ -9,6 +9,7 @@ import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { filterGroup, latestJob, PHOTOS_KEY, usePhotos, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
+import { DeletePhotoDialog, ReworkDialog } from './photo-dialogs';
 import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
@@ -30,6 +31,7 @@ export function PhotosPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busyId, setBusyId] = useState<string | null>(null);
   const [bulkBusy, setBulkBusy] = useState(false);
+  const [asking, setAsking] = useState<{ kind: 'delete' | 'rework'; photo: Photo } | null>(null);
 
   const all = useMemo(() => photos.data ?? [], [photos.data]);
   const counts = useMemo(() => {
@@ -89,16 +91,18 @@ export function PhotosPage() {
     if (failed > 0) toast({ title: 'Errore download', description: 'Errore durante il download di alcune foto', variant: 'destructive' });
   };
 
-  const remove = async (photo: Photo) => {
-    if (!window.confirm(`Eliminare definitivamente "${photo.original_filename}"?`)) return;
+  /** Deletes after the confirmation dialog; true when done (the dialog closes), false to keep it open. */
+  const remove = async (photo: Photo): Promise<boolean> => {
     setBusyId(photo.id);
     try {
       await deletePhoto(photo.id);
       toast({ title: 'Foto eliminata' });
       toggle(photo.id, false);
       await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+      return true;
     } catch (error) {
       toast({ title: 'Errore', description: errorMessage(error, "Impossibile eliminare la foto"), variant: 'destructive' });
+      return false;
     } finally {
       setBusyId(null);
     }
@@ -121,15 +125,16 @@ export function PhotosPage() {
     }
   };
 
-  const rework = async (photo: Photo) => {
-    const notes = window.prompt('Cosa vorresti migliorare in questa foto? (facoltativo)') ?? undefined;
+  const rework = async (photo: Photo, notes: string | undefined): Promise<boolean> => {
     setBusyId(photo.id);
     try {
       await requestRework(photo.id, notes);
       toast({ title: 'Revisione richiesta', description: 'Il nostro team grafico rielaborerà la foto entro 24-48 ore lavorative.' });
       await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+      return true;
     } catch (error) {
       toast({ title: errorTitle(error, 'Errore'), description: errorMessage(error), variant: 'destructive' });
+      return false;
     } finally {
       setBusyId(null);
     }
@@ -212,13 +217,15 @@ export function PhotosPage() {
               onSelect={(on) => toggle(p.id, on)}
               onDownload={(format) => void download(p, format)}
               onReprocess={() => void reprocess(p)}
-              onRework={() => void rework(p)}
-              onDelete={() => void remove(p)}
+              onRework={() => setAsking({ kind: 'rework', photo: p })}
+              onDelete={() => setAsking({ kind: 'delete', photo: p })}
               busy={busyId === p.id}
             />
           ))}
         </div>
       )}
+      {asking?.kind === 'delete' ? <DeletePhotoDialog photo={asking.photo} onClose={() => setAsking(null)} onConfirm={() => remove(asking.photo)} /> : null}
+      {asking?.kind === 'rework' ? <ReworkDialog photo={asking.photo} onClose={() => setAsking(null)} onConfirm={(notes) => rework(asking.photo, notes)} /> : null}
     </div>
   );
 }
