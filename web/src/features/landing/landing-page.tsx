@@ -1,3 +1,4 @@
+import { Menu, X } from 'lucide-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
@@ -53,7 +54,7 @@ function Header() {
           aria-label={open ? 'Chiudi menu' : 'Apri menu'}
           onClick={() => setOpen((o) => !o)}
         >
-          ☰
+          {open ? <X aria-hidden="true" size={22} /> : <Menu aria-hidden="true" size={22} />}
         </button>
         <nav id="landing-menu" aria-label="Navigazione principale" className={`landing-menu ${open ? 'open' : ''}`}>
           <ul>
@@ -126,7 +127,7 @@ export function LandingPage() {
               {BENEFITS.map((b) => (
                 <article key={b.title} className="card feature-card">
                   <span className="feature-icon" aria-hidden="true">
-                    {b.icon}
+                    <b.icon size={22} />
                   </span>
                   <h3>{b.title}</h3>
                   <p className="muted">{b.text}</p>
