@@ -3,6 +3,7 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { CONTACT_EMAIL, FREE_CREDITS, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
+import { TrialDialog } from './components/trial-dialog';
 import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from './content';
 
 const BeforeAfterSlider = lazy(() => import('./components/before-after-slider'));
@@ -82,6 +83,7 @@ function Header() {
 
 export function LandingPage() {
   usePageMeta();
+  const [trialOpen, setTrialOpen] = useState(false);
   return (
     <div className="landing">
       <Header />
@@ -103,6 +105,12 @@ export function LandingPage() {
               </a>
             </div>
             <p className="muted hero-note">Nessuna carta di credito richiesta · {FREE_CREDITS} crediti gratuiti alla registrazione</p>
+            <p className="hero-trial">
+              Preferisci vedere prima il risultato sulle tue foto?{' '}
+              <button type="button" className="link-button" onClick={() => setTrialOpen(true)}>
+                Prova gratuita: 3 foto
+              </button>
+            </p>
           </div>
         </section>
 
@@ -318,6 +326,7 @@ export function LandingPage() {
         </div>
         <p className="container muted copyright">© {new Date().getFullYear()} {PRODUCT_NAME}</p>
       </footer>
+      {trialOpen ? <TrialDialog onClose={() => setTrialOpen(false)} /> : null}
     </div>
   );
 }
