@@ -32,8 +32,18 @@ export default defineConfig({
       workbox: {
         navigateFallback: '/index.html',
         // The API (and its server-sent events) must never be answered by the service worker.
-        navigateFallbackDenylist: [/^\/api\//, /^\/healthz/],
+        navigateFallbackDenylist: [/^\/api\//, /^\/healthz/, /^\/(robots\.txt|sitemap\.xml)$/],
         globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
+        // Offline (issue 12 item 13): the last answers of the signed-in pages' reads, network first.
+        // Cache name shared with src/stores/session.ts, which deletes it on sign-out.
+        runtimeCaching: [
+          {
+            urlPattern: ({ url, request }) =>
+              request.method === 'GET' && url.origin === self.location.origin && /^\/api\/(me|photos|notifications|orders|credits\/[\w-]+)$/.test(url.pathname),
+            handler: 'NetworkFirst',
+            options: { cacheName: 'fotopronta-api', expiration: { maxEntries: 50, maxAgeSeconds: 7 * 24 * 3600 } },
+          },
+        ],
       },
     }),
   ],
