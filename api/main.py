@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import mimetypes
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -155,20 +156,36 @@ def _mount_seo(app: FastAPI) -> None:
         return Response(body, media_type="application/xml", headers={"Cache-Control": "public, max-age=3600"})
 
 
+def _web_file(request: Request, file: Path, cache_control: str | None) -> FileResponse:
+    """``file``, or its gzip twin ``file.gz`` (written by ``web/scripts/compress-dist.mjs``) when the
+    browser accepts gzip."""
+    headers = {"Vary": "Accept-Encoding"}
+    if cache_control:
+        headers["Cache-Control"] = cache_control
+    gz = file.with_name(file.name + ".gz")
+    if "gzip" in request.headers.get("accept-encoding", "") and gz.is_file():
+        media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        headers["Content-Encoding"] = "gzip"
+        return FileResponse(gz, media_type=media_type, headers=headers)
+    return FileResponse(file, headers=headers)
+
+
 def _mount_web(app: FastAPI, dist: Path) -> None:
     """Serve ``dist`` at ``/``: real files as they are, any other non-API path as ``index.html``."""
 
     @app.get("/{path:path}", include_in_schema=False)
-    def web_app(path: str) -> Response:
+    def web_app(path: str, request: Request) -> Response:
         if path.startswith("api/") or path == "api":
             return JSONResponse({"detail": "Risorsa non trovata.", "code": "not_found"}, status_code=404)
         root = dist.resolve()
         candidate = (root / path).resolve()
         if path and candidate.is_file() and root in candidate.parents:
-            return FileResponse(candidate)
+            # Vite's hashed file names change with their content: cache them for good.
+            immutable = path.startswith("assets/")
+            return _web_file(request, candidate, "public, max-age=31536000, immutable" if immutable else None)
         index = root / "index.html"
         if index.is_file():
-            return FileResponse(index, headers={"Cache-Control": "no-cache"})
+            return _web_file(request, index, "no-cache")
         return Response(
             "<!doctype html><html lang=it><title>FotoPronta</title><p>App web non compilata: "
             "esegui <code>make web</code>.</p></html>",

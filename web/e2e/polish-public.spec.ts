@@ -83,8 +83,11 @@ test('robots.txt e sitemap.xml veri, non la shell dell’app', async ({ request,
 
 test('la landing non scarica il codice delle pagine riservate (rotte lazy)', async ({ page }) => {
   const scripts: string[] = [];
+  const encodings: string[] = [];
   page.on('response', (r) => {
-    if (r.request().resourceType() === 'script') scripts.push(r.url());
+    if (r.request().resourceType() !== 'script') return;
+    scripts.push(r.url());
+    encodings.push(r.headers()['content-encoding'] ?? 'none');
   });
   await page.goto('/', { waitUntil: 'networkidle' });
   await expect(page.getByText('Trascina il cursore')).toBeVisible();
@@ -95,10 +98,12 @@ test('la landing non scarica il codice delle pagine riservate (rotte lazy)', asy
     bytes += source.length;
     // Text that only the signed-in pages carry: dashboard, photos, upload, staff dashboards.
     for (const marker of ['Cosa vuoi processare oggi?', 'Foto Processate', 'Carica le tue foto', 'Dashboard Lavori', 'Admin Dashboard']) {
-      expect(source, `${url} contiene "${marker}"`).not.toContain(marker);
+      expect(source.includes(marker), `${url} contiene "${marker}"`).toBe(false);
     }
   }
   expect(bytes, `JavaScript della landing: ${scripts.join(', ')}`).toBeLessThan(420_000);
+  // Compressed on the wire (dist/*.gz, written by scripts/compress-dist.mjs).
+  expect(encodings[0]).toBe('gzip');
 
   // The signed-in pages still load on demand.
   const later: string[] = [];
