@@ -59,5 +59,7 @@ export default defineConfig({
     setupFiles: ['./src/test/setup.ts'],
     include: ['src/**/*.test.{ts,tsx}'],
     css: false,
+    // Pages are lazy routes: a test's first render waits for a dynamic import (slow on a busy machine).
+    testTimeout: 20_000,
   },
 });
