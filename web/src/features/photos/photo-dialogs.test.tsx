@@ -30,6 +30,7 @@ describe('photo dialogs', () => {
     const card = await screen.findByRole('article', { name: 'nike-scarpa-running-rossa.jpg' });
     await user.click(within(card).getByRole('button', { name: /^Elimina / }));
     let dialog = screen.getByRole('dialog', { name: 'Eliminare la foto?' });
+    expect(within(dialog).getByRole('button', { name: 'Annulla' })).toHaveFocus();
     await user.click(within(dialog).getByRole('button', { name: 'Annulla' }));
     expect(screen.queryByRole('dialog')).toBeNull();
     expect(callsTo(server, 'DELETE', '/api/photos/p1')).toHaveLength(0);
