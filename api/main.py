@@ -1,20 +1,22 @@
 """The FastAPI application: ``uvicorn api.main:app`` (or ``python -m api``).
 
 At start-up it connects the Temporal client (retrying while the dev server boots); the built web app
-(``web/dist``) is served at ``/`` with a single-page-app fallback to ``index.html``.
+(``web/dist``) is served at ``/`` with a single-page-app fallback to ``index.html``; ``/robots.txt`` and
+``/sitemap.xml`` are generated for the address the site is served at.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import mimetypes
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import FileResponse, JSONResponse, Response
+from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from sqlalchemy import text
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.client import Client
@@ -121,24 +123,78 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         ok = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ok" if ok else "error", **checks}, status_code=200 if ok else 503)
 
+    _mount_seo(app)
     _mount_web(app, settings.web_dist)
     return app
+
+
+#: Public pages listed in ``/sitemap.xml`` (SPEC §2 public routes a search engine should index).
+SITEMAP_PATHS = ("/", "/privacy-policy", "/terms-of-service", "/cookie-policy")
+
+
+def _site_url(request: Request) -> str:
+    """Absolute base URL without the trailing slash: ``public_url`` outside development, else the
+    address this request reached (the app may be opened at 127.0.0.1 or a LAN name)."""
+    settings = get_settings()
+    base = str(request.base_url) if settings.is_development else settings.public_url
+    return base.rstrip("/")
+
+
+def _mount_seo(app: FastAPI) -> None:
+    """``/robots.txt`` (text/plain) and ``/sitemap.xml`` (application/xml) for crawlers, instead of the
+    app shell that the web app's fallback would answer."""
+
+    @app.get("/robots.txt", include_in_schema=False)
+    def robots(request: Request) -> PlainTextResponse:
+        site = _site_url(request)
+        lines = [
+            "User-agent: *",
+            "Allow: /",
+            "Disallow: /api/",
+            "Disallow: /dev/",
+            f"Sitemap: {site}/sitemap.xml",
+            "",
+        ]
+        return PlainTextResponse("\n".join(lines), headers={"Cache-Control": "public, max-age=3600"})
+
+    @app.get("/sitemap.xml", include_in_schema=False)
+    def sitemap(request: Request) -> Response:
+        site = _site_url(request)
+        urls = "".join(f"<url><loc>{site}{path}</loc></url>" for path in SITEMAP_PATHS)
+        body = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{urls}</urlset>\n'
+        return Response(body, media_type="application/xml", headers={"Cache-Control": "public, max-age=3600"})
+
+
+def _web_file(request: Request, file: Path, cache_control: str | None) -> FileResponse:
+    """``file``, or its gzip twin ``file.gz`` (written by ``web/scripts/compress-dist.mjs``) when the
+    browser accepts gzip."""
+    headers = {"Vary": "Accept-Encoding"}
+    if cache_control:
+        headers["Cache-Control"] = cache_control
+    gz = file.with_name(file.name + ".gz")
+    if "gzip" in request.headers.get("accept-encoding", "") and gz.is_file():
+        media_type = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
+        headers["Content-Encoding"] = "gzip"
+        return FileResponse(gz, media_type=media_type, headers=headers)
+    return FileResponse(file, headers=headers)
 
 
 def _mount_web(app: FastAPI, dist: Path) -> None:
     """Serve ``dist`` at ``/``: real files as they are, any other non-API path as ``index.html``."""
 
     @app.get("/{path:path}", include_in_schema=False)
-    def web_app(path: str) -> Response:
+    def web_app(path: str, request: Request) -> Response:
         if path.startswith("api/") or path == "api":
             return JSONResponse({"detail": "Risorsa non trovata.", "code": "not_found"}, status_code=404)
         root = dist.resolve()
         candidate = (root / path).resolve()
         if path and candidate.is_file() and root in candidate.parents:
-            return FileResponse(candidate)
+            # Vite's hashed file names change with their content: cache them for good.
+            immutable = path.startswith("assets/")
+            return _web_file(request, candidate, "public, max-age=31536000, immutable" if immutable else None)
         index = root / "index.html"
         if index.is_file():
-            return FileResponse(index, headers={"Cache-Control": "no-cache"})
+            return _web_file(request, index, "no-cache")
         return Response(
             "<!doctype html><html lang=it><title>FotoPronta</title><p>App web non compilata: "
             "esegui <code>make web</code>.</p></html>",

@@ -42,6 +42,8 @@ PUBLIC: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/healthz"),
         ("GET", "/metrics"),  # Prometheus; loopback and private networks only (api/metrics.py)
         ("GET", "/{path:path}"),  # the web app (single-page-app fallback)
+        ("GET", "/robots.txt"),  # for crawlers
+        ("GET", "/sitemap.xml"),
         ("GET", "/openapi.json"),
         ("GET", "/docs"),
         ("GET", "/docs/oauth2-redirect"),

@@ -6,7 +6,9 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
  * `accounts` checks the sign-up confirmation from another browser (issue 11); `client` reuses the saved
- * session; `review` creates its own accounts; `pwa` reuses it with the service worker allowed.
+ * session; `review` creates its own accounts; `pwa` reuses it with the service worker allowed;
+ * `polish-public` and `polish-client` check issue 12's polish (the latter also with the saved session; its
+ * offline test lets the service worker run).
  */
 export default defineConfig({
   testDir: '.',
@@ -30,12 +32,15 @@ export default defineConfig({
   },
   projects: [
     { name: 'setup', testMatch: /signup\.setup\.ts$/ },
-    { name: 'public', testMatch: /public\.spec\.ts$/ },
+    { name: 'public', testMatch: /(^|\/)public\.spec\.ts$/ },
     { name: 'accounts', testMatch: /accounts\.spec\.ts$/ },
-    { name: 'client', testMatch: /client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
+    { name: 'client', testMatch: /(^|\/)client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     // own accounts, created in the database (e2e/stack-db.ts)
     { name: 'review', testMatch: /review\.spec\.ts$/ },
     // the service worker is what these test: allowed, with the signed-up client's session
     { name: 'pwa', testMatch: /pwa\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE, serviceWorkers: 'allow' } },
+    // Issue 12 (icons, dialogs, trial modal, offline, fast first visit).
+    { name: 'polish-public', testMatch: /polish-public\.spec\.ts$/ },
+    { name: 'polish-client', testMatch: /polish-client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
   ],
 });

@@ -19,7 +19,7 @@ describe('auth screens', () => {
     const user = userEvent.setup();
     const { router } = renderRoutes(routes, ['/auth']);
 
-    expect(screen.getByRole('heading', { name: 'Benvenuto' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Benvenuto' })).toBeInTheDocument();
     expect(screen.getByRole('tab', { name: 'Accedi' })).toHaveAttribute('aria-selected', 'true');
     expect(screen.getByRole('link', { name: 'Password dimenticata?' })).toHaveAttribute('href', '/forgot-password');
     await user.type(screen.getByLabelText('Email'), 'mario@example.com');
@@ -41,7 +41,7 @@ describe('auth screens', () => {
     });
     const user = userEvent.setup();
     renderRoutes(routes, ['/auth']);
-    await user.type(screen.getByLabelText('Email'), 'x@example.com');
+    await user.type(await screen.findByLabelText('Email'), 'x@example.com');
     await user.type(screen.getByLabelText('Password'), 'sbagliata');
     await user.click(screen.getByRole('button', { name: 'Accedi' }));
     const alert = await screen.findByRole('alert');
@@ -53,7 +53,7 @@ describe('auth screens', () => {
     const server = fakeServer({ 'POST /api/auth/signup': () => jsonResponse({ id: 'u2' }, 201) });
     const user = userEvent.setup();
     renderRoutes(routes, ['/auth?from=free-trial']);
-    expect(screen.getByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
     expect(screen.getByRole('tab', { name: 'Registrati' })).toHaveAttribute('aria-selected', 'true');
     await user.type(screen.getByLabelText('Nome'), 'Anna');
     await user.type(screen.getByLabelText('Cognome'), 'Bianchi');
@@ -133,9 +133,9 @@ describe('guards', () => {
     expect(screen.getByText('Questa sezione è riservata esclusivamente agli amministratori del sistema.')).toBeInTheDocument();
   });
 
-  it('renders the 404 page with a link home', () => {
+  it('renders the 404 page with a link home', async () => {
     renderRoutes(routes, ['/non-esiste']);
-    expect(screen.getByRole('heading', { name: 'Pagina non trovata' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Pagina non trovata' })).toBeInTheDocument();
     expect(screen.getByRole('link', { name: 'Torna alla Home' })).toHaveAttribute('href', '/');
   });
 });

@@ -1,6 +1,7 @@
 /**
  * Paths the FastAPI server answers itself (API, health check, development pages such as the test
- * checkout `/dev/checkout/…` and the outbox `/dev/mail`, the OpenAPI docs). The service worker's
+ * checkout `/dev/checkout/…` and the outbox `/dev/mail`, the OpenAPI docs, `/robots.txt` and
+ * `/sitemap.xml`). The service worker's
  * navigation fallback must never answer them with the app shell (issue 12 item 1); `vite.config.ts`
  * passes this list to workbox's `navigateFallbackDenylist`.
  */
@@ -11,6 +12,7 @@ export const SERVER_PATH_PATTERNS: RegExp[] = [
   /^\/docs(\/|$)/,
   /^\/redoc(\/|$)/,
   /^\/openapi\.json$/,
+  /^\/(robots\.txt|sitemap\.xml)$/,
 ];
 
 /** Whether `pathname` belongs to the server rather than to the single-page app. */

@@ -1,5 +1,6 @@
-import { NavLink, Outlet, useLocation } from 'react-router-dom';
+import { Menu } from 'lucide-react';
 import { useEffect } from 'react';
+import { NavLink, Outlet, useLocation } from 'react-router-dom';
 import { ErrorBoundary } from '@/components/errors/error-boundary';
 import { PRODUCT_NAME } from '@/config/constants';
 import { NotificationBell } from '@/features/notifications';
@@ -44,9 +45,7 @@ export function AppLayout() {
               {g.items.map((item) => (
                 <li key={`${g.label}-${item.to}`}>
                   <NavLink to={item.to} end className="sidebar-link" title={collapsed ? item.label : undefined}>
-                    <span aria-hidden="true" className="sidebar-icon">
-                      {item.icon}
-                    </span>
+                    <item.icon aria-hidden="true" className="sidebar-icon" size={18} />
                     <span className={collapsed ? 'sr-only' : ''}>{item.label}</span>
                   </NavLink>
                 </li>
@@ -66,7 +65,7 @@ export function AppLayout() {
             aria-expanded={isMobile ? mobileOpen : expanded}
             title={`${toggleLabel} (Ctrl/Cmd + B)`}
           >
-            <span aria-hidden="true">☰</span>
+            <Menu aria-hidden="true" size={20} />
           </button>
           <div className="topbar-spacer" />
           <NotificationBell />

@@ -1,9 +1,10 @@
+import { CreditCard, House, Images, Palette, Receipt, Upload, User, Wrench, type LucideIcon } from 'lucide-react';
 import type { UserRole } from '@/types/api';
 
 export interface MenuItem {
   label: string;
   to: string;
-  icon: string;
+  icon: LucideIcon;
 }
 
 export interface MenuGroup {
@@ -12,12 +13,12 @@ export interface MenuGroup {
 }
 
 const CLIENT_ITEMS: MenuItem[] = [
-  { label: 'Overview', to: '/dashboard', icon: '🏠' },
-  { label: 'Carica foto', to: '/upload', icon: '⬆️' },
-  { label: 'Foto processate', to: '/photos', icon: '🖼️' },
-  { label: 'Ordini', to: '/orders', icon: '🧾' },
-  { label: 'Crediti', to: '/credits', icon: '💳' },
-  { label: 'Profilo', to: '/profile', icon: '👤' },
+  { label: 'Overview', to: '/dashboard', icon: House },
+  { label: 'Carica foto', to: '/upload', icon: Upload },
+  { label: 'Foto processate', to: '/photos', icon: Images },
+  { label: 'Ordini', to: '/orders', icon: Receipt },
+  { label: 'Crediti', to: '/credits', icon: CreditCard },
+  { label: 'Profilo', to: '/profile', icon: User },
 ];
 
 /** Sidebar menus by role (SPEC §2 'Menus by role'). */
@@ -28,8 +29,8 @@ export function menuForRole(role: UserRole): MenuGroup[] {
         {
           label: 'Team Grafici',
           items: [
-            { label: 'Dashboard Lavori', to: '/graphics-dashboard', icon: '🎨' },
-            { label: 'Profilo', to: '/profile', icon: '👤' },
+            { label: 'Dashboard Lavori', to: '/graphics-dashboard', icon: Palette },
+            { label: 'Profilo', to: '/profile', icon: User },
           ],
         },
       ];
@@ -39,8 +40,8 @@ export function menuForRole(role: UserRole): MenuGroup[] {
         {
           label: 'Amministrazione',
           items: [
-            { label: 'Dashboard Grafici', to: '/graphics-dashboard', icon: '🎨' },
-            { label: 'Admin Dashboard', to: '/admin-dashboard', icon: '🛠️' },
+            { label: 'Dashboard Grafici', to: '/graphics-dashboard', icon: Palette },
+            { label: 'Admin Dashboard', to: '/admin-dashboard', icon: Wrench },
           ],
         },
       ];

@@ -1,3 +1,4 @@
+import { CircleCheck, CreditCard, Hourglass, Images, type LucideIcon } from 'lucide-react';
 import { Link } from 'react-router-dom';
 import { Card } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
@@ -6,11 +7,11 @@ import { photoStats, usePhotos } from '@/lib/photos';
 import { greeting } from './greeting';
 import { PaymentReturn } from './payment-return';
 
-function StatCard({ label, value, icon }: { label: string; value: number | string; icon: string }) {
+function StatCard({ label, value, icon: Icon }: { label: string; value: number | string; icon: LucideIcon }) {
   return (
     <Card className="stat-card" role="group" aria-label={label}>
       <span className="stat-icon" aria-hidden="true">
-        {icon}
+        <Icon size={20} />
       </span>
       <p className="stat-label">{label}</p>
       <p className="stat-value">{value}</p>
@@ -41,10 +42,10 @@ export function DashboardPage() {
       </header>
 
       <section aria-label="Statistiche" className="stat-grid">
-        <StatCard label="Crediti" value={credits} icon="💳" />
-        <StatCard label="Foto Totali" value={dash(stats.total)} icon="🖼️" />
-        <StatCard label="Processate" value={dash(stats.processed)} icon="✅" />
-        <StatCard label="In Coda" value={dash(stats.queued)} icon="⏳" />
+        <StatCard label="Crediti" value={credits} icon={CreditCard} />
+        <StatCard label="Foto Totali" value={dash(stats.total)} icon={Images} />
+        <StatCard label="Processate" value={dash(stats.processed)} icon={CircleCheck} />
+        <StatCard label="In Coda" value={dash(stats.queued)} icon={Hourglass} />
       </section>
       {photos.isError ? (
         <p role="alert" className="form-error">

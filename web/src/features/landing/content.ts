@@ -1,3 +1,5 @@
+import { Lightbulb, Search, Square, Zap } from 'lucide-react';
+
 /** Static landing-page copy (SPEC §1, §2 Landing page, DESIGN decisions). */
 
 export const NAV_LINKS = [
@@ -9,10 +11,10 @@ export const NAV_LINKS = [
 ] as const;
 
 export const BENEFITS = [
-  { icon: '⬜', title: 'Sfondo bianco perfetto', text: 'Prodotto scontornato su bianco puro, pronto per marketplace e negozio online.' },
-  { icon: '💡', title: 'Luce e colori ottimizzati', text: 'Esposizione, contrasto e colori corretti, con un’ombra naturale e piccoli difetti rimossi.' },
-  { icon: '⚡', title: 'File leggeri in WebP', text: 'Immagini più leggere per pagine veloci, in WebP o JPG di alta qualità.' },
-  { icon: '🔎', title: 'Nomi file SEO', text: 'Ogni foto viene rinominata con marca, categoria e colore per farti trovare su Google.' },
+  { icon: Square, title: 'Sfondo bianco perfetto', text: 'Prodotto scontornato su bianco puro, pronto per marketplace e negozio online.' },
+  { icon: Lightbulb, title: 'Luce e colori ottimizzati', text: 'Esposizione, contrasto e colori corretti, con un’ombra naturale e piccoli difetti rimossi.' },
+  { icon: Zap, title: 'File leggeri in WebP', text: 'Immagini più leggere per pagine veloci, in WebP o JPG di alta qualità.' },
+  { icon: Search, title: 'Nomi file SEO', text: 'Ogni foto viene rinominata con marca, categoria e colore per farti trovare su Google.' },
 ] as const;
 
 export const SECTORS = ['Abbigliamento', 'Home Decor', 'Elettronica', 'Gioielli', 'Cosmetics', 'Sport'] as const;

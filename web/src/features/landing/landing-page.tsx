@@ -1,7 +1,9 @@
+import { Menu, X } from 'lucide-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { CONTACT_EMAIL, FREE_CREDITS, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
+import { TrialDialog } from './components/trial-dialog';
 import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from './content';
 
 const BeforeAfterSlider = lazy(() => import('./components/before-after-slider'));
@@ -53,7 +55,7 @@ function Header() {
           aria-label={open ? 'Chiudi menu' : 'Apri menu'}
           onClick={() => setOpen((o) => !o)}
         >
-          ☰
+          {open ? <X aria-hidden="true" size={22} /> : <Menu aria-hidden="true" size={22} />}
         </button>
         <nav id="landing-menu" aria-label="Navigazione principale" className={`landing-menu ${open ? 'open' : ''}`}>
           <ul>
@@ -81,6 +83,7 @@ function Header() {
 
 export function LandingPage() {
   usePageMeta();
+  const [trialOpen, setTrialOpen] = useState(false);
   return (
     <div className="landing">
       <Header />
@@ -102,6 +105,12 @@ export function LandingPage() {
               </a>
             </div>
             <p className="muted hero-note">Nessuna carta di credito richiesta · {FREE_CREDITS} crediti gratuiti alla registrazione</p>
+            <p className="hero-trial">
+              Preferisci vedere prima il risultato sulle tue foto?{' '}
+              <button type="button" className="link-button" onClick={() => setTrialOpen(true)}>
+                Prova gratuita: 3 foto
+              </button>
+            </p>
           </div>
         </section>
 
@@ -126,7 +135,7 @@ export function LandingPage() {
               {BENEFITS.map((b) => (
                 <article key={b.title} className="card feature-card">
                   <span className="feature-icon" aria-hidden="true">
-                    {b.icon}
+                    <b.icon size={22} />
                   </span>
                   <h3>{b.title}</h3>
                   <p className="muted">{b.text}</p>
@@ -317,6 +326,7 @@ export function LandingPage() {
         </div>
         <p className="container muted copyright">© {new Date().getFullYear()} {PRODUCT_NAME}</p>
       </footer>
+      {trialOpen ? <TrialDialog onClose={() => setTrialOpen(false)} /> : null}
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { Image as ImageIcon } from 'lucide-react';
 import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
@@ -46,11 +47,11 @@ function BeforeAfter({ photoId, title, after }: { photoId: string; title: string
   return (
     <div className="photo-compare" role="group" aria-label={`Prima e dopo: ${title}`}>
       <figure>
-        <div className="photo-thumb">{before ? <img src={before} alt={`Prima: foto originale di ${title}`} /> : <span aria-hidden="true">🖼️</span>}</div>
+        <div className="photo-thumb">{before ? <img src={before} alt={`Prima: foto originale di ${title}`} /> : <ImageIcon aria-hidden="true" size={32} />}</div>
         <figcaption>Prima</figcaption>
       </figure>
       <figure>
-        <div className="photo-thumb">{after ? <img src={after} alt={`Dopo: risultato del ritocco di ${title}`} /> : <span aria-hidden="true">🖼️</span>}</div>
+        <div className="photo-thumb">{after ? <img src={after} alt={`Dopo: risultato del ritocco di ${title}`} /> : <ImageIcon aria-hidden="true" size={32} />}</div>
         <figcaption>Dopo</figcaption>
       </figure>
     </div>
@@ -82,7 +83,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
         ) : null}
         {flagged ? null : (
           <div className="photo-thumb">
-            {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <span aria-hidden="true">🖼️</span>}
+            {thumb ? <img src={thumb} alt={`Anteprima di ${title}`} /> : <ImageIcon aria-hidden="true" size={40} />}
           </div>
         )}
         <div className="photo-badges">

@@ -9,6 +9,7 @@ import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { confidencePercent, filterGroup, latestJob, PHOTOS_KEY, resultDetails, usePhotos, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
+import { DeletePhotoDialog, ReworkDialog } from './photo-dialogs';
 import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
@@ -30,6 +31,7 @@ export function PhotosPage() {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busyId, setBusyId] = useState<string | null>(null);
   const [bulkBusy, setBulkBusy] = useState(false);
+  const [asking, setAsking] = useState<{ kind: 'delete' | 'rework'; photo: Photo } | null>(null);
 
   const all = useMemo(() => photos.data ?? [], [photos.data]);
   const counts = useMemo(() => {
@@ -89,21 +91,23 @@ export function PhotosPage() {
     if (failed > 0) toast({ title: 'Errore download', description: 'Errore durante il download di alcune foto', variant: 'destructive' });
   };
 
-  const remove = async (photo: Photo) => {
-    // queued for designers, not started: deleting cancels the job and returns the reserved credits
-    const queued = ['pending_human', 'assigned_to_graphic'].includes(latestJob(photo)?.status ?? '');
-    const question = queued
-      ? `Annullare il lavoro dei grafici ed eliminare definitivamente "${photo.original_filename}"? I crediti riservati ti verranno restituiti.`
-      : `Eliminare definitivamente "${photo.original_filename}"?`;
-    if (!window.confirm(question)) return;
+  /** Whether the photo's job waits for designers and none has started it: deleting cancels it. */
+  const queuedForDesigners = (photo: Photo) => ['pending_human', 'assigned_to_graphic'].includes(latestJob(photo)?.status ?? '');
+
+  /** Deletes after the confirmation dialog; true when done (the dialog closes), false to keep it open.
+   * A photo queued for designers and not started yet: deleting cancels the job and returns the credits. */
+  const remove = async (photo: Photo): Promise<boolean> => {
+    const queued = queuedForDesigners(photo);
     setBusyId(photo.id);
     try {
       await deletePhoto(photo.id);
       toast({ title: 'Foto eliminata', description: queued ? 'Lavoro annullato: i crediti riservati ti sono stati restituiti.' : undefined });
       toggle(photo.id, false);
       await Promise.all([queryClient.invalidateQueries({ queryKey: PHOTOS_KEY }), queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY })]);
+      return true;
     } catch (error) {
       toast({ title: 'Errore', description: errorMessage(error, "Impossibile eliminare la foto"), variant: 'destructive' });
+      return false;
     } finally {
       setBusyId(null);
     }
@@ -126,15 +130,16 @@ export function PhotosPage() {
     }
   };
 
-  const rework = async (photo: Photo) => {
-    const notes = window.prompt('Cosa vorresti migliorare in questa foto? (facoltativo)') ?? undefined;
+  const rework = async (photo: Photo, notes: string | undefined): Promise<boolean> => {
     setBusyId(photo.id);
     try {
       await requestRework(photo.id, notes);
       toast({ title: 'Revisione richiesta', description: 'Il nostro team grafico rielaborerà la foto entro 24-48 ore lavorative.' });
       await queryClient.invalidateQueries({ queryKey: PHOTOS_KEY });
+      return true;
     } catch (error) {
       toast({ title: errorTitle(error, 'Errore'), description: errorMessage(error), variant: 'destructive' });
+      return false;
     } finally {
       setBusyId(null);
     }
@@ -233,14 +238,16 @@ export function PhotosPage() {
               onSelect={(on) => toggle(p.id, on)}
               onDownload={(format) => void download(p, format)}
               onReprocess={() => void reprocess(p)}
-              onRework={() => void rework(p)}
+              onRework={() => setAsking({ kind: 'rework', photo: p })}
               onReviewRework={() => void reviewRework(p)}
-              onDelete={() => void remove(p)}
+              onDelete={() => setAsking({ kind: 'delete', photo: p })}
               busy={busyId === p.id}
             />
           ))}
         </div>
       )}
+      {asking?.kind === 'delete' ? <DeletePhotoDialog photo={asking.photo} queued={queuedForDesigners(asking.photo)} onClose={() => setAsking(null)} onConfirm={() => remove(asking.photo)} /> : null}
+      {asking?.kind === 'rework' ? <ReworkDialog photo={asking.photo} onClose={() => setAsking(null)} onConfirm={(notes) => rework(asking.photo, notes)} /> : null}
     </div>
   );
 }

@@ -1,3 +1,4 @@
+import { Camera } from 'lucide-react';
 import { useQueryClient } from '@tanstack/react-query';
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { Link } from 'react-router-dom';
@@ -209,7 +210,7 @@ export function UploadPage() {
             data-testid="dropzone"
           >
             <span className="dropzone-icon" aria-hidden="true">
-              📷
+              <Camera size={32} />
             </span>
             <p>
               <strong>Trascina qui le tue foto</strong>

@@ -1,3 +1,4 @@
+import { Lock } from 'lucide-react';
 import { useNavigate } from 'react-router-dom';
 
 export type AccessDeniedVariant = 'graphics' | 'admin';
@@ -21,7 +22,7 @@ export function AccessDenied({ variant }: { variant: AccessDeniedVariant }) {
     <div className="full-page-center">
       <section className="card access-denied" aria-labelledby="access-denied-title">
         <div className="access-denied-icon" aria-hidden="true">
-          🔒
+          <Lock size={28} />
         </div>
         <h1 id="access-denied-title">Accesso Negato</h1>
         <p>{lead}</p>

@@ -1,12 +1,14 @@
+import { Bell, CircleCheck, Info, OctagonX, Pin, TriangleAlert, type LucideIcon } from 'lucide-react';
 import { useCallback, useRef, useState } from 'react';
 import { useDismiss } from '@/lib/use-dismiss';
 import { notificationTime } from '@/lib/format';
 import type { AppNotification } from '@/types/api';
 import { unreadBadge, useMarkRead, useNotifications } from '../api/notifications-api';
 
-const TYPE_ICON: Record<string, string> = { success: '✅', warning: '⚠️', error: '⛔', assignment: '📌' };
+const TYPE_ICON: Record<string, LucideIcon> = { success: CircleCheck, warning: TriangleAlert, error: OctagonX, assignment: Pin };
 
 function NotificationItem({ n, onRead }: { n: AppNotification; onRead: (id: string) => void }) {
+  const Icon = TYPE_ICON[n.type] ?? Info;
   return (
     <li>
       <button
@@ -17,7 +19,7 @@ function NotificationItem({ n, onRead }: { n: AppNotification; onRead: (id: stri
         }}
         aria-label={`${n.read ? '' : 'Non letta: '}${n.title}`}
       >
-        <span aria-hidden="true">{TYPE_ICON[n.type] ?? 'ℹ️'}</span>
+        <Icon aria-hidden="true" size={18} className={`notification-icon notification-icon-${n.type}`} />
         <span className="notification-text">
           <span className="notification-title">{n.title}</span>
           <span className="notification-message">{n.message}</span>
@@ -51,7 +53,7 @@ export function NotificationBell() {
         aria-controls="notification-panel"
         onClick={() => setOpen((o) => !o)}
       >
-        <span aria-hidden="true">🔔</span>
+        <Bell aria-hidden="true" size={20} />
         {badge ? (
           <span className="bell-badge" data-testid="notification-badge" aria-hidden="true">
             {badge}

@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState, type DragEvent } from 'react';
 import { Spinner } from '@/components/ui/spinner';
+import { Dialog } from '@/components/ui/dialog';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { formatBytes } from '@/lib/format';
 import { completeJob, fetchOriginal } from '../api/designer-api';
 import { checkResultFile, RESULT_TYPES } from '../lib/jobs';
 import type { DesignerJob } from '../types';
-import { Dialog } from './dialog';
 
 type Original = { state: 'loading' } | { state: 'ready'; url: string } | { state: 'error'; message: string };
 

@@ -1,10 +1,11 @@
+import { X } from 'lucide-react';
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 /**
  * A modal dialog over the page: labelled by its title, Escape and the close button call `onClose`,
- * focus moves in on open, stays inside while open (Tab cycles) and returns to the opener on close.
+ * focus moves in on open (first field, else first action), stays inside while open (Tab cycles) and returns to the opener on close.
  */
 export function Dialog({ title, description, onClose, children, wide = false }: { title: string; description?: ReactNode; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
@@ -14,7 +15,11 @@ export function Dialog({ title, description, onClose, children, wide = false }: 
 
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
-    const first = ref.current?.querySelector<HTMLElement>('textarea, input:not([type="file"]), select') ?? ref.current;
+    // The first field, else the first action (the safe 'Annulla' of a confirmation), else the dialog.
+    const first =
+      ref.current?.querySelector<HTMLElement>('textarea, input:not([type="file"]), select') ??
+      ref.current?.querySelector<HTMLElement>('.dialog-actions button:not([disabled])') ??
+      ref.current;
     first?.focus();
     return () => opener?.focus?.();
   }, []);
@@ -46,7 +51,7 @@ export function Dialog({ title, description, onClose, children, wide = false }: 
             {title}
           </h2>
           <button type="button" className="btn btn-ghost btn-sm" aria-label="Chiudi" onClick={() => onCloseRef.current()}>
-            ×
+            <X aria-hidden="true" size={18} />
           </button>
         </div>
         {description ? <p className="card-description">{description}</p> : null}
