@@ -5,8 +5,8 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * End-to-end tests in Debian's chromium against the whole stack, started by `global-setup.ts` on free
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
- * `accounts` checks the sign-up confirmation from another browser (issue 11); `client` reuses the saved
- * session.
+ * `accounts` checks the sign-up confirmation from another browser (issue 11); `seller` signs up its own
+ * clients (purchases, thumbnails, profile defaults: issue 12); `client` reuses the saved session.
  */
 export default defineConfig({
   testDir: '.',
@@ -32,6 +32,7 @@ export default defineConfig({
     { name: 'setup', testMatch: /signup\.setup\.ts$/ },
     { name: 'public', testMatch: /public\.spec\.ts$/ },
     { name: 'accounts', testMatch: /accounts\.spec\.ts$/ },
+    { name: 'seller', testMatch: /seller\.spec\.ts$/ },
     { name: 'client', testMatch: /client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
   ],
 });
