@@ -107,3 +107,46 @@ test('marca e categoria predefinite dal profilo compilano il caricamento', async
   await expect(page.getByLabel('Marca (facoltativa, per il nome SEO)')).toHaveValue('Gelateria Aurora');
   await expect(page.getByLabel('Categoria prodotto (facoltativa)')).toHaveValue('Gelato artigianale');
 });
+
+/** Issue 12 item 8: a portrait photo's preview fills the card's box and comes from the stored WebP. */
+test('le anteprime su /photos riempiono il riquadro e sono WebP piccole', async ({ page, baseURL }) => {
+  await newSeller(page, baseURL!, 'Paola');
+  await page.goto('/upload');
+  // a portrait product photo (600×1000) drawn in the browser
+  const png = await page.evaluate(async () => {
+    const canvas = new OffscreenCanvas(600, 1000);
+    const g = canvas.getContext('2d')!;
+    g.fillStyle = '#d9d4cc';
+    g.fillRect(0, 0, 600, 1000);
+    g.fillStyle = '#b22222';
+    g.fillRect(150, 150, 300, 700);
+    const blob = await canvas.convertToBlob({ type: 'image/png' });
+    return Array.from(new Uint8Array(await blob.arrayBuffer()));
+  });
+  await page.getByLabel('Seleziona foto').setInputFiles({ name: 'vaso-ritratto.png', mimeType: 'image/png', buffer: Buffer.from(png) });
+  await page.getByRole('button', { name: 'Carica 1 foto' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Foto caricate' })).toBeVisible();
+
+  const preview = page.waitForResponse((r) => r.url().includes('/thumbnail') && r.status() === 200);
+  await page.goto('/photos');
+  const response = await preview;
+  expect(response.headers()['content-type']).toBe('image/webp');
+  expect(response.headers()['cache-control']).toContain('max-age=86400');
+  expect(response.headers()['etag']).toBeTruthy();
+
+  for (const width of [1280, 375]) {
+    await page.setViewportSize({ width, height: 900 });
+    const card = page.getByRole('article').first();
+    const img = card.getByRole('img', { name: /^Anteprima di/ });
+    await expect(img).toBeVisible();
+    await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);
+    const cardBox = (await card.boundingBox())!;
+    const imgBox = (await img.boundingBox())!;
+    // the box spans the card's content width (padding 16 px each side) and is not a sliver
+    expect(imgBox.width).toBeGreaterThanOrEqual(cardBox.width - 34);
+    expect(imgBox.height).toBeGreaterThanOrEqual(170);
+    const fit = await img.evaluate((el) => getComputedStyle(el).objectFit);
+    expect(fit).toBe('contain');
+    await page.screenshot({ path: path.join(RESULTS_DIR, `photos-thumbnails-${width === 375 ? '375' : 'desktop'}.png`), fullPage: true });
+  }
+});
