@@ -14,6 +14,7 @@ from fotopronta import ledger
 from fotopronta.models import CreditLedgerEntry, LedgerKind, Photo, PhotoProcessingJob, Profile
 from fotopronta.results import keys_used_elsewhere
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
+from fotopronta.thumbnails import thumbnail_key
 from workflows.shared import ExpireCreditsInput, ExpireCreditsOutput, RetentionInput
 
 
@@ -36,10 +37,12 @@ class RetentionActivities:
             if job is not None and any(other.created_at > job.created_at for other in photo.jobs):
                 return  # a later job of this photo (e.g. a free rework) delivers later: its workflow deletes
             self.storage.delete(BUCKET_UPLOADS, photo.upload_path)
+            self.storage.delete(BUCKET_UPLOADS, thumbnail_key(photo.upload_path))
             shared = keys_used_elsewhere(session, photo)  # another photo's file: not ours to delete
             for key in (photo.processed_path, photo.processed_webp_path):
                 if key and key not in shared:
                     self.storage.delete(BUCKET_PROCESSED, key)
+                    self.storage.delete(BUCKET_PROCESSED, thumbnail_key(key))
             photo.files_deleted_at = datetime.now(UTC)
 
     @activity.defn(name="expire_credits")

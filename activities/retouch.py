@@ -14,6 +14,7 @@ from temporalio.exceptions import ApplicationError
 
 from fotopronta.models import Photo
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage, result_key
+from fotopronta.thumbnails import store_thumbnail
 from retouch import BadImageError, RetouchOptions
 from retouch import retouch as run_pipeline
 from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
@@ -85,6 +86,7 @@ class RetouchActivities:
         webp_key = result_key(inp.user_id, inp.job_id, "webp")
         self.storage.put(BUCKET_PROCESSED, jpeg_key, result.jpeg, "image/jpeg")
         self.storage.put(BUCKET_PROCESSED, webp_key, result.webp, "image/webp")
+        store_thumbnail(self.storage, BUCKET_PROCESSED, jpeg_key, result.jpeg)  # /photos preview
         return RetouchOutput(
             jpeg_key=jpeg_key,
             webp_key=webp_key,

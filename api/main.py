@@ -41,6 +41,7 @@ from api.routes import (
     photos,
 )
 from fotopronta.db import get_engine
+from fotopronta.links import RequestOriginMiddleware
 from fotopronta.settings import get_settings
 
 log = logging.getLogger("fotopronta.api")
@@ -76,6 +77,7 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
     settings = get_settings()
     app = FastAPI(title="FotoPronta API", version="0.1.0", lifespan=lifespan if with_lifespan else None)
     app.add_middleware(SecurityHeadersMiddleware, production=settings.is_production)
+    app.add_middleware(RequestOriginMiddleware)
     app.add_exception_handler(ApiError, api_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)

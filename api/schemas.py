@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
 
 
 class SignupIn(BaseModel):
@@ -46,15 +46,25 @@ class ProfilePublic(BaseModel):
     is_active: bool
     max_concurrent_jobs: int
     specializations: list[str] | None
+    default_brand: str | None = None
+    default_category: str | None = None
     created_at: datetime
     updated_at: datetime
 
 
 class ProfileUpdate(BaseModel):
-    """``PATCH /api/me``: first and last name (free text, SPEC §5)."""
+    """``PATCH /api/me``: first and last name (free text, SPEC §5); the default brand and category
+    that prefill the upload form (issue 12; blank clears them)."""
 
     first_name: str | None = Field(default=None, max_length=200)
     last_name: str | None = Field(default=None, max_length=200)
+    default_brand: str | None = Field(default=None, max_length=100)
+    default_category: str | None = Field(default=None, max_length=100)
+
+    @field_validator("default_brand", "default_category")
+    @classmethod
+    def _blank_is_none(cls, value: str | None) -> str | None:
+        return (value or "").strip() or None
 
 
 class SessionOut(BaseModel):

@@ -7,7 +7,7 @@ Backends (setting ``FOTOPRONTA_MAIL_BACKEND``; default ``outbox``, or ``smtp`` i
   show the stored messages with their links so a person or a script can follow them.
 - ``smtp``: ``FOTOPRONTA_SMTP_HOST``/``PORT``/``USER``/``PASSWORD``/``FROM``/``STARTTLS``.
 
-Links in e-mails are built from ``settings.public_url`` (the web app's address). Texts are Italian.
+Links in e-mails are built from :func:`fotopronta.links.public_base_url` (the web app's address). Texts are Italian.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 import aiosmtplib
 
 from fotopronta.db import session_scope
+from fotopronta.links import public_base_url
 from fotopronta.models import EmailOutbox
 from fotopronta.settings import Settings, get_settings
 
@@ -48,7 +49,7 @@ class Email:
 
 def public_link(path: str, **query: str) -> str:
     """``{public_url}{path}?{query}`` (query values URL-encoded), e.g. ``/auth/callback?token_hash=…``."""
-    base = get_settings().public_url.rstrip("/")
+    base = public_base_url()
     return f"{base}{path}" + (f"?{urlencode(query)}" if query else "")
 
 

@@ -132,6 +132,9 @@ class Profile(Base):
     is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     max_concurrent_jobs: Mapped[int] = mapped_column(Integer, nullable=False, default=5)
     specializations: Mapped[list[str] | None] = mapped_column(JSONB)
+    # the seller's defaults for SEO file names, prefilled in the upload form (issue 12, item 11)
+    default_brand: Mapped[str | None] = mapped_column(String(100))
+    default_category: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = _created_at()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now(), nullable=False

@@ -14,18 +14,25 @@ Two implementations of :class:`PaymentProvider` (setting ``FOTOPRONTA_PAYMENT_PR
 page): it locks the purchase row (``SELECT … FOR UPDATE``) and grants the credits through the ledger
 with idempotency key ``purchase:{purchase_id}``, so concurrent or repeated deliveries add them once
 (SPEC §4 Purchase, §9: valid 365 days).
+
+A purchase is ``pending`` until paid, then ``completed``; an unpaid checkout ends as ``canceled``
+(the test page's 'Annulla') or ``expired`` (Stripe's ``checkout.session.expired`` webhook, or
+:func:`expire_stale_purchases` once ``checkout_expiry_s`` plus a grace period has passed). Stripe
+sessions are created with ``expires_at`` = now + ``checkout_expiry_s``. A paid session still completes
+an expired purchase (the money was taken), so the order of deliveries never loses credits.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 import stripe
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from fotopronta import ledger
@@ -33,6 +40,11 @@ from fotopronta.models import CreditPackage, CreditPurchase, Profile
 from fotopronta.settings import Settings, get_settings
 
 TEST_SESSION_PREFIX = "cs_test_local_"
+UNPAID_ENDED = ("expired", "canceled")
+"""Final states of a purchase whose checkout ended unpaid ('Scaduto', 'Annullato')."""
+EXPIRY_GRACE_S = 300
+"""After a checkout's expiry, how long a pending purchase waits for a late webhook before it is
+marked expired locally."""
 
 
 class PaymentProviderError(Exception):
@@ -163,6 +175,7 @@ class StripeProvider:
             "client_reference_id": str(request.purchase_id),
             "metadata": metadata,
             "payment_intent_data": {"metadata": metadata},
+            "expires_at": int(time.time()) + get_settings().checkout_expiry_s,
             "line_items": [
                 {
                     "quantity": 1,
@@ -248,10 +261,11 @@ class TestCheckoutProvider:
                 if purchase is None:
                     raise PaymentProviderError(f"unknown test session {session_id}")
                 done = purchase.status == "completed"
+                ended = purchase.status in UNPAID_ENDED or checkout_expired(purchase)
                 return CheckoutSession(
                     id=session_id,
                     url=None,
-                    status="complete" if done else "open",
+                    status="complete" if done else "expired" if ended else "open",
                     payment_status="paid" if done else "unpaid",
                     amount_total=purchase.amount_paid_cents,
                     metadata={
@@ -283,7 +297,9 @@ def get_payment_provider(settings: Settings | None = None) -> PaymentProvider:
             webhook_secret=settings.stripe_webhook_secret,
             api_base=settings.stripe_api_base,
         )
-    return TestCheckoutProvider(settings.public_url)
+    from fotopronta.links import public_base_url
+
+    return TestCheckoutProvider(public_base_url(settings))
 
 
 def find_purchase(session: Session, session_id: str, *, lock: bool = False) -> CreditPurchase | None:
@@ -385,3 +401,38 @@ def complete_purchase(
         profile.credits_remaining,
         newly_completed=True,
     )
+
+
+def checkout_expired(purchase: CreditPurchase, now: datetime | None = None) -> bool:
+    """Whether ``purchase``'s checkout is past ``checkout_expiry_s`` (whatever its status)."""
+    now = now or datetime.now(UTC)
+    return purchase.created_at + timedelta(seconds=get_settings().checkout_expiry_s) <= now
+
+
+def end_unpaid_purchase(session: Session, purchase: CreditPurchase, status: str) -> bool:
+    """Mark a still ``pending`` purchase ``expired`` or ``canceled`` (the caller commits); a completed
+    or already ended one is left alone. Returns whether it changed."""
+    if status not in UNPAID_ENDED:
+        raise ValueError(f"not an unpaid end state: {status}")
+    if purchase.status != "pending":
+        return False
+    purchase.status = status
+    session.flush()
+    return True
+
+
+def expire_stale_purchases(session: Session, user_id: uuid.UUID, now: datetime | None = None) -> int:
+    """Mark the user's pending purchases older than ``checkout_expiry_s`` + :data:`EXPIRY_GRACE_S`
+    ``expired`` (the caller commits); returns how many."""
+    now = now or datetime.now(UTC)
+    cutoff = now - timedelta(seconds=get_settings().checkout_expiry_s + EXPIRY_GRACE_S)
+    result = session.execute(
+        update(CreditPurchase)
+        .where(
+            CreditPurchase.user_id == user_id,
+            CreditPurchase.status == "pending",
+            CreditPurchase.created_at < cutoff,
+        )
+        .values(status="expired")
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

@@ -12,7 +12,7 @@ from pathlib import PurePath
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from fotopronta.models import JobStatus, Photo
+from fotopronta.models import JobStatus, Photo, PhotoProcessingJob
 
 DELIVERED = (JobStatus.completed.value, JobStatus.completed_human.value)
 
@@ -31,7 +31,27 @@ def download_name(photo: Photo, key: str) -> str:
         seo = (job.processing_details or {}).get("seo_filename")
         if seo:
             return PurePath(str(seo)).stem + suffix
+        return PurePath(_designer_seo_name(photo, job)).stem + suffix
     return PurePath(key).name
+
+
+def _designer_seo_name(photo: Photo, job: PhotoProcessingJob) -> str:
+    """The SEO name of a result delivered without one (a designer's): built like the AI pipeline's
+    (``retouch.colors.seo_filename``: brand, category, main colour, the job id's first 8 characters)
+    from the job's brand and category and the main colour an earlier AI job found (issue 12, item 11)."""
+    from retouch.colors import seo_filename
+
+    options = {**(job.options or {}), **(job.processing_details or {})}
+    colour = None
+    for other in sorted(photo.jobs, key=lambda j: j.created_at, reverse=True):
+        colours = (other.processing_details or {}).get("colors") or []
+        if colours and isinstance(colours[0], dict):
+            colour = colours[0].get("name")
+        elif colours and isinstance(colours[0], str):
+            colour = colours[0]
+        if colour:
+            break
+    return seo_filename(options.get("brand"), options.get("category"), colour, str(job.id)[:8])
 
 
 def keys_used_elsewhere(session: Session, photo: Photo) -> set[str]:

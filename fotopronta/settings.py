@@ -36,7 +36,10 @@ class Settings(BaseSettings):
     # HTTP API
     api_host: str = "127.0.0.1"
     api_port: int = 8000
-    public_url: str = "http://localhost:8000"
+    # The web app's address for links (e-mails, payment redirects). Required outside development; in
+    # development, unset means "the allowed address the request came to" (fotopronta/links.py).
+    public_url: str | None = None
+    allowed_hosts: str = ""  # development: extra comma-separated host names links may point to
     web_dist: Path = REPO_ROOT / "web" / "dist"
 
     # PostgreSQL: an explicit URL (production) or the embedded server (development, tests)
@@ -107,6 +110,8 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_api_base: str = "https://api.stripe.com"
+    # an unpaid checkout expires after this many seconds (Stripe accepts 30 min to 24 h)
+    checkout_expiry_s: int = 1800
 
     @property
     def effective_mail_backend(self) -> str:
@@ -146,6 +151,10 @@ class Settings(BaseSettings):
         if not self.is_development and self.jwt_secret == DEV_JWT_SECRET:
             raise ValueError(
                 f"FOTOPRONTA_JWT_SECRET must be set outside development (environment={self.environment!r})"
+            )
+        if not self.is_development and not (self.public_url or "").strip():
+            raise ValueError(
+                f"FOTOPRONTA_PUBLIC_URL must be set outside development (environment={self.environment!r})"
             )
         self.trusted_proxy_networks  # noqa: B018 - fail at start-up on a malformed entry
         return self

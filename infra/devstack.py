@@ -209,7 +209,8 @@ def main() -> int:
         api = subprocess.Popen([sys.executable, "-m", "api"], env=env, start_new_session=True)
         procs.append(("api", api))
         wait_http(f"http://127.0.0.1:{settings.api_port}/healthz", timeout_s=90, proc=api)
-        print(f"✓ API e app web: {settings.public_url} (OpenAPI {settings.public_url}/docs)", flush=True)
+        url = settings.public_url or f"http://localhost:{settings.api_port}"
+        print(f"✓ API e app web: {url} (OpenAPI {url}/docs)", flush=True)
         print("FotoPronta è pronta. Ctrl-C per fermare tutto.", flush=True)
         while not stopping:
             for name, proc in procs:

@@ -53,6 +53,7 @@ from api.errors import ApiError
 from api.schemas import LoginIn, ProfilePublic, RefreshIn, SessionOut
 from fotopronta import mailer, ratelimit
 from fotopronta.accounts import EmailAlreadyRegisteredError, create_user, find_user_by_email, normalise_email
+from fotopronta.links import public_base_url
 from fotopronta.models import OneTimeCode, Profile, RefreshSession, User
 from fotopronta.security import (
     JWT_ALGORITHM,
@@ -356,7 +357,7 @@ async def signup(body: SignupIn, session: SessionDep, request: Request, response
         path="/api/auth",
         httponly=True,
         samesite="lax",
-        secure=settings.public_url.startswith("https://"),
+        secure=public_base_url(settings).startswith("https://"),
     )
     try:
         await mailer.send_email(email_msg)

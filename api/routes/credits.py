@@ -1,8 +1,9 @@
 """Credit packages, the caller's purchases and orders (SPEC §2 /credits, /orders; §7 Tables).
 
 - ``GET /api/credit-packages``: active packages priced above 0, cheapest first (SPEC §6).
-- ``GET /api/credits/purchases``: the caller's pending purchases and the last 10 completed ones,
-  newest first, each with its package (``package`` and, as the original client named it,
+- ``GET /api/credits/purchases``: the caller's pending purchases, the last 10 completed ones and the
+  last 10 whose checkout ended unpaid (``expired``, ``canceled``), newest first; pending ones past
+  their checkout's expiry are marked ``expired`` first (``fotopronta.payments.expire_stale_purchases``), each with its package (``package`` and, as the original client named it,
   ``credit_packages``).
 - ``GET /api/orders``: the caller's orders, newest first.
 
@@ -21,6 +22,7 @@ from sqlalchemy.orm import selectinload
 
 from api.deps import CurrentUser, SessionDep
 from fotopronta.models import CreditPackage, CreditPurchase, Order
+from fotopronta.payments import UNPAID_ENDED, expire_stale_purchases
 
 router = APIRouter(prefix="/api", tags=["credits"])
 
@@ -96,7 +98,10 @@ def list_packages(user: CurrentUser, session: SessionDep) -> list[CreditPackage]
 
 @router.get("/credits/purchases", response_model=list[PurchasePublic], operation_id="credits-purchases")
 def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePublic]:
-    """The caller's pending purchases plus the last 10 completed, newest first."""
+    """The caller's pending purchases plus the last 10 completed and the last 10 ended unpaid, newest
+    first (stale pending ones are marked expired first)."""
+    if expire_stale_purchases(session, user.id):
+        session.commit()
     base = (
         select(CreditPurchase)
         .options(selectinload(CreditPurchase.package))
@@ -112,7 +117,16 @@ def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePubli
         .scalars()
         .all()
     )
-    rows = sorted([*pending, *completed], key=lambda p: p.created_at, reverse=True)
+    ended = (
+        session.execute(
+            base.where(CreditPurchase.status.in_(UNPAID_ENDED))
+            .order_by(CreditPurchase.created_at.desc())
+            .limit(RECENT_COMPLETED)
+        )
+        .scalars()
+        .all()
+    )
+    rows = sorted([*pending, *completed, *ended], key=lambda p: p.created_at, reverse=True)
     out = []
     for p in rows:
         summary = PackageSummary.model_validate(p.package)

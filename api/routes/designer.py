@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import and_, or_, select
@@ -21,6 +22,7 @@ from api.job_control import run_job_update
 from api.uploads import inspect_image
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile, UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
+from fotopronta.thumbnails import store_thumbnail, thumbnail_key
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import AssignInput, CompleteHumanInput, RejectInput, StartInput
 
@@ -221,6 +223,7 @@ async def complete_job(
     key = f"{job.user_id}/processed-{photo.id}-{int(time.time() * 1000)}.{info.ext}"
     storage = get_storage()
     storage.put(BUCKET_PROCESSED, key, data, info.mime)
+    await run_in_threadpool(store_thumbnail, storage, BUCKET_PROCESSED, key, data)
     try:
         await run_job_update(
             temporal,
@@ -231,6 +234,7 @@ async def complete_job(
         )
     except BaseException:
         storage.delete(BUCKET_PROCESSED, key)
+        storage.delete(BUCKET_PROCESSED, thumbnail_key(key))
         raise
     session.expire_all()
     return as_designer_job(*load_human_job(session, job_id))

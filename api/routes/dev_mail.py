@@ -6,8 +6,11 @@ every route here answers 404.
   recipient) and ``GET /dev/mail`` (HTML with clickable links): what the mailer stored, so a person
   or a script running ``make dev`` can follow confirmation and reset links.
 - ``GET /dev/checkout/{session_id}``: the test payment page ('MODALITÀ TEST — nessun addebito reale')
-  with 'Paga' and 'Annulla'; ``POST …/pay`` completes the purchase like Stripe's webhook and redirects
-  to the success URL, ``POST …/cancel`` redirects to the cancel URL. Only with the ``test`` provider.
+  with 'Paga', 'Annulla' and 'Simula scadenza'; ``POST …/pay`` completes the purchase like Stripe's
+  webhook and redirects to the success URL; ``POST …/cancel`` marks it ``canceled`` ('Annullato') and
+  redirects to the cancel URL; ``POST …/expire`` marks it ``expired`` ('Scaduto') as Stripe's
+  ``checkout.session.expired`` would, and goes to ``/credits``. A session that ended unpaid (or is past
+  ``checkout_expiry_s``) can no longer be paid. Only with the ``test`` provider.
 
 These pages are public by design (no sign-in): the outbox is the developer's mailbox, and a checkout
 page, like Stripe's, is reached by its unguessable session id.
@@ -30,8 +33,15 @@ from sqlalchemy.orm import Session
 from api.deps import SessionDep
 from api.errors import ApiError
 from api.routes.payments import complete_by_session_id, resume_after_credit
+from fotopronta.links import public_base_url
 from fotopronta.models import CreditPackage, EmailOutbox
-from fotopronta.payments import TEST_SESSION_PREFIX, find_purchase
+from fotopronta.payments import (
+    TEST_SESSION_PREFIX,
+    UNPAID_ENDED,
+    checkout_expired,
+    end_unpaid_purchase,
+    find_purchase,
+)
 from fotopronta.settings import get_settings
 
 MAIL_LIMIT = 100
@@ -124,6 +134,9 @@ def _checkout_view(session: Session, session_id: str) -> tuple[str, int, int, st
     purchase = find_purchase(session, session_id)
     if purchase is None or not session_id.startswith(TEST_SESSION_PREFIX):
         return None
+    if purchase.status == "pending" and checkout_expired(purchase):
+        end_unpaid_purchase(session, purchase, "expired")
+        session.commit()
     package = session.get_one(CreditPackage, purchase.package_id)
     return (
         package.name,
@@ -156,6 +169,13 @@ def checkout_page(session_id: str, session: SessionDep) -> HTMLResponse:
     sid = html.escape(session_id)
     price = f"{cents / 100:.2f}".replace(".", ",")
     done = "<p><b>Questo pagamento è già stato completato.</b></p>" if state == "completed" else ""
+    if state in UNPAID_ENDED:
+        word = "scaduta" if state == "expired" else "annullata"
+        body = (
+            f"<p class='test'>MODALITÀ TEST — nessun addebito reale</p><h1>Pagamento FotoPronta</h1>"
+            f"<p><b>Questa sessione di pagamento è {word}.</b></p>"
+        )
+        return HTMLResponse(_PAGE.format(title="Pagamento di prova — FotoPronta", body=body), status_code=410)
     body = (
         f"<p class='test'>MODALITÀ TEST — nessun addebito reale</p><h1>Pagamento FotoPronta</h1>"
         f"<p>Pacchetto <b>{html.escape(name)}</b>: {credits} crediti — "
@@ -164,6 +184,8 @@ def checkout_page(session_id: str, session: SessionDep) -> HTMLResponse:
         f"<button class='pay' type='submit'>Paga</button></form>"
         f"<form method='post' action='/dev/checkout/{sid}/cancel' style='display:inline'>"
         f"<button type='submit'>Annulla</button></form>"
+        f"<form method='post' action='/dev/checkout/{sid}/expire' style='display:inline'>"
+        f"<button type='submit'>Simula scadenza</button></form>"
     )
     return HTMLResponse(_PAGE.format(title="Pagamento di prova — FotoPronta", body=body))
 
@@ -181,10 +203,12 @@ async def checkout_pay(
     view = await run_in_threadpool(_checkout_view, session, session_id)
     if view is None:
         return _not_found_page()
+    if view[4] in UNPAID_ENDED:
+        return checkout_page(session_id, session)
     result = await run_in_threadpool(complete_by_session_id, session, session_id, None)
     if result is not None and result.newly_completed:
         await resume_after_credit(request, session, result.user_id)
-    base = get_settings().public_url.rstrip("/")
+    base = public_base_url()
     return RedirectResponse(f"{base}/dashboard?success=true&session_id={session_id}", status_code=303)
 
 
@@ -195,9 +219,33 @@ async def checkout_pay(
     response_model=None,
 )
 def checkout_cancel(session_id: str, session: SessionDep) -> RedirectResponse | HTMLResponse:
-    """'Annulla': nothing is charged; redirect (303) to the dashboard's cancel URL."""
-    if _checkout_view(session, session_id) is None:
+    """'Annulla': nothing is charged, a pending purchase becomes ``canceled``; redirect (303) to the
+    dashboard's cancel URL."""
+    if not _end_test_session(session, session_id, "canceled"):
         return _not_found_page()
-    return RedirectResponse(
-        f"{get_settings().public_url.rstrip('/')}/dashboard?canceled=true", status_code=303
-    )
+    return RedirectResponse(f"{public_base_url()}/dashboard?canceled=true", status_code=303)
+
+
+@router.post(
+    "/dev/checkout/{session_id}/expire",
+    include_in_schema=False,
+    dependencies=[Depends(test_checkout_only)],
+    response_model=None,
+)
+def checkout_expire(session_id: str, session: SessionDep) -> RedirectResponse | HTMLResponse:
+    """'Simula scadenza': the session expires unpaid, as Stripe's ``checkout.session.expired`` would
+    report; a pending purchase becomes ``expired``. Redirect (303) to ``/credits``."""
+    if not _end_test_session(session, session_id, "expired"):
+        return _not_found_page()
+    return RedirectResponse(f"{public_base_url()}/credits", status_code=303)
+
+
+def _end_test_session(session: Session, session_id: str, status: str) -> bool:
+    """End a test session unpaid (``canceled`` or ``expired``); ``False`` if there is no such session."""
+    if _checkout_view(session, session_id) is None:
+        return False
+    purchase = find_purchase(session, session_id, lock=True)
+    if purchase is not None:
+        end_unpaid_purchase(session, purchase, status)
+        session.commit()
+    return True

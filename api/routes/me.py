@@ -19,7 +19,7 @@ def read_me(user: CurrentUser) -> Profile:
 
 @router.patch("/me", response_model=ProfilePublic, operation_id="me-update")
 def update_me(body: ProfileUpdate, user: CurrentUser, session: SessionDep) -> Profile:
-    """Edit first and last name."""
+    """Edit first and last name, default brand and default category."""
     for field in body.model_fields_set:
         setattr(user, field, getattr(body, field))
     session.commit()

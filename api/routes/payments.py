@@ -3,7 +3,8 @@
 - ``POST /checkout {package_id}`` → ``{url, session_id}``: a provider checkout session and a pending
   ``credit_purchases`` row (``stripe_payment_intent_id`` = the session id).
 - ``POST /verify {sessionId}`` → ``{success, creditsAdded, totalCredits, error}``.
-- ``POST /webhook``: Stripe's signed ``checkout.session.completed``.
+- ``POST /webhook``: Stripe's signed ``checkout.session.completed`` (purchase completed) and
+  ``checkout.session.expired`` (a pending purchase becomes ``expired``, 'Scaduto').
 
 Verify and webhook both go through :func:`fotopronta.payments.complete_purchase` (row lock + ledger
 idempotency key ``purchase:{id}``), so credits are added once however often and in whatever order
@@ -25,6 +26,7 @@ from temporalio.client import Client
 from api.deps import CurrentUser, SessionDep
 from api.errors import ApiError
 from api.job_control import resume_waiting_jobs
+from fotopronta.links import public_base_url
 from fotopronta.models import CreditPackage, CreditPurchase, Profile
 from fotopronta.payments import (
     CheckoutRequest,
@@ -33,7 +35,9 @@ from fotopronta.payments import (
     PurchaseMismatchError,
     PurchaseResult,
     WebhookSignatureError,
+    check_session_matches,
     complete_purchase,
+    end_unpaid_purchase,
     find_purchase,
     get_payment_provider,
 )
@@ -47,6 +51,8 @@ VERIFY_TITLE = "Errore Verifica Pagamento"
 NOT_COMPLETED = "Pagamento non completato"
 VERIFY_FAILED = "Verifica pagamento fallita"
 COMPLETING_EVENTS = ("checkout.session.completed", "checkout.session.async_payment_succeeded")
+EXPIRING_EVENT = "checkout.session.expired"
+EXPIRED = "Sessione di pagamento scaduta"
 
 
 class CheckoutIn(BaseModel):
@@ -117,6 +123,23 @@ def complete_by_session_id(
     return result
 
 
+def expire_by_session(session: Session, checkout: CheckoutSession) -> bool | None:
+    """Mark the pending purchase of an unpaid, expired provider session ``expired`` (commits);
+    ``None`` if no such purchase, else whether it changed.
+
+    Raises:
+        PurchaseMismatchError: the session does not carry this purchase's id, user and amount.
+    """
+    session.rollback()
+    purchase = find_purchase(session, checkout.id, lock=True)
+    if purchase is None:
+        return None
+    check_session_matches(checkout, purchase)
+    changed = end_unpaid_purchase(session, purchase, "expired")
+    session.commit()
+    return changed
+
+
 def _verify_read(session: Session, session_id: str, user_id: uuid.UUID) -> tuple[CreditPurchase, int]:
     purchase = find_purchase(session, session_id)
     if purchase is None or purchase.user_id != user_id:
@@ -137,7 +160,7 @@ async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> 
     package = await run_in_threadpool(session.get, CreditPackage, body.package_id)
     if package is None or not package.is_active or package.price_cents <= 0:
         raise ApiError(404, "Pacchetto crediti non disponibile.", "package_not_found", CHECKOUT_TITLE)
-    base = settings.public_url.rstrip("/")
+    base = public_base_url(settings)
     purchase_id = uuid.uuid4()
     request = CheckoutRequest(
         purchase_id=purchase_id,
@@ -197,6 +220,12 @@ async def verify(body: VerifyIn, user: CurrentUser, session: SessionDep, request
         log.error("verify %s failed: %s", body.session_id, exc)
         raise ApiError(502, VERIFY_FAILED, "verify_failed", VERIFY_TITLE) from exc
     if not checkout_session.paid:
+        if checkout_session.status == "expired":
+            try:
+                await run_in_threadpool(expire_by_session, session, checkout_session)
+            except PurchaseMismatchError as exc:
+                log.error("verify %s: %s", body.session_id, exc)
+            return VerifyOut(success=False, total_credits=balance, error=EXPIRED)
         return VerifyOut(success=False, total_credits=balance, error=NOT_COMPLETED)
     try:
         result = await run_in_threadpool(complete_by_session_id, session, body.session_id, checkout_session)
@@ -212,7 +241,8 @@ async def verify(body: VerifyIn, user: CurrentUser, session: SessionDep, request
 @router.post("/webhook", operation_id="payments-webhook")
 async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
     """Stripe webhook (public, authenticated by the ``Stripe-Signature`` header): a paid
-    ``checkout.session.completed`` completes the purchase once; other events are acknowledged.
+    ``checkout.session.completed`` completes the purchase once; an unpaid ``checkout.session.expired``
+    marks a pending purchase ``expired``; other events are acknowledged.
 
     Errors: 400 'Firma del webhook non valida.'; 400 when the session does not match its purchase.
     """
@@ -222,6 +252,13 @@ async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
     except WebhookSignatureError as exc:
         log.warning("webhook refused: %s", exc)
         raise ApiError(400, "Firma del webhook non valida.", "invalid_signature") from exc
+    if event.type == EXPIRING_EVENT and event.session is not None and not event.session.paid:
+        try:
+            changed = await run_in_threadpool(expire_by_session, session, event.session)
+        except PurchaseMismatchError as exc:
+            log.error("webhook %s: %s", event.id, exc)
+            raise ApiError(400, VERIFY_FAILED, "purchase_mismatch") from exc
+        return {"received": True, "handled": bool(changed)}
     if event.type not in COMPLETING_EVENTS or event.session is None or not event.session.paid:
         return {"received": True, "handled": False}
     try:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import logging
 import threading
@@ -13,7 +14,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, UploadFile, status
+from fastapi import APIRouter, File, Form, Query, Request, UploadFile, status
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from PIL import Image, ImageOps
 from pydantic import BaseModel, Field
@@ -48,6 +50,7 @@ from fotopronta.storage import (
     get_storage,
     new_upload_key,
 )
+from fotopronta.thumbnails import store_thumbnail, thumbnail_key
 from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
@@ -169,6 +172,8 @@ async def upload_photos(
             mime = info.mime
             storage.put(BUCKET_UPLOADS, key, data, mime)
             stored.append(key)
+            if await run_in_threadpool(store_thumbnail, storage, BUCKET_UPLOADS, key, data):
+                stored.append(thumbnail_key(key))
             width, height = info.width, info.height
             uploaded_at = datetime.now(UTC)
             photo = Photo(
@@ -388,6 +393,7 @@ async def delete_photo(
     for bucket, key in keys:
         if key:
             storage.delete(bucket, key)
+            storage.delete(bucket, thumbnail_key(key))
     for job_id in job_ids:  # the workflows were only waiting for retention or a reprocess
         with contextlib.suppress(RPCError):
             await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(
@@ -446,6 +452,9 @@ async def request_free_rework(
 
 
 THUMBNAIL_CACHE_S = 300
+STORED_THUMBNAIL_CACHE_S = 86_400
+"""A stored preview never changes under its key (results get new keys; the web app puts the result's
+key in the URL), so browsers may keep it a day and revalidate with its ETag."""
 THUMBNAIL_MAX_DECODE_PIXELS = 16_000_000
 """Hard cap on the pixels the API decodes for one preview (16 MP: at most 64 MB as RGBA). A JPEG is
 decoded at 1/2, 1/4 or 1/8 scale (``draft``), so a JPEG of up to 1 GP fits; a larger PNG, WebP, TIFF or
@@ -466,12 +475,15 @@ def photo_thumbnail(
     photo_id: uuid.UUID,
     user: CurrentUser,
     session: SessionDep,
-    size: Annotated[int, Query(ge=64, le=1024)] = 320,
+    request: Request,
+    size: Annotated[int | None, Query(ge=64, le=1024)] = None,
     variant: Annotated[str, Query(pattern="^(result|original)$")] = "result",
 ) -> Response:
-    """A JPEG preview at most ``size`` px on its long side: the delivered result when there is one,
-    else the original; ``variant=original`` always the original (the card's before/after). 404
-    'Anteprima non disponibile' when the file is gone or not decodable here."""
+    """A preview of the delivered result when there is one, else of the original (``variant=original``:
+    always the original, the card's before/after): the stored WebP (≤ 512 px, ``fotopronta.thumbnails``)
+    with ``Cache-Control`` and an ``ETag`` (``If-None-Match`` → 304); for files stored without one, or
+    when ``size`` is asked for, a JPEG of at most ``size`` (320) px decoded from the file (16 MP guard).
+    404 'Anteprima non disponibile' when the file is gone or not decodable here."""
     photo = _owned_photo(session, user, photo_id)
     unavailable = ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
     if photo.files_deleted_at is not None:
@@ -480,9 +492,20 @@ def photo_thumbnail(
         bucket, key = BUCKET_PROCESSED, photo.processed_path
     else:
         bucket, key = BUCKET_UPLOADS, photo.upload_path
+    stored = None
+    if size is None:
+        with contextlib.suppress(ObjectNotFoundError):
+            stored = get_storage().get(bucket, thumbnail_key(key))
+    if stored is not None:
+        etag = '"' + hashlib.sha256(stored).hexdigest()[:32] + '"'
+        headers = {"Cache-Control": f"private, max-age={STORED_THUMBNAIL_CACHE_S}", "ETag": etag}
+        if_none_match = request.headers.get("if-none-match")
+        if if_none_match and etag in {t.strip() for t in if_none_match.split(",")}:
+            return Response(status_code=304, headers=headers)
+        return Response(stored, media_type="image/webp", headers=headers)
     try:
         data = get_storage().get(bucket, key)
-        preview = _thumbnail_jpeg(data, size)
+        preview = _thumbnail_jpeg(data, size or 320)
     except (ObjectNotFoundError, OSError, ValueError, Image.DecompressionBombError) as exc:
         raise unavailable from exc  # ThumbnailTooLargeError is a ValueError
     return Response(

@@ -387,7 +387,9 @@ def test_default_secret_is_refused_outside_development(environment: str) -> None
     with pytest.raises(ValidationError, match="FOTOPRONTA_JWT_SECRET must be set"):
         Settings(environment=environment)
     assert Settings(environment="development").jwt_secret == DEV_JWT_SECRET
-    assert not Settings(environment=environment, jwt_secret="s" * 40).is_development
+    assert not Settings(
+        environment=environment, jwt_secret="s" * 40, public_url="https://fotopronta.example"
+    ).is_development
 
 
 async def test_non_development_environments_hide_dev_pages_and_reject_forged_tokens(
@@ -406,7 +408,11 @@ async def test_non_development_environments_hide_dev_pages_and_reject_forged_tok
     }
     forged = jwt.encode(claims, DEV_JWT_SECRET, algorithm="HS256")
     for environment in ("test", "staging", "typo"):
-        with settings_env(environment=environment, jwt_secret="segreto-di-produzione-" + "y" * 30):
+        with settings_env(
+            environment=environment,
+            jwt_secret="segreto-di-produzione-" + "y" * 30,
+            public_url="https://fotopronta.example",
+        ):
             settings = get_settings()
             assert settings.is_production and settings.effective_mail_backend == "smtp"
             assert settings.effective_payment_provider == "stripe"

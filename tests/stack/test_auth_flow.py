@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import select, update
 
 from fotopronta.db import session_scope
+from fotopronta.links import public_base_url
 from fotopronta.models import EmailOutbox, OneTimeCode, RefreshSession, User
-from fotopronta.settings import get_settings
 from tests.utils.factories import (
     latest_mail,
     login,
@@ -102,7 +102,7 @@ async def test_signup_confirmation_by_smtp_then_login(
     assert "conferma il tuo indirizzo email" in mail.text and "Ciao Marco," in mail.text
     link = re.search(r"https?://\S+", mail.text)
     assert link is not None
-    assert link.group(0).startswith(f"{get_settings().public_url}/auth/callback?")
+    assert link.group(0).startswith(f"{public_base_url()}/auth/callback?")
     query = link_query(link.group(0))
     assert query["type"] == "signup" and len(query["token_hash"]) >= 40
     with session_scope() as session:
@@ -293,7 +293,7 @@ async def test_reset_by_link(stack: Stack, api: httpx.AsyncClient) -> None:
     mail = await latest_mail(api, email)
     query = link_query(mail["links"][0])
     assert query["type"] == "recovery"
-    assert mail["links"][0].startswith(f"{get_settings().public_url}/auth/callback?")
+    assert mail["links"][0].startswith(f"{public_base_url()}/auth/callback?")
 
     reset = "/api/auth/password/reset"
     assert_error(
@@ -464,6 +464,10 @@ async def test_dev_mail_pages_and_production(stack: Stack, api: httpx.AsyncClien
     link = mine[0]["links"][0].replace("&", "&amp;")
     assert f'<a href="{link}">' in page.text
 
-    with settings_env(environment="production", jwt_secret="prod-secret-" + "x" * 40):
+    with settings_env(
+        environment="production",
+        jwt_secret="prod-secret-" + "x" * 40,
+        public_url="https://fotopronta.example",
+    ):
         for path in ("/api/dev/mail", "/dev/mail", "/dev/checkout/cs_test_local_x"):
             assert (await api.get(path)).status_code == 404, path

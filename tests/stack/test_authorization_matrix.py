@@ -62,6 +62,7 @@ PUBLIC: frozenset[tuple[str, str]] = frozenset(
         ("GET", "/dev/checkout/{session_id}"),
         ("POST", "/dev/checkout/{session_id}/pay"),
         ("POST", "/dev/checkout/{session_id}/cancel"),
+        ("POST", "/dev/checkout/{session_id}/expire"),
     }
 )
 

@@ -25,8 +25,8 @@ from sqlalchemy import func, select
 
 from fotopronta import ledger
 from fotopronta.db import session_scope
+from fotopronta.links import public_base_url
 from fotopronta.models import CreditLedgerEntry, CreditPackage, CreditPurchase, Order, Profile, UserRole
-from fotopronta.settings import get_settings
 from tests.utils.factories import login, make_user, product_photo_bytes, settings_env, unique_email
 from tests.utils.fake_stripe import FakeStripe, checkout_completed_event, signed_webhook
 from tests.utils.stack import Stack
@@ -96,7 +96,7 @@ def assert_error(resp: httpx.Response, status: int, detail: str, title: str | No
 async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncClient) -> None:
     email, password = make_user()
     headers = await login(api, email, password)
-    base = get_settings().public_url
+    base = public_base_url()
     packages = (await api.get("/api/credit-packages", headers=headers)).json()
     assert [p["name"] for p in packages] == ["Light", "Standard", "Maxi"]
     assert [p["price_cents"] for p in packages] == sorted(p["price_cents"] for p in packages)
@@ -131,7 +131,9 @@ async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncCli
         assert text in page.text
     cancel = await api.post(f"/dev/checkout/{session_id}/cancel")
     assert cancel.status_code == 303 and cancel.headers["location"] == f"{base}/dashboard?canceled=true"
-    assert purchase_of(session_id).status == "pending"
+    assert purchase_of(session_id).status == "canceled"  # issue 12: 'Annullato', no longer payable
+    resp = await api.post("/api/payments/checkout", headers=headers, json={"packageId": package_id("Light")})
+    session_id = resp.json()["session_id"]
 
     pay = await api.post(f"/dev/checkout/{session_id}/pay")
     assert pay.status_code == 303
@@ -145,7 +147,8 @@ async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncCli
     me = (await api.get("/api/me", headers=headers)).json()
     expiry = datetime.fromisoformat(me["credits_expiry_date"])
     assert abs(expiry - (datetime.now(UTC) + timedelta(days=365))) < timedelta(minutes=5)
-    [done] = (await api.get("/api/credits/purchases", headers=headers)).json()
+    done, canceled = (await api.get("/api/credits/purchases", headers=headers)).json()
+    assert canceled["status"] == "canceled"
     assert done["status"] == "completed" and done["credits_expiry_date"] is not None
 
     other, other_password = make_user()
@@ -165,7 +168,7 @@ async def test_stripe_checkout_session_calls(
 ) -> None:
     email, password = make_user()
     headers = await login(api, email, password)
-    base = get_settings().public_url
+    base = public_base_url()
     resp = await api.post(
         "/api/payments/checkout", headers=headers, json={"package_id": package_id("Standard")}
     )

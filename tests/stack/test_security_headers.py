@@ -84,7 +84,7 @@ async def test_every_route_sends_security_headers(own_app: tuple[FastAPI, httpx.
 async def test_hsts_only_in_production(stack: Stack) -> None:
     from api.main import create_app
 
-    with settings_env(environment="production", jwt_secret="p" * 48):
+    with settings_env(environment="production", jwt_secret="p" * 48, public_url="https://fotopronta.example"):
         app = create_app(with_lifespan=False)
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="https://testserver"

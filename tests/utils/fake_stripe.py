@@ -100,6 +100,7 @@ class FakeStripe:
                     "customer_email": body.get("customer_email"),
                     "success_url": body.get("success_url"),
                     "cancel_url": body.get("cancel_url"),
+                    "expires_at": int(body["expires_at"]) if body.get("expires_at") else None,
                 }
                 with fake._lock:
                     fake.sessions[session_id] = obj
@@ -145,16 +146,30 @@ class FakeStripe:
             obj.update(status="complete", payment_status="paid")
             return dict(obj)
 
+    def expire(self, session_id: str) -> dict[str, Any]:
+        """The session expired unpaid: ``status`` becomes ``expired``; returns the object."""
+        with self._lock:
+            obj = self.sessions[session_id]
+            obj.update(status="expired", url=None)
+            return dict(obj)
 
-def checkout_completed_event(session: dict[str, Any], *, event_id: str | None = None) -> bytes:
-    """A ``checkout.session.completed`` event body as Stripe sends it."""
+
+def checkout_expired_event(session: dict[str, Any]) -> bytes:
+    """A ``checkout.session.expired`` event body (Stripe sends it when an unpaid session expires)."""
+    return checkout_completed_event(session, type="checkout.session.expired")
+
+
+def checkout_completed_event(
+    session: dict[str, Any], *, event_id: str | None = None, type: str = "checkout.session.completed"
+) -> bytes:
+    """A ``checkout.session.completed`` (or other ``type``) event body as Stripe sends it."""
     return json.dumps(
         {
             "id": event_id or "evt_" + uuid.uuid4().hex,
             "object": "event",
             "api_version": "2025-01-01",
             "created": int(time.time()),
-            "type": "checkout.session.completed",
+            "type": type,
             "livemode": False,
             "data": {"object": session},
         }

@@ -5,10 +5,11 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * End-to-end tests in Debian's chromium against the whole stack, started by `global-setup.ts` on free
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
- * `accounts` checks the sign-up confirmation from another browser (issue 11); `client` reuses the saved
- * session; `review` creates its own accounts; `pwa` reuses it with the service worker allowed;
- * `polish-public` and `polish-client` check issue 12's polish (the latter also with the saved session; its
- * offline test lets the service worker run).
+ * `accounts` checks the sign-up confirmation from another browser (issue 11); `seller` signs up its own
+ * clients (purchases, thumbnails, profile defaults: issue 12); `client` reuses the saved session;
+ * `review` creates its own accounts; `pwa` reuses it with the service worker allowed; `polish-public`
+ * and `polish-client` check issue 12's polish (the latter also with the saved session; its offline test
+ * lets the service worker run).
  */
 export default defineConfig({
   testDir: '.',
@@ -34,6 +35,7 @@ export default defineConfig({
     { name: 'setup', testMatch: /signup\.setup\.ts$/ },
     { name: 'public', testMatch: /(^|\/)public\.spec\.ts$/ },
     { name: 'accounts', testMatch: /accounts\.spec\.ts$/ },
+    { name: 'seller', testMatch: /seller\.spec\.ts$/ },
     { name: 'client', testMatch: /(^|\/)client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     // own accounts, created in the database (e2e/stack-db.ts)
     { name: 'review', testMatch: /review\.spec\.ts$/ },

@@ -32,6 +32,9 @@ export interface Profile {
   credits_remaining: number;
   credits_expiry_date: string | null;
   is_active: boolean;
+  /** Defaults for SEO file names, prefilled in the upload form. */
+  default_brand?: string | null;
+  default_category?: string | null;
   created_at: string;
   updated_at?: string;
 }
@@ -124,6 +127,8 @@ export interface CreditPurchase {
   status: string;
   created_at: string;
   credits_expiry_date?: string | null;
+  /** The checkout session id to verify (named after the original schema). */
+  stripe_payment_intent_id?: string | null;
   credit_packages?: { name: string; credits: number; price_cents: number } | null;
   package?: { name: string; credits: number; price_cents: number } | null;
 }

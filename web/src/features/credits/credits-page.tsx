@@ -5,9 +5,10 @@ import { Card, CardHeader } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
+import type { CreditPurchase } from '@/types/api';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { daysUntil, formatCents, formatDate } from '@/lib/format';
-import { purchaseName, startCheckout, usePackages, usePurchases } from './credits-api';
+import { purchaseName, startCheckout, usePackages, usePurchases, verifyPayment } from './credits-api';
 
 function expiryText(date: string | null | undefined): { text: string; soon: boolean } {
   if (!date) return { text: 'Non impostata', soon: false };
@@ -27,7 +28,10 @@ export function CreditsPage() {
   const queryClient = useQueryClient();
   const [buying, setBuying] = useState<string | null>(null);
 
-  const completed = (purchases.data ?? []).filter((p) => p.status === 'completed').slice(0, 5);
+  const allCompleted = (purchases.data ?? []).filter((p) => p.status === 'completed');
+  const completed = allCompleted.slice(0, 5);
+  const pending = (purchases.data ?? []).filter((p) => p.status === 'pending');
+  const [verifying, setVerifying] = useState<string | null>(null);
   const expiry = expiryText(me.data?.credits_expiry_date);
   const buyable = (packages.data ?? []).filter((p) => p.price_cents > 0).sort((a, b) => a.price_cents - b.price_cents);
 
@@ -35,6 +39,61 @@ export function CreditsPage() {
     await queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY });
     await queryClient.invalidateQueries({ queryKey: ['credit-purchases'] });
     toast({ title: 'Crediti aggiornati' });
+  };
+
+  const reload = async () => {
+    await queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY });
+    await queryClient.invalidateQueries({ queryKey: ['credit-purchases'] });
+  };
+
+  /** Verify one pending payment; `quiet` leaves the toasts to 'Verifica tutti'. */
+  const verifyOne = async (p: CreditPurchase, quiet = false): Promise<boolean> => {
+    if (!p.stripe_payment_intent_id) {
+      if (!quiet) toast({ title: 'Errore', description: 'Sessione di pagamento mancante', variant: 'destructive' });
+      return false;
+    }
+    try {
+      const result = await verifyPayment(p.stripe_payment_intent_id);
+      if (result.success) {
+        if (!quiet) toast({ title: 'Pagamento verificato', description: `Sono stati aggiunti ${result.creditsAdded ?? 0} crediti.` });
+        return true;
+      }
+      if (!quiet) {
+        const detail = result.error && result.error !== 'Pagamento non completato' ? result.error : 'Il pagamento non risulta ancora elaborato.';
+        toast({ title: 'Pagamento non completato', description: detail, variant: 'destructive' });
+      }
+      return false;
+    } catch (error) {
+      if (!quiet) toast({ title: 'Errore Verifica', description: errorMessage(error), variant: 'destructive' });
+      return false;
+    }
+  };
+
+  const verifySingle = async (p: CreditPurchase) => {
+    setVerifying(p.id);
+    try {
+      await verifyOne(p);
+      await reload();
+    } finally {
+      setVerifying(null);
+    }
+  };
+
+  const verifyAll = async () => {
+    setVerifying('all');
+    try {
+      let ok = 0;
+      for (const p of pending) if (await verifyOne(p, true)) ok += 1;
+      if (ok === 0) {
+        toast({ title: 'Nessun pagamento completato', description: 'I pagamenti in sospeso non risultano ancora pagati.' });
+        await reload();
+        return;
+      }
+      toast({ title: 'Pagamenti verificati', description: `${ok} pagamenti completati.` });
+      setTimeout(() => window.location.reload(), 1000);
+    } finally {
+      setVerifying(null);
+    }
   };
 
   const buy = async (id: string) => {
@@ -70,7 +129,7 @@ export function CreditsPage() {
         </Card>
         <Card role="group" aria-label="Acquisti recenti">
           <p className="stat-label">Acquisti recenti</p>
-          <p className="stat-value">{purchases.isSuccess ? purchases.data.length : '–'}</p>
+          <p className="stat-value">{purchases.isSuccess ? allCompleted.length : '–'}</p>
         </Card>
       </section>
 
@@ -107,6 +166,33 @@ export function CreditsPage() {
           </button>
         </Card>
       </div>
+
+      {pending.length > 0 ? (
+        <Card role="region" aria-label="Pagamenti in sospeso">
+          <CardHeader
+            title="Pagamenti in sospeso"
+            description="Hai pagato ma i crediti non sono arrivati? Verifica il pagamento."
+          >
+            <button type="button" className="btn btn-outline btn-sm" disabled={verifying !== null} onClick={() => void verifyAll()}>
+              Verifica tutti
+            </button>
+          </CardHeader>
+          <ul className="simple-list">
+            {pending.map((p) => (
+              <li key={p.id}>
+                <span>
+                  <strong>{purchaseName(p)}</strong> · {p.credits_purchased} crediti
+                </span>
+                <span className="muted">{formatDate(p.created_at)}</span>
+                <span>{formatCents(p.amount_paid_cents)}</span>
+                <button type="button" className="btn btn-outline btn-sm" disabled={verifying !== null} onClick={() => void verifySingle(p)}>
+                  {verifying === p.id ? 'Verifica…' : 'Verifica'}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </Card>
+      ) : null}
 
       <Card>
         <CardHeader title="Ultimi acquisti completati" />

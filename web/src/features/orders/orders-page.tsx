@@ -27,6 +27,8 @@ interface Row {
 const STATUS: Record<string, { label: string; tone: BadgeTone }> = {
   completed: { label: 'Completato', tone: 'success' },
   pending: { label: 'In attesa', tone: 'warning' },
+  expired: { label: 'Scaduto', tone: 'neutral' },
+  canceled: { label: 'Annullato', tone: 'neutral' },
   processing: { label: 'In lavorazione', tone: 'info' },
   failed: { label: 'Errore', tone: 'danger' },
 };

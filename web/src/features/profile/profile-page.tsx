@@ -11,7 +11,14 @@ import { logout, ME_QUERY_KEY, roleLabel, useMe } from '@/lib/auth';
 import { formatDate } from '@/lib/format';
 import type { Profile } from '@/types/api';
 
-const updateProfile = (input: { first_name: string; last_name: string }) => api<Profile>('/api/me', { method: 'PATCH', json: input });
+interface ProfileInput {
+  first_name: string;
+  last_name: string;
+  default_brand: string;
+  default_category: string;
+}
+
+const updateProfile = (input: ProfileInput) => api<Profile>('/api/me', { method: 'PATCH', json: input });
 
 export function ProfilePage() {
   const { data: profile, isPending } = useMe();
@@ -19,11 +26,15 @@ export function ProfilePage() {
   const navigate = useNavigate();
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
+  const [brand, setBrand] = useState('');
+  const [category, setCategory] = useState('');
 
   useEffect(() => {
     setFirstName(profile?.first_name ?? '');
     setLastName(profile?.last_name ?? '');
-  }, [profile?.first_name, profile?.last_name]);
+    setBrand(profile?.default_brand ?? '');
+    setCategory(profile?.default_category ?? '');
+  }, [profile?.first_name, profile?.last_name, profile?.default_brand, profile?.default_category]);
 
   const save = useMutation({
     mutationFn: updateProfile,
@@ -38,7 +49,7 @@ export function ProfilePage() {
 
   const onSubmit = (e: FormEvent) => {
     e.preventDefault();
-    save.mutate({ first_name: firstName.trim(), last_name: lastName.trim() });
+    save.mutate({ first_name: firstName.trim(), last_name: lastName.trim(), default_brand: brand.trim(), default_category: category.trim() });
   };
 
   const signOut = async () => {
@@ -48,7 +59,11 @@ export function ProfilePage() {
     navigate('/', { replace: true });
   };
 
-  const dirty = firstName.trim() !== (profile.first_name ?? '') || lastName.trim() !== (profile.last_name ?? '');
+  const dirty =
+    firstName.trim() !== (profile.first_name ?? '') ||
+    lastName.trim() !== (profile.last_name ?? '') ||
+    brand.trim() !== (profile.default_brand ?? '') ||
+    category.trim() !== (profile.default_category ?? '');
 
   return (
     <div className="page">
@@ -77,6 +92,11 @@ export function ProfilePage() {
             <div className="form-grid-2">
               <Field label="Nome" autoComplete="given-name" value={firstName} onChange={(e) => setFirstName(e.target.value)} />
               <Field label="Cognome" autoComplete="family-name" value={lastName} onChange={(e) => setLastName(e.target.value)} />
+            </div>
+            <p className="muted">Marca e categoria predefinite compilano il modulo di caricamento: compaiono nei nomi SEO delle foto.</p>
+            <div className="form-grid-2">
+              <Field label="Marca predefinita" maxLength={100} value={brand} onChange={(e) => setBrand(e.target.value)} />
+              <Field label="Categoria prodotto predefinita" maxLength={100} value={category} onChange={(e) => setCategory(e.target.value)} />
             </div>
             <button type="submit" className="btn btn-primary" disabled={!dirty || save.isPending}>
               {save.isPending ? 'Salvataggio...' : 'Salva modifiche'}

@@ -49,6 +49,13 @@ export function UploadPage() {
   const [brand, setBrand] = useState('');
   const [productCategory, setProductCategory] = useState('');
   const [clientNotes, setClientNotes] = useState('');
+  // the seller's defaults from /profile prefill brand and category (until edited here)
+  const defaultBrand = me.data?.default_brand ?? '';
+  const defaultCategory = me.data?.default_category ?? '';
+  useEffect(() => {
+    if (defaultBrand) setBrand((current) => current || defaultBrand);
+    if (defaultCategory) setProductCategory((current) => current || defaultCategory);
+  }, [defaultBrand, defaultCategory]);
 
   const role = effectiveRole(me.data);
   const limits = role === 'admin' ? UPLOAD_LIMITS.admin : UPLOAD_LIMITS.standard;

@@ -1,0 +1,80 @@
+"""Issue 12, item 11: names that say what the product is.
+
+- A designer's result is offered (single download and inside the order ZIP) under an SEO name built
+  like the AI pipeline's (brand, category, colour, job id), not the stored ``processed-…`` key.
+- A seller saves a default brand and category (``PATCH /api/me``; migration 0006) that the web app
+  uses to prefill the upload form.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import httpx
+import pytest
+
+from fotopronta.db import session_factory
+from fotopronta.models import UserRole
+from tests.stack.test_human_jobs import _login_id, _png
+from tests.utils.factories import login, make_user, product_photo_bytes
+from tests.utils.jobs import new_user, wait_job_status
+from tests.utils.stack import Stack
+
+pytestmark = pytest.mark.stack
+
+
+async def test_designer_result_has_an_seo_name_in_the_order_zip(stack: Stack, api: httpx.AsyncClient) -> None:
+    sessions = session_factory()
+    client = await _login_id(api, new_user(sessions))
+    designer = await _login_id(api, new_user(sessions, role=UserRole.graphic))
+    resp = await api.post(
+        "/api/photos",
+        headers=client,
+        data={"job_type": "background_removal_human", "brand": "Gelateria Aurora", "category": "Gelato"},
+        files=[("files", ("IMG_0001.jpg", product_photo_bytes((200, 150)), "image/jpeg"))],
+    )
+    assert resp.status_code == 201, resp.text
+    photo, job = resp.json()[0], resp.json()[0]["jobs"][0]
+    await wait_job_status(sessions, job["id"], {"pending_human"})
+    for step in ("assign-to-me", "start"):
+        assert (await api.post(f"/api/designer/jobs/{job['id']}/{step}", headers=designer)).status_code == 200
+    resp = await api.post(
+        f"/api/designer/jobs/{job['id']}/complete",
+        headers=designer,
+        files={"file": ("r.png", _png(), "image/png")},
+    )
+    assert resp.status_code == 200, resp.text
+
+    expected = f"gelateria-aurora-gelato-{job['id'][:8]}.png"
+    resp = await api.get(f"/api/orders/{photo['order_id']}/download", headers=client)
+    assert resp.status_code == 200, resp.text
+    with zipfile.ZipFile(io.BytesIO(resp.content)) as archive:
+        assert archive.namelist() == [expected]
+    single = await api.get(f"/api/photos/{photo['id']}/download", headers=client)
+    assert expected in single.headers["content-disposition"]
+    assert not re.search(r"processed-", single.headers["content-disposition"])
+
+
+async def test_profile_default_brand_and_category(stack: Stack, api: httpx.AsyncClient) -> None:
+    headers = await login(api, *make_user())
+    me = (await api.get("/api/me", headers=headers)).json()
+    assert me["default_brand"] is None and me["default_category"] is None
+    resp = await api.patch(
+        "/api/me", headers=headers, json={"default_brand": " Gelateria Aurora ", "default_category": "Gelato"}
+    )
+    assert resp.status_code == 200, resp.text
+    assert (resp.json()["default_brand"], resp.json()["default_category"]) == ("Gelateria Aurora", "Gelato")
+    me = (await api.get("/api/me", headers=headers)).json()
+    assert (me["default_brand"], me["default_category"], me["first_name"]) == (
+        "Gelateria Aurora",
+        "Gelato",
+        me["first_name"],
+    )
+    resp = await api.patch(
+        "/api/me", headers=headers, json={"default_brand": "", "default_category": "x" * 101}
+    )
+    assert resp.status_code in (400, 422)
+    resp = await api.patch("/api/me", headers=headers, json={"default_brand": "  "})
+    assert resp.json()["default_brand"] is None and resp.json()["default_category"] == "Gelato"
