@@ -41,7 +41,7 @@ from api.routes import (
     photos,
 )
 from fotopronta.db import get_engine
-from fotopronta.links import RequestOriginMiddleware
+from fotopronta.links import RequestOriginMiddleware, public_base_url
 from fotopronta.settings import get_settings
 
 log = logging.getLogger("fotopronta.api")
@@ -138,7 +138,7 @@ def _site_url(request: Request) -> str:
     """Absolute base URL without the trailing slash: ``public_url`` outside development, else the
     address this request reached (the app may be opened at 127.0.0.1 or a LAN name)."""
     settings = get_settings()
-    base = str(request.base_url) if settings.is_development else settings.public_url
+    base = str(request.base_url) if settings.is_development else public_base_url(settings)
     return base.rstrip("/")
 
 
