@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import tempfile
+from pathlib import Path
 
 import uvicorn
 
@@ -35,8 +37,11 @@ def prepare_multiprocess_metrics(settings: Settings, workers: int) -> None:
     if workers < 2 or os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         return
     directory = settings.data_dir / "prometheus"
-    shutil.rmtree(directory, ignore_errors=True)
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True, exist_ok=True)
+    except OSError:  # read-only data directory (a container): a private temporary one
+        directory = Path(tempfile.mkdtemp(prefix="fotopronta-prometheus-"))
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
 
 

@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     # HTTP API
     api_host: str = "127.0.0.1"
     api_port: int = 8000
+    api_workers: int | None = None  # uvicorn worker processes; None: one per CPU (os.cpu_count())
     public_url: str = "http://localhost:8000"
     web_dist: Path = REPO_ROOT / "web" / "dist"
 
