@@ -7,6 +7,7 @@ import logging
 import uuid
 from typing import Any
 
+from fastapi.concurrency import run_in_threadpool
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 from temporalio.client import Client, WorkflowUpdateFailedError
@@ -33,18 +34,15 @@ async def resume_waiting_jobs(
     Returns:
         How many jobs now hold their credits.
     """
-    jobs = (
-        session.execute(
-            select(PhotoProcessingJob.id)
-            .where(
-                PhotoProcessingJob.user_id == user_id,
-                PhotoProcessingJob.status == JobStatus.waiting_for_credits.value,
-            )
-            .order_by(PhotoProcessingJob.created_at, PhotoProcessingJob.id)
+    query = (
+        select(PhotoProcessingJob.id)
+        .where(
+            PhotoProcessingJob.user_id == user_id,
+            PhotoProcessingJob.status == JobStatus.waiting_for_credits.value,
         )
-        .scalars()
-        .all()
+        .order_by(PhotoProcessingJob.created_at, PhotoProcessingJob.id)
     )
+    jobs = await run_in_threadpool(lambda: list(session.execute(query).scalars().all()))
     resumed = 0
     for job_id in jobs:
         handle = temporal.get_workflow_handle_for(PhotoJobWorkflow.run, workflow_id_for_job(str(job_id)))

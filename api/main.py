@@ -15,6 +15,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from sqlalchemy import text
@@ -71,6 +72,11 @@ async def lifespan(app: FastAPI) -> AsyncIterator[None]:
     yield
 
 
+def _ping_database() -> None:
+    with get_engine().connect() as conn:
+        conn.execute(text("SELECT 1"))
+
+
 def create_app(*, with_lifespan: bool = True) -> FastAPI:
     """Build the application (security headers, routers, error handlers, health check, static web
     app)."""
@@ -109,8 +115,7 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         """200 when the database and Temporal answer, 503 otherwise."""
         checks: dict[str, str] = {}
         try:
-            with get_engine().connect() as conn:
-                conn.execute(text("SELECT 1"))
+            await run_in_threadpool(_ping_database)
             checks["database"] = "ok"
         except Exception as exc:
             checks["database"] = f"error: {exc.__class__.__name__}"

@@ -123,3 +123,26 @@ class PhotoPublic(BaseModel):
     files_deleted_at: datetime | None
     order_id: uuid.UUID | None = None
     jobs: list[JobPublic]
+
+
+class PhotoCounts(BaseModel):
+    """Counters over all the caller's photos: by the newest job's filter group (``completed``,
+    ``processing``, ``failed``, ``pending``: the /photos summary and filter) and by the photo's own
+    status (``processed``; ``queued`` = uploaded or processing: the dashboard)."""
+
+    total: int
+    completed: int
+    processing: int
+    failed: int
+    pending: int
+    processed: int
+    queued: int
+
+
+class PhotoPage(BaseModel):
+    """``GET /api/photos``: one page of photos, the cursor of the next page (null on the last) and the
+    counters."""
+
+    items: list[PhotoPublic]
+    next_cursor: str | None
+    counts: PhotoCounts

@@ -36,6 +36,7 @@ class Settings(BaseSettings):
     # HTTP API
     api_host: str = "127.0.0.1"
     api_port: int = 8000
+    api_workers: int | None = None  # uvicorn worker processes; None: one per CPU (os.cpu_count())
     # The web app's address for links (e-mails, payment redirects). Required outside development; in
     # development, unset means "the allowed address the request came to" (fotopronta/links.py).
     public_url: str | None = None

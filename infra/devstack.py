@@ -196,8 +196,10 @@ def main() -> int:
         ui = f"http://localhost:{settings.temporal_ui_port}"
         print(f"✓ Temporal: {settings.temporal_address} · Web UI {ui}", flush=True)
 
+        # the retouch worker yields the CPU to the API (issue 13 item 2): nice 10 where available
+        nice = ["nice", "-n", "10"] if shutil.which("nice") else []
         worker = subprocess.Popen(
-            [sys.executable, "-m", "workflows.worker"],
+            [*nice, sys.executable, "-m", "workflows.worker"],
             env=env,
             start_new_session=True,
             stdout=open(logs / "worker.log", "ab"),  # noqa: SIM115

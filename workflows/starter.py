@@ -198,12 +198,21 @@ async def namespace_has_search_attributes(temporal: Client) -> bool:
     return not missing
 
 
-async def start_job_workflows_or_defer(temporal: Client, jobs: list[PhotoProcessingJob]) -> int:
+async def start_job_workflows_or_defer(
+    temporal: Client,
+    jobs: list[PhotoProcessingJob],
+    *,
+    email: str | None = None,
+    photo_names: dict[uuid.UUID, str] | None = None,
+) -> int:
     """Start the workflow of each committed job; when Temporal cannot be reached, log and leave the
-    rest ``pending`` for :func:`reconcile_pending_jobs`. Returns how many were started."""
+    rest ``pending`` for :func:`reconcile_pending_jobs`. Returns how many were started. With ``email``
+    and ``photo_names`` (by job id) given, no database query is made (the API calls this on its event
+    loop)."""
+    names = photo_names or {}
     for started, job in enumerate(jobs):
         try:
-            await start_job_workflow(temporal, job)
+            await start_job_workflow(temporal, job, email=email, photo_name=names.get(job.id))
         except TEMPORAL_UNAVAILABLE as exc:
             log.warning(
                 "Temporal unreachable (%s): %d job(s) left pending for the reconciler",

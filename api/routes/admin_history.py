@@ -13,7 +13,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastapi import APIRouter
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
+from sqlalchemy.orm import Session
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent as HistoryEventProto
 from temporalio.service import RPCError, RPCStatusCode
@@ -114,6 +116,13 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
     return rows
 
 
+def _job_exists(session: Session, job_id: uuid.UUID) -> bool:
+    """Whether the job exists; closes the session, so no connection is held while Temporal answers."""
+    found = session.get(PhotoProcessingJob, job_id) is not None
+    session.close()
+    return found
+
+
 @router.get("/{job_id}/history", response_model=list[HistoryEvent], operation_id="admin-job-history")
 async def job_history(
     job_id: uuid.UUID, _: AdminUser, session: SessionDep, temporal: TemporalDep
@@ -125,9 +134,8 @@ async def job_history(
             when no such job exists, or ``history_not_found`` when Temporal holds no workflow for it
             (never started, or past the namespace's retention); 503 when Temporal does not answer.
     """
-    if session.get(PhotoProcessingJob, job_id) is None:
+    if not await run_in_threadpool(_job_exists, session, job_id):
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
-    session.close()  # no database connection held while waiting for Temporal
     handle = temporal.get_workflow_handle(workflow_id_for_job(str(job_id)))
     try:
         history = await handle.fetch_history()

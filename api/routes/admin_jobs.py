@@ -6,12 +6,13 @@ import uuid
 from typing import Annotated
 
 from fastapi import APIRouter, Query
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 from sqlalchemy import select
 
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.job_control import run_job_update
-from api.routes.designer import DesignerJob, as_designer_job, load_human_job
+from api.routes.designer import DesignerJob, as_designer_job, load_human_job, reloaded_job
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import AssignInput
@@ -47,7 +48,7 @@ async def assign_job(
     job_id: uuid.UUID, body: AssignBody, user: AdminUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Assign a pending human job to an active designer with free capacity (72-hour deadline)."""
-    load_human_job(session, job_id)
+    await run_in_threadpool(load_human_job, session, job_id)
     await run_job_update(
         temporal,
         job_id,
@@ -55,5 +56,4 @@ async def assign_job(
         AssignInput(designer_id=str(body.designer_id), actor_id=str(user.id), by_admin=True),
         title="Errore nell'assegnazione del lavoro",
     )
-    session.expire_all()
-    return as_designer_job(*load_human_job(session, job_id))
+    return await run_in_threadpool(reloaded_job, session, job_id)

@@ -115,6 +115,12 @@ def load_human_job(session: Session, job_id: uuid.UUID) -> tuple[PhotoProcessing
     return job, session.get_one(Photo, job.photo_id)
 
 
+def reloaded_job(session: Session, job_id: uuid.UUID) -> DesignerJob:
+    """The job as the designer sees it after a workflow update (fresh from the database)."""
+    session.expire_all()
+    return as_designer_job(*load_human_job(session, job_id))
+
+
 def _require_assignee(job: PhotoProcessingJob, user: Profile) -> None:
     if job.assigned_to != user.id:
         raise ApiError(403, "Il lavoro è assegnato a un altro grafico.", "not_assignee")
@@ -159,7 +165,7 @@ async def assign_to_me(
     job_id: uuid.UUID, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Take a pending job (72-hour deadline); refused when inactive or at capacity."""
-    load_human_job(session, job_id)
+    await run_in_threadpool(load_human_job, session, job_id)
     await run_job_update(
         temporal,
         job_id,
@@ -167,8 +173,7 @@ async def assign_to_me(
         AssignInput(designer_id=str(user.id), actor_id=str(user.id)),
         title="Impossibile assegnare il lavoro",
     )
-    session.expire_all()
-    return as_designer_job(*load_human_job(session, job_id))
+    return await run_in_threadpool(reloaded_job, session, job_id)
 
 
 @router.post("/jobs/{job_id}/start", response_model=DesignerJob, operation_id="designer-jobs-start")
@@ -176,7 +181,7 @@ async def start_job(
     job_id: uuid.UUID, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Start one's own assigned job."""
-    job, _ = load_human_job(session, job_id)
+    job, _ = await run_in_threadpool(load_human_job, session, job_id)
     _require_assignee(job, user)
     await run_job_update(
         temporal,
@@ -185,8 +190,7 @@ async def start_job(
         StartInput(actor_id=str(user.id)),
         title="Impossibile iniziare il lavoro",
     )
-    session.expire_all()
-    return as_designer_job(*load_human_job(session, job_id))
+    return await run_in_threadpool(reloaded_job, session, job_id)
 
 
 @router.post("/jobs/{job_id}/complete", response_model=DesignerJob, operation_id="designer-jobs-complete")
@@ -200,7 +204,7 @@ async def complete_job(
 ) -> DesignerJob:
     """Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
     one's own in-progress job."""
-    job, photo = load_human_job(session, job_id)
+    job, photo = await run_in_threadpool(load_human_job, session, job_id)
     _require_assignee(job, user)
     content_type = (file.content_type or "").lower()
     if content_type not in DESIGNER_RESULT_TYPES:
@@ -211,8 +215,12 @@ async def complete_job(
     if len(data) > DESIGNER_RESULT_MAX_BYTES:
         raise ApiError(400, "Il file deve essere inferiore a 10MB", "file_too_large", "File troppo grande")
     try:  # the bytes must be the JPEG, PNG or WebP the Content-Type claims, within 80 MP
-        info = inspect_image(
-            data, file.filename or "", max_bytes=DESIGNER_RESULT_MAX_BYTES, allowed=DESIGNER_SNIFFED_TYPES
+        info = await run_in_threadpool(
+            inspect_image,
+            data,
+            file.filename or "",
+            max_bytes=DESIGNER_RESULT_MAX_BYTES,
+            allowed=DESIGNER_SNIFFED_TYPES,
         )
     except ApiError as exc:
         if exc.code != "unsupported_type":
@@ -222,7 +230,7 @@ async def complete_job(
         ) from exc
     key = f"{job.user_id}/processed-{photo.id}-{int(time.time() * 1000)}.{info.ext}"
     storage = get_storage()
-    storage.put(BUCKET_PROCESSED, key, data, info.mime)
+    await run_in_threadpool(storage.put, BUCKET_PROCESSED, key, data, info.mime)
     await run_in_threadpool(store_thumbnail, storage, BUCKET_PROCESSED, key, data)
     try:
         await run_job_update(
@@ -233,11 +241,10 @@ async def complete_job(
             title="Errore upload",
         )
     except BaseException:
-        storage.delete(BUCKET_PROCESSED, key)
-        storage.delete(BUCKET_PROCESSED, thumbnail_key(key))
+        await run_in_threadpool(storage.delete, BUCKET_PROCESSED, key)
+        await run_in_threadpool(storage.delete, BUCKET_PROCESSED, thumbnail_key(key))
         raise
-    session.expire_all()
-    return as_designer_job(*load_human_job(session, job_id))
+    return await run_in_threadpool(reloaded_job, session, job_id)
 
 
 @router.post("/jobs/{job_id}/reject", response_model=DesignerJob, operation_id="designer-jobs-reject")
@@ -245,7 +252,7 @@ async def reject_job(
     job_id: uuid.UUID, body: RejectBody, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Reject one's own in-progress job; the notes are the reason the client reads."""
-    job, _ = load_human_job(session, job_id)
+    job, _ = await run_in_threadpool(load_human_job, session, job_id)
     _require_assignee(job, user)
     await run_job_update(
         temporal,
@@ -254,8 +261,7 @@ async def reject_job(
         RejectInput(actor_id=str(user.id), notes=body.notes),
         title="Impossibile rifiutare il lavoro",
     )
-    session.expire_all()
-    return as_designer_job(*load_human_job(session, job_id))
+    return await run_in_threadpool(reloaded_job, session, job_id)
 
 
 @router.get("/jobs/{job_id}/original", operation_id="designer-jobs-original")

@@ -100,7 +100,7 @@ async def resume_after_credit(request: Request, session: Session, user_id: uuid.
         log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
         return
     try:
-        balance = session.get_one(Profile, user_id).credits_remaining
+        balance = await run_in_threadpool(lambda: session.get_one(Profile, user_id).credits_remaining)
         await resume_waiting_jobs(temporal, session, user_id, balance=balance)
     except Exception:
         log.exception("resuming waiting jobs of %s failed", user_id)

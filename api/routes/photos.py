@@ -3,31 +3,34 @@
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import io
+import json
 import logging
 import threading
 import uuid
 import warnings
 from datetime import UTC, datetime, timedelta
 from pathlib import PurePath
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, Request, UploadFile, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from PIL import Image, ImageOps
 from pydantic import BaseModel, Field
-from sqlalchemy import func, select
-from sqlalchemy.orm import selectinload
+from sqlalchemy import ColumnElement, case, func, or_, select, tuple_
+from sqlalchemy.orm import Session, selectinload
+from temporalio.client import Client
 from temporalio.service import RPCError
 
 from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
-from api.schemas import PhotoPublic
+from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
 from api.uploads import ImageInfo, inspect_image
 from fotopronta import ledger
 from fotopronta.models import (
@@ -111,7 +114,7 @@ async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
     infos = []
     for upload in files:
         data = await upload.read(max_bytes + 1)
-        infos.append(inspect_image(data, upload.filename or "", max_bytes=max_bytes))
+        infos.append(await run_in_threadpool(inspect_image, data, upload.filename or "", max_bytes=max_bytes))
         await upload.seek(0)
     return infos
 
@@ -131,7 +134,7 @@ async def upload_photos(
     brand: Annotated[str | None, Form(max_length=100)] = None,
     category: Annotated[str | None, Form(max_length=100)] = None,
     client_notes: Annotated[str | None, Form(max_length=2000)] = None,
-) -> list[Photo]:
+) -> list[PhotoPublic]:
     """Check every file by its content (type, bytes, megapixels), then store each original, insert its
     photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
     Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit."""
@@ -152,85 +155,212 @@ async def upload_photos(
         raise ApiError(400, "Formato di uscita non valido.", "invalid_preset")
     infos = await inspect_uploads(files)  # by content, before any row, file or credit
 
-    storage = get_storage()
-    stored: list[str] = []
-    created: list[tuple[Photo, PhotoProcessingJob]] = []
-    try:
-        order = Order(
-            user_id=user.id,
-            package_type=PACKAGE_LABELS[kind.value],
-            total_photos=len(files),
-            processed_photos=0,
-            status="processing",
-            total_amount=JOB_COSTS[kind] * len(files),
-        )
-        session.add(order)
-        session.flush()
-        for upload, info in zip(files, infos, strict=True):
-            data = await upload.read()
-            key = new_upload_key(user.id, info.ext)
-            mime = info.mime
-            storage.put(BUCKET_UPLOADS, key, data, mime)
-            stored.append(key)
-            if await run_in_threadpool(store_thumbnail, storage, BUCKET_UPLOADS, key, data):
-                stored.append(thumbnail_key(key))
-            width, height = info.width, info.height
-            uploaded_at = datetime.now(UTC)
-            photo = Photo(
-                user_id=user.id,
-                original_filename=PurePath(upload.filename or "foto").name,
-                file_size=len(data),
-                file_format=mime,
-                upload_path=key,
-                status="uploaded",
-                width=width,
-                height=height,
-                order_id=order.id,
-                created_at=uploaded_at,  # per file, not the transaction's now(): keeps upload order
-            )
-            session.add(photo)
-            session.flush()
-            job = PhotoProcessingJob(
-                created_at=uploaded_at,
-                photo_id=photo.id,
-                user_id=user.id,
-                job_type=kind.value,
-                status=JobStatus.pending.value,
-                background_category={"category": background_category} if background_category else None,
-                options={"preset": preset, "shadow": shadow, "brand": brand, "category": category},
-                processing_details={"brand": brand, "category": category} if (brand or category) else None,
-                client_notes=client_notes if kind is JobType.background_removal_human else None,
-            )
-            session.add(job)
-            session.flush()
-            created.append((photo, job))
-        session.commit()
-    except BaseException:
-        session.rollback()
-        for key in stored:
-            storage.delete(BUCKET_UPLOADS, key)
-        raise
+    contents = [await upload.read() for upload in files]  # async reads, on the loop
 
+    def store() -> list[tuple[Photo, PhotoProcessingJob]]:
+        """Store the originals and insert the order, photos and jobs (blocking: in the threadpool)."""
+        storage = get_storage()
+        stored: list[str] = []
+        created: list[tuple[Photo, PhotoProcessingJob]] = []
+        try:
+            order = Order(
+                user_id=user.id,
+                package_type=PACKAGE_LABELS[kind.value],
+                total_photos=len(files),
+                processed_photos=0,
+                status="processing",
+                total_amount=JOB_COSTS[kind] * len(files),
+            )
+            session.add(order)
+            session.flush()
+            for upload, info, data in zip(files, infos, contents, strict=True):
+                key = new_upload_key(user.id, info.ext)
+                mime = info.mime
+                storage.put(BUCKET_UPLOADS, key, data, mime)
+                stored.append(key)
+                if store_thumbnail(storage, BUCKET_UPLOADS, key, data):
+                    stored.append(thumbnail_key(key))
+                uploaded_at = datetime.now(UTC)
+                photo = Photo(
+                    user_id=user.id,
+                    original_filename=PurePath(upload.filename or "foto").name,
+                    file_size=len(data),
+                    file_format=mime,
+                    upload_path=key,
+                    status="uploaded",
+                    width=info.width,
+                    height=info.height,
+                    order_id=order.id,
+                    created_at=uploaded_at,  # per file, not the transaction's now(): keeps upload order
+                )
+                session.add(photo)
+                session.flush()
+                job = PhotoProcessingJob(
+                    created_at=uploaded_at,
+                    photo_id=photo.id,
+                    user_id=user.id,
+                    job_type=kind.value,
+                    status=JobStatus.pending.value,
+                    background_category={"category": background_category} if background_category else None,
+                    options={"preset": preset, "shadow": shadow, "brand": brand, "category": category},
+                    processing_details={"brand": brand, "category": category}
+                    if (brand or category)
+                    else None,
+                    client_notes=client_notes if kind is JobType.background_removal_human else None,
+                )
+                session.add(job)
+                session.flush()
+                created.append((photo, job))
+            session.commit()
+        except BaseException:
+            session.rollback()
+            for key in stored:
+                storage.delete(BUCKET_UPLOADS, key)
+            raise
+        return created
+
+    created = await run_in_threadpool(store)
     # committed first: if Temporal is unreachable the jobs stay pending and the worker's reconciler
     # starts their workflows once it is back (workflows/starter.py); the upload still succeeds
-    await start_job_workflows_or_defer(temporal, [job for _, job in created])
-    for photo, _ in created:
-        session.refresh(photo)
-    return [photo for photo, _ in created]
+    await start_job_workflows_or_defer(
+        temporal,
+        [job for _, job in created],
+        email=user.email,
+        photo_names={job.id: photo.original_filename for photo, job in created},
+    )
+
+    def reload() -> list[PhotoPublic]:
+        for photo, _ in created:
+            session.refresh(photo)
+        return [PhotoPublic.model_validate(photo) for photo, _ in created]
+
+    return await run_in_threadpool(reload)
 
 
-@router.get("", response_model=list[PhotoPublic], operation_id="photos-list")
-def list_photos(user: CurrentUser, session: SessionDep) -> list[Photo]:
-    """The caller's photos with their jobs, newest first."""
-    return list(
-        session.execute(
-            select(Photo)
-            .where(Photo.user_id == user.id)
-            .options(selectinload(Photo.jobs))
-            .order_by(Photo.created_at.desc())
+PAGE_DEFAULT = 24
+PAGE_MAX = 100
+PhotoSort = Literal["newest", "oldest", "name"]
+StatusGroup = Literal["all", "completed", "processing", "failed", "pending"]
+
+
+def _latest_status() -> ColumnElement[str | None]:
+    """The status of each photo's newest job (NULL without jobs), as a correlated subquery."""
+    return (
+        select(PhotoProcessingJob.status)
+        .where(PhotoProcessingJob.photo_id == Photo.id)
+        .order_by(PhotoProcessingJob.created_at.desc())
+        .limit(1)
+        .correlate(Photo)
+        .scalar_subquery()
+    )
+
+
+def _status_group(status_col: ColumnElement[str | None]) -> ColumnElement[str]:
+    """The /photos filter groups (SPEC §4, ``filterGroup`` in web/src/lib/photos.ts) in SQL."""
+    return case(
+        (status_col.in_(("completed", "completed_human")), "completed"),
+        (status_col.in_(("processing", "in_progress_human")), "processing"),
+        (status_col.in_(("failed", "rejected_human")), "failed"),
+        else_="pending",
+    )
+
+
+def _encode_cursor(sort: str, photo: Photo) -> str:
+    key = photo.original_filename if sort == "name" else photo.created_at.isoformat()
+    raw = json.dumps([sort, key, str(photo.id)]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        kind, key, photo_id = json.loads(raw)
+        if kind != sort or not isinstance(key, str):
+            raise ValueError("cursor of another sort")
+        return (key if sort == "name" else datetime.fromisoformat(key)), uuid.UUID(photo_id)
+    except (ValueError, TypeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, "Cursore di paginazione non valido.", "invalid_cursor") from exc
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
+    """The caller's photo counters in one statement: by the newest job's filter group (the /photos
+    summary) and by the photo's own status (the dashboard's Processate / In Coda)."""
+    group = _status_group(_latest_status())
+    row = session.execute(
+        select(
+            func.count(),
+            func.count().filter(group == "completed"),
+            func.count().filter(group == "processing"),
+            func.count().filter(group == "failed"),
+            func.count().filter(group == "pending"),
+            func.count().filter(Photo.status == "processed"),
+            func.count().filter(Photo.status.in_(("uploaded", "processing"))),
+        ).where(Photo.user_id == user_id)
+    ).one()
+    total, completed, processing, failed, pending, processed, queued = (int(v) for v in row)
+    return PhotoCounts(
+        total=total,
+        completed=completed,
+        processing=processing,
+        failed=failed,
+        pending=pending,
+        processed=processed,
+        queued=queued,
+    )
+
+
+@router.get("", response_model=PhotoPage, operation_id="photos-list")
+def list_photos(
+    user: CurrentUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=PAGE_MAX)] = PAGE_DEFAULT,
+    cursor: Annotated[str | None, Query(max_length=500)] = None,
+    q: Annotated[str, Query(max_length=200)] = "",
+    status: Annotated[StatusGroup, Query()] = "all",
+    sort: Annotated[PhotoSort, Query()] = "newest",
+) -> PhotoPage:
+    """One page of the caller's photos with their jobs (DESIGN: ``limit`` default 24, max 100).
+
+    ``q`` matches the original file name or a job's SEO name (case-insensitive substring); ``status``
+    is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest`` or ``name``.
+    ``next_cursor`` (opaque, keyset on the sort key and the id) fetches the next page; ``counts`` are
+    over all the caller's photos, whatever the filters. Three statements whatever the page size: the
+    page, its jobs (``selectinload``) and the counts."""
+    stmt = select(Photo).where(Photo.user_id == user.id).options(selectinload(Photo.jobs))
+    needle = q.strip()
+    if needle:
+        pattern = f"%{_escape_like(needle)}%"
+        seo = PhotoProcessingJob.processing_details["seo_filename"].astext
+        stmt = stmt.where(
+            or_(
+                Photo.original_filename.ilike(pattern, escape="\\"),
+                select(PhotoProcessingJob.id)
+                .where(PhotoProcessingJob.photo_id == Photo.id, seo.ilike(pattern, escape="\\"))
+                .exists(),
+            )
         )
-        .scalars()
-        .all()
+    if status != "all":
+        stmt = stmt.where(_status_group(_latest_status()) == status)
+    key_col: Any = Photo.original_filename if sort == "name" else Photo.created_at
+    descending = sort == "newest"
+    if cursor:
+        key, after_id = _decode_cursor(cursor, sort)
+        stmt = stmt.where(
+            tuple_(key_col, Photo.id) < tuple_(key, after_id)
+            if descending
+            else tuple_(key_col, Photo.id) > tuple_(key, after_id)
+        )
+    order = (key_col.desc(), Photo.id.desc()) if descending else (key_col.asc(), Photo.id.asc())
+    rows = list(session.execute(stmt.order_by(*order).limit(limit + 1)).scalars().all())
+    page, more = rows[:limit], len(rows) > limit
+    return PhotoPage(
+        items=[PhotoPublic.model_validate(p) for p in page],
+        next_cursor=_encode_cursor(sort, page[-1]) if more else None,
+        counts=photo_counts(session, user.id),
     )
 
 
@@ -301,11 +431,18 @@ def _latest_job(photo: Photo) -> PhotoProcessingJob | None:
     return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
 
 
-@router.post("/{photo_id}/reprocess", response_model=PhotoPublic, operation_id="photos-reprocess")
-async def reprocess_photo(
-    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
-) -> Photo:
-    """Run a failed job with a retryable error again (SPEC §4); refused at 0 credits."""
+def _fresh_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> PhotoPublic:
+    """The photo as the client sees it, reloaded after a workflow update (blocking: threadpool)."""
+    session.expire_all()
+    return PhotoPublic.model_validate(_owned_photo(session, user, photo_id))
+
+
+def _reprocessable_job(session: Session, user: Profile, photo_id: uuid.UUID) -> PhotoProcessingJob:
+    """The photo's failed, retryable latest job, if the owner has credits (blocking: threadpool).
+
+    Raises:
+        ApiError: 404 not the caller's photo; 409 not reprocessable; 410 files deleted; 400 no credits.
+    """
     photo = _owned_photo(session, user, photo_id)
     job = _latest_job(photo)
     if job is None or job.status != JobStatus.failed or not is_retryable_error(job.error_message):
@@ -325,6 +462,15 @@ async def reprocess_photo(
     owner = session.get_one(Profile, photo.user_id)
     if owner.credits_remaining <= 0:
         raise ApiError(400, "Crediti insufficienti", "insufficient_credits", "Crediti insufficienti")
+    return job
+
+
+@router.post("/{photo_id}/reprocess", response_model=PhotoPublic, operation_id="photos-reprocess")
+async def reprocess_photo(
+    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+) -> PhotoPublic:
+    """Run a failed job with a retryable error again (SPEC §4); refused at 0 credits."""
+    job = await run_in_threadpool(_reprocessable_job, session, user, photo_id)
     try:
         await run_job_update(
             temporal,
@@ -337,41 +483,39 @@ async def reprocess_photo(
         if exc.code != "workflow_closed":
             raise
         await _restart_workflow(session, temporal, job)
-    session.expire_all()
-    return _owned_photo(session, user, photo_id)
+    return await run_in_threadpool(_fresh_photo, session, user, photo_id)
 
 
-async def _restart_workflow(session: SessionDep, temporal: TemporalDep, job: PhotoProcessingJob) -> None:
-    """Start a new run of a failed job whose workflow has ended (reservation ``{job_id}:{run}``)."""
+def _start_details(session: Session, job: PhotoProcessingJob) -> tuple[int, str, str]:
+    """``(reservations so far, owner's e-mail, photo name)`` of a job, to start a new run."""
     runs = session.execute(
         select(func.count())
         .select_from(CreditLedgerEntry)
         .where(CreditLedgerEntry.job_id == job.id, CreditLedgerEntry.kind == "reserve")
     ).scalar_one()
-    await start_job_workflow(temporal, job, run=int(runs) + 1)
+    email = session.execute(select(Profile.email).where(Profile.id == job.user_id)).scalar_one()
+    name = session.execute(select(Photo.original_filename).where(Photo.id == job.photo_id)).scalar_one()
+    return int(runs), email, name
 
 
-@router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")
-async def delete_photo(
-    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
-) -> None:
-    """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
-    designers and not started yet is first cancelled by its workflow (credits released)."""
+async def _restart_workflow(session: Session, temporal: Client, job: PhotoProcessingJob) -> None:
+    """Start a new run of a failed job whose workflow has ended (reservation ``{job_id}:{run}``)."""
+    runs, email, name = await run_in_threadpool(_start_details, session, job)
+    await start_job_workflow(temporal, job, run=runs + 1, email=email, photo_name=name)
+
+
+def _deletable(
+    session: Session, user: Profile, photo_id: uuid.UUID
+) -> tuple[Photo, PhotoProcessingJob | None]:
+    """The caller's photo and its latest job, reloaded (blocking: threadpool)."""
+    session.expire_all()
     photo = _owned_photo(session, user, photo_id)
-    job = _latest_job(photo)
-    busy = ApiError(409, PHOTO_BUSY_MESSAGE, "photo_busy", "Impossibile eliminare la foto")
-    if job is not None and job.status in CANCELLABLE_JOB_STATUSES:
-        try:
-            await run_job_update(
-                temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))
-            )
-        except ApiError as exc:
-            raise busy from exc
-        session.expire_all()
-        photo = _owned_photo(session, user, photo_id)
-        job = _latest_job(photo)
-    if job is not None and job.status in ACTIVE_JOB_STATUSES:
-        raise busy
+    return photo, _latest_job(photo)
+
+
+def _delete_tx(session: Session, photo: Photo) -> list[uuid.UUID]:
+    """Delete the photo's rows (and its order's when it was the last), then its files unless another
+    photo still uses them; returns its job ids (blocking: threadpool)."""
     storage = get_storage()
     shared = keys_used_elsewhere(session, photo)  # never delete a file another photo still uses
     keys = [
@@ -394,6 +538,28 @@ async def delete_photo(
         if key:
             storage.delete(bucket, key)
             storage.delete(bucket, thumbnail_key(key))
+    return job_ids
+
+
+@router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")
+async def delete_photo(
+    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+) -> None:
+    """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
+    designers and not started yet is first cancelled by its workflow (credits released)."""
+    photo, job = await run_in_threadpool(_deletable, session, user, photo_id)
+    busy = ApiError(409, PHOTO_BUSY_MESSAGE, "photo_busy", "Impossibile eliminare la foto")
+    if job is not None and job.status in CANCELLABLE_JOB_STATUSES:
+        try:
+            await run_job_update(
+                temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))
+            )
+        except ApiError as exc:
+            raise busy from exc
+        photo, job = await run_in_threadpool(_deletable, session, user, photo_id)
+    if job is not None and job.status in ACTIVE_JOB_STATUSES:
+        raise busy
+    job_ids = await run_in_threadpool(_delete_tx, session, photo)
     for job_id in job_ids:  # the workflows were only waiting for retention or a reprocess
         with contextlib.suppress(RPCError):
             await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(
@@ -415,9 +581,24 @@ class ReworkBody(BaseModel):
 @router.post("/{photo_id}/rework", response_model=PhotoPublic, operation_id="photos-rework")
 async def request_free_rework(
     photo_id: uuid.UUID, body: ReworkBody, user: CurrentUser, session: SessionDep, temporal: TemporalDep
-) -> Photo:
+) -> PhotoPublic:
     """Ask once, within 7 days of an AI delivery, for a free rework by the designers (a human job at 0
     credits); the current result stays downloadable until the new one is delivered."""
+    rework, email, name = await run_in_threadpool(_rework_tx, session, user, photo_id, body.notes)
+    await start_job_workflow(temporal, rework, email=email, photo_name=name)
+    return await run_in_threadpool(_fresh_photo, session, user, photo_id)
+
+
+def _rework_tx(
+    session: Session, user: Profile, photo_id: uuid.UUID, notes: str | None
+) -> tuple[PhotoProcessingJob, str, str]:
+    """Check the free-rework rules and insert the human job (blocking: threadpool); returns the job,
+    the owner's e-mail and the photo's name.
+
+    Raises:
+        ApiError: 404 not the caller's photo; 409 already asked, not completed or too late; 410 files
+            deleted.
+    """
     photo = _owned_photo(session, user, photo_id)
     job = _latest_job(photo)
     title = "Revisione non disponibile"
@@ -441,14 +622,13 @@ async def request_free_rework(
         job_type=JobType.background_removal_human.value,
         status=JobStatus.pending.value,
         priority=2,
-        client_notes=body.notes,
+        client_notes=notes,
         options={**(job.options or {}), "rework": True, "cost": 0},
     )
     session.add(rework)
     session.commit()
-    await start_job_workflow(temporal, rework)
-    session.expire_all()
-    return _owned_photo(session, user, photo_id)
+    email = session.execute(select(Profile.email).where(Profile.id == photo.user_id)).scalar_one()
+    return rework, email, photo.original_filename
 
 
 THUMBNAIL_CACHE_S = 300

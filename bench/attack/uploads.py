@@ -127,7 +127,10 @@ class Attacker:
 
     def photo_ids(self) -> set[str]:
         """Ids of the client's photos."""
-        return {p["id"] for p in self.http.get("/api/photos", headers=self.headers).json()}
+        return {
+            p["id"]
+            for p in self.http.get("/api/photos", headers=self.headers, params={"limit": 100}).json()["items"]
+        }
 
     def credits(self) -> int:
         """The client's balance."""
@@ -166,7 +169,7 @@ class Attacker:
         deadline = time.monotonic() + timeout_s
         status = "?"
         while time.monotonic() < deadline:
-            photos = self.http.get("/api/photos", headers=self.headers).json()
+            photos = self.http.get("/api/photos", headers=self.headers, params={"limit": 100}).json()["items"]
             photo = next((p for p in photos if p["id"] == photo_id), None)
             if photo and photo["jobs"]:
                 status = photo["jobs"][-1]["status"]
@@ -234,7 +237,7 @@ def attack_headers(att: Attacker) -> Outcome:
         miss = _missing_headers(att.http.get(path, headers=headers))
         if miss:
             missing[path] = miss
-    photos = att.http.get("/api/photos", headers=att.headers).json()
+    photos = att.http.get("/api/photos", headers=att.headers, params={"limit": 100}).json()["items"]
     done = [p for p in photos if p.get("status") == "processed"]
     if done:
         dl = att.http.get(f"/api/photos/{done[0]['id']}/download", headers=att.headers)

@@ -53,7 +53,7 @@ async def wait_job(
     """Poll ``GET /api/photos`` until the job's status is one of ``statuses``; returns the job."""
     deadline = time.monotonic() + timeout_s
     while True:
-        for photo in (await api.get("/api/photos", headers=headers)).json():
+        for photo in (await api.get("/api/photos", headers=headers)).json()["items"]:
             for job in photo["jobs"]:
                 if job["id"] == job_id and job["status"] in statuses:
                     return dict(job)

@@ -128,7 +128,7 @@ async def completed_photo(api: httpx.AsyncClient, headers: dict[str, str]) -> st
     photo_id = str(resp.json()[0]["id"])
     deadline = time.monotonic() + 180
     while True:
-        photos = (await api.get("/api/photos", headers=headers)).json()
+        photos = (await api.get("/api/photos", headers=headers)).json()["items"]
         status = [p for p in photos if p["id"] == photo_id][0]["jobs"][-1]["status"]
         if status in ("completed", "failed"):
             return photo_id
@@ -166,7 +166,9 @@ async def test_every_route_checks_role_and_ownership(own_app: tuple[FastAPI, htt
     callers.append(Caller("admin", "admin", await login(api, *make_user(role=UserRole.admin))))
     photo_id = await completed_photo(api, owner)
     order_id = next(
-        p["order_id"] for p in (await api.get("/api/photos", headers=owner)).json() if p["id"] == photo_id
+        p["order_id"]
+        for p in (await api.get("/api/photos", headers=owner)).json()["items"]
+        if p["id"] == photo_id
     )
     resources = {"photo": photo_id, "order": order_id}
 

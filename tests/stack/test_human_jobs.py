@@ -107,7 +107,7 @@ async def test_designer_completes_own_job_and_others_cannot(stack: Stack, api: h
     )
     assert resp.status_code == 200, resp.text
     assert resp.json()["status"] == "completed_human"
-    photos = (await api.get("/api/photos", headers=client)).json()
+    photos = (await api.get("/api/photos", headers=client)).json()["items"]
     photo = next(p for p in photos if p["jobs"][-1]["id"] == jid)
     assert photo["status"] == "processed"
     done = photo["jobs"][-1]

@@ -81,7 +81,9 @@ async def test_doubtful_results_are_counted_shown_and_reworked_for_free(
     assert await _flagged(api, admin) == before + 1
     assert (await api.get("/api/admin/overview", headers=client)).status_code == 403
 
-    listed = {p["original_filename"]: p for p in (await api.get("/api/photos", headers=client)).json()}
+    listed = {
+        p["original_filename"]: p for p in (await api.get("/api/photos", headers=client)).json()["items"]
+    }
     details = listed["dubbia.jpg"]["jobs"][0]["processing_details"]
     assert details["needs_review"] is True and details["confidence"] == 0.38
 

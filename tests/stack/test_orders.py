@@ -69,7 +69,7 @@ async def test_thumbnails_show_original_then_result_to_the_owner_only(
     assert first.status_code == 200 and first.headers["content-type"] == "image/jpeg"
     assert max(Image.open(io.BytesIO(first.content)).size) == 200
     deadline = time.monotonic() + 120
-    while (await api.get("/api/photos", headers=owner)).json()[0]["status"] != "processed":
+    while (await api.get("/api/photos", headers=owner)).json()["items"][0]["status"] != "processed":
         assert time.monotonic() < deadline
         await asyncio.sleep(0.5)
     done = await api.get(f"/api/photos/{photo['id']}/thumbnail", headers=owner)

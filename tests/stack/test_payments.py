@@ -293,7 +293,7 @@ async def wait_job_status(
     """Poll the caller's only photo until its job reaches one of ``wanted``."""
     deadline = time.monotonic() + timeout_s
     while True:
-        photos = (await api.get("/api/photos", headers=headers)).json()
+        photos = (await api.get("/api/photos", headers=headers)).json()["items"]
         status = photos[0]["jobs"][-1]["status"] if photos and photos[0]["jobs"] else "none"
         if status in wanted:
             return str(status)

@@ -40,7 +40,7 @@ async def wait_jobs(
     """Poll ``GET /api/photos`` until ``n`` photos have a finished job (completed or failed)."""
     deadline = time.monotonic() + timeout_s
     while True:
-        photos = (await api.get("/api/photos", headers=headers)).json()
+        photos = (await api.get("/api/photos", headers=headers)).json()["items"]
         done = [p for p in photos if p["jobs"] and p["jobs"][-1]["status"] in ("completed", "failed")]
         if len(done) >= n:
             return photos
@@ -172,7 +172,7 @@ async def test_non_image_is_refused_and_nothing_is_stored(stack: Stack, api: htt
     assert resp.json()["detail"] == "Solo le immagini sono supportate"
     assert storage_files(stack) == before_files
     assert balance_and_ledger(email) == before
-    assert (await api.get("/api/photos", headers=headers)).json() == []
+    assert (await api.get("/api/photos", headers=headers)).json()["items"] == []
 
 
 async def test_undecodable_image_fails_its_job_and_releases_the_credit(
@@ -281,7 +281,7 @@ async def test_auth_errors_and_ownership(stack: Stack, api: httpx.AsyncClient) -
     other_email, other_password = make_user()
     other = await login(api, other_email, other_password)
     assert (await api.get(f"/api/photos/{photo_id}/download", headers=other)).status_code == 404
-    assert all(p["id"] != photo_id for p in (await api.get("/api/photos", headers=other)).json())
+    assert all(p["id"] != photo_id for p in (await api.get("/api/photos", headers=other)).json()["items"])
     await wait_jobs(api, owner, 1, timeout_s=120)
 
 

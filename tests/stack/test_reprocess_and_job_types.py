@@ -101,7 +101,7 @@ async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: 
         assert ledger_kinds(sessions, job_id) == ["reserve", "release"]
 
         owner = await _login_id(api, user_id)
-        photos = (await api.get("/api/photos", headers=owner)).json()
+        photos = (await api.get("/api/photos", headers=owner)).json()["items"]
         assert photos[0]["jobs"][0]["status"] == "failed"
         other = await _login_id(api, new_user(sessions))
         assert (await api.post(f"/api/photos/{photo_id}/reprocess", headers=other)).status_code == 404
@@ -109,7 +109,7 @@ async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: 
         assert resp.status_code == 200, resp.text
         await wait_job_status(sessions, job_id, {"completed"}, timeout_s=120)
         assert flaky.calls == 4
-        job = (await api.get("/api/photos", headers=owner)).json()[0]["jobs"][0]
+        job = (await api.get("/api/photos", headers=owner)).json()["items"][0]["jobs"][0]
         assert job["error_message"] is None and job["progress_percentage"] == 100
         assert ledger_kinds(sessions, job_id) == ["reserve", "release", "reserve", "charge"]
         assert credits_and_ledger(sessions, user_id) == (14, 14)
@@ -195,7 +195,7 @@ async def test_delete_photo_removes_files_and_rows(stack: Stack, api: httpx.Asyn
     assert (await api.delete(f"/api/photos/{photo['id']}", headers=other)).status_code == 404
     assert (await api.delete(f"/api/photos/{photo['id']}", headers=owner)).status_code == 204
     assert not any(storage.exists(b, k) for b, k in keys)
-    assert (await api.get("/api/photos", headers=owner)).json() == []
+    assert (await api.get("/api/photos", headers=owner)).json()["items"] == []
     await asyncio.sleep(0.5)
     with pytest.raises(Exception):  # noqa: B017  the retention workflow was terminated
         await stack.temporal.get_workflow_handle(f"photo-job-{photo['jobs'][0]['id']}").result()

@@ -40,7 +40,9 @@ async def wait_final(api: httpx.AsyncClient, headers: dict[str, str], ids: set[s
     """Poll until every photo in ``ids`` has a completed or failed latest job; returns them."""
     deadline = time.monotonic() + 240
     while True:
-        photos = [p for p in (await api.get("/api/photos", headers=headers)).json() if p["id"] in ids]
+        photos = [
+            p for p in (await api.get("/api/photos", headers=headers)).json()["items"] if p["id"] in ids
+        ]
         if all(p["jobs"] and p["jobs"][-1]["status"] in ("completed", "failed") for p in photos):
             return photos
         assert time.monotonic() < deadline, [p["jobs"][-1]["status"] for p in photos]

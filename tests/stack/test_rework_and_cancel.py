@@ -42,7 +42,7 @@ async def _upload(api: httpx.AsyncClient, client: dict[str, str], job_type: str,
 
 
 async def _photo(api: httpx.AsyncClient, client: dict[str, str], photo_id: str) -> dict:
-    photos = (await api.get("/api/photos", headers=client)).json()
+    photos = (await api.get("/api/photos", headers=client)).json()["items"]
     return dict(next(p for p in photos if p["id"] == photo_id))
 
 

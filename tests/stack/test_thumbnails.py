@@ -34,7 +34,9 @@ def _png(size: tuple[int, int]) -> bytes:
 
 
 async def _photo(api: httpx.AsyncClient, headers: dict[str, str], photo_id: str) -> dict:
-    return next(p for p in (await api.get("/api/photos", headers=headers)).json() if p["id"] == photo_id)
+    return next(
+        p for p in (await api.get("/api/photos", headers=headers)).json()["items"] if p["id"] == photo_id
+    )
 
 
 async def test_ai_photo_previews_are_stored_small_and_cached(stack: Stack, api: httpx.AsyncClient) -> None:

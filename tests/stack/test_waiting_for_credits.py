@@ -22,7 +22,7 @@ pytestmark = pytest.mark.stack
 
 
 async def _statuses(api: httpx.AsyncClient, headers: dict[str, str]) -> list[str]:
-    photos = (await api.get("/api/photos", headers=headers)).json()
+    photos = (await api.get("/api/photos", headers=headers)).json()["items"]
     return [p["jobs"][-1]["status"] for p in sorted(photos, key=lambda p: p["created_at"])]
 
 
@@ -56,7 +56,7 @@ async def test_twelve_photos_with_ten_credits(stack: Stack, api: httpx.AsyncClie
 
     statuses = await _until(api, headers, done=10, waiting=2)
     assert statuses[-2:] == ["waiting_for_credits", "waiting_for_credits"]  # the last uploads wait
-    photos = (await api.get("/api/photos", headers=headers)).json()
+    photos = (await api.get("/api/photos", headers=headers)).json()["items"]
     waiting = [p["jobs"][-1] for p in photos if p["jobs"][-1]["status"] == "waiting_for_credits"]
     assert all(j["error_message"] == "Crediti terminati" for j in waiting)
     assert credits_and_ledger(sessions, user_id) == (0, 0)

@@ -39,6 +39,7 @@ export default defineConfig({
     { name: 'client', testMatch: /(^|\/)client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     // own accounts, created in the database (e2e/stack-db.ts)
     { name: 'review', testMatch: /review\.spec\.ts$/ },
+    { name: 'photos-list', testMatch: /photos-list\.spec\.ts$/ },
     // the service worker is what these test: allowed, with the signed-up client's session
     { name: 'pwa', testMatch: /pwa\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE, serviceWorkers: 'allow' } },
     // Issue 12 (icons, dialogs, trial modal, offline, fast first visit).

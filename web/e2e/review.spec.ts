@@ -52,7 +52,7 @@ test('un risultato AI dubbio è "Da verificare" e va a un grafico gratis con un 
   await expect
     .poll(
       async () => {
-        const photos = (await (await request.get('/api/photos', { headers: auth })).json()) as { id: string; jobs: { status: string }[] }[];
+        const { items: photos } = (await (await request.get('/api/photos', { headers: auth })).json()) as { items: { id: string; jobs: { status: string }[] }[] };
         return photos.find((p) => p.id === photo.id)?.jobs[0].status;
       },
       { timeout: PROCESSING_TIMEOUT_MS, intervals: [1_000], message: 'ritocco AI completato' },
@@ -89,9 +89,9 @@ test('un risultato AI dubbio è "Da verificare" e va a un grafico gratis con un 
   await page.screenshot({ path: path.join(RESULTS_DIR, 'review-card-after-rework.png'), fullPage: true });
   const me = (await (await request.get('/api/me', { headers: auth })).json()) as { credits_remaining: number };
   expect(me.credits_remaining).toBe(14); // 1 credit for the AI result, the rework is free
-  const photos = (await (await request.get('/api/photos', { headers: auth })).json()) as {
-    jobs: { id: string; job_type: string; status: string; client_notes: string | null }[];
-  }[];
+  const { items: photos } = (await (await request.get('/api/photos', { headers: auth })).json()) as {
+    items: { jobs: { id: string; job_type: string; status: string; client_notes: string | null }[] }[];
+  };
   const rework = photos[0].jobs.find((j) => j.job_type === 'background_removal_human');
   expect(rework?.status).toBe('pending_human');
   expect(rework?.client_notes).toContain('Da verificare');

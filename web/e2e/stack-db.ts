@@ -39,3 +39,27 @@ with session_scope() as session:
 export function setReview(jobId: string, confidence: number, needsReview: boolean): void {
   runPython(['-c', SET_REVIEW, jobId, String(confidence), needsReview ? '1' : '0']);
 }
+
+const ADD_PHOTOS = `
+import sys
+from datetime import UTC, datetime, timedelta
+from sqlalchemy import select
+from fotopronta.db import session_scope
+from fotopronta.models import Photo, PhotoProcessingJob, Profile
+with session_scope() as session:
+    user_id = session.execute(select(Profile.id).where(Profile.email == sys.argv[1])).scalar_one()
+    base = datetime.now(UTC) - timedelta(hours=1)
+    for i in range(int(sys.argv[2])):
+        at = base + timedelta(seconds=i)
+        photo = Photo(user_id=user_id, original_filename=f"foto-{i:03d}.jpg", file_size=1000, file_format="image/jpeg",
+                      upload_path=f"{user_id}/e2e-{i}.jpg", status="processed", created_at=at)
+        session.add(photo)
+        session.flush()
+        session.add(PhotoProcessingJob(photo_id=photo.id, user_id=user_id, job_type="background_removal",
+                                       status="completed", created_at=at, completed_at=at))
+`;
+
+/** `n` delivered photos (rows only, no files) named `foto-000.jpg`…, oldest first, for the list's pages. */
+export function addPhotos(email: string, n: number): void {
+  runPython(['-c', ADD_PHOTOS, email, String(n)]);
+}

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
-import { makePhoto, makeProfile } from '@/test/fixtures';
+import { makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import { routes } from './router';
 
@@ -13,7 +13,7 @@ describe('auth screens', () => {
     const server = fakeServer({
       'POST /api/auth/login': testSession,
       'GET /api/me': makeProfile(),
-      'GET /api/photos': [],
+      'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
     });
     const user = userEvent.setup();
@@ -75,7 +75,7 @@ describe('auth screens', () => {
     const server = fakeServer({
       'POST /api/auth/verify': testSession,
       'GET /api/me': makeProfile(),
-      'GET /api/photos': [],
+      'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
     });
     window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
@@ -145,7 +145,7 @@ describe('signed-in layout', () => {
     signIn();
     const server = fakeServer({
       'GET /api/me': makeProfile({ user_role: 'admin' }),
-      'GET /api/photos': [],
+      'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
       'POST /api/auth/logout': () => new Response(null, { status: 204 }),
     });
@@ -178,7 +178,7 @@ describe('signed-in layout', () => {
       created_at: new Date().toISOString(),
       related_job_id: null,
     }));
-    fakeServer({ 'GET /api/me': makeProfile(), 'GET /api/photos': [], 'GET /api/notifications': notes });
+    fakeServer({ 'GET /api/me': makeProfile(), 'GET /api/photos': photoListHandler([]), 'GET /api/notifications': notes });
     renderRoutes(routes, ['/dashboard']);
     expect(await screen.findByTestId('notification-badge')).toHaveTextContent('9+');
   });
@@ -189,7 +189,7 @@ describe('dashboard, upload and photos', () => {
     signIn();
     fakeServer({
       'GET /api/me': makeProfile({ credits_remaining: 12 }),
-      'GET /api/photos': [makePhoto({ id: 'a' }), makePhoto({ id: 'b', status: 'processing' }, { status: 'processing' }), makePhoto({ id: 'c', status: 'uploaded' }, null)],
+      'GET /api/photos': photoListHandler([makePhoto({ id: 'a' }), makePhoto({ id: 'b', status: 'processing' }, { status: 'processing' }), makePhoto({ id: 'c', status: 'uploaded' }, null)]),
       'GET /api/notifications': [],
     });
     renderRoutes(routes, ['/dashboard']);
@@ -204,7 +204,7 @@ describe('dashboard, upload and photos', () => {
     signIn();
     const server = fakeServer({
       'GET /api/me': makeProfile(),
-      'GET /api/photos': [],
+      'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
       'POST /api/photos': () => jsonResponse([makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], 201),
     });
@@ -227,7 +227,7 @@ describe('dashboard, upload and photos', () => {
     signIn();
     const server = fakeServer({
       'GET /api/me': makeProfile(),
-      'GET /api/photos': [],
+      'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
       'POST /api/photos': () => jsonResponse([makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], 201),
     });
@@ -256,10 +256,10 @@ describe('dashboard, upload and photos', () => {
     const server = fakeServer({
       'GET /api/me': makeProfile(),
       'GET /api/notifications': [],
-      'GET /api/photos': [
+      'GET /api/photos': photoListHandler([
         makePhoto(),
         makePhoto({ id: 'p2', original_filename: 'rotta.jpg', status: 'uploaded', processed_path: null }, { status: 'failed', error_message: 'Immagine non valida', processing_details: null }),
-      ],
+      ]),
       'GET /api/photos/p1/download': () => new Response('jpeg', { status: 200, headers: { 'Content-Type': 'image/jpeg' } }),
     });
     const clicks: string[] = [];

@@ -2,6 +2,7 @@ import { waitFor } from '@testing-library/react';
 import { useToastStore } from '@/components/ui/toast';
 import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
+import { photoListHandler } from '@/test/fixtures';
 import { jsonResponse, renderWithProviders, testSession } from '@/test/utils';
 import { useLiveEvents } from './live-events';
 
@@ -37,7 +38,7 @@ describe('live events', () => {
     useSessionStore.getState().setSession(testSession);
     const server = fakeServer({
       'POST /api/events/ticket': { ticket: 'biglietto-1', expires_in: 60 },
-      'GET /api/photos': [],
+      'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [
         { id: 'n1', title: 'Errore elaborazione', message: 'foto.jpg: file danneggiato', type: 'error', read: false, created_at: new Date().toISOString(), related_job_id: null },
       ],

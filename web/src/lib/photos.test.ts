@@ -62,12 +62,13 @@ describe('photo helpers', () => {
     expect(hasActiveJobs(undefined)).toBe(false);
   });
 
-  it('counts processed and queued photos for the dashboard', () => {
-    expect(photoStats([photo('processed'), photo('uploaded'), photo('processing'), photo('processed')])).toEqual({
+  it('takes the dashboard counters from the server counts (zeros while loading)', () => {
+    expect(photoStats({ total: 4, completed: 2, processing: 1, failed: 0, pending: 1, processed: 2, queued: 2 })).toEqual({
       total: 4,
       processed: 2,
       queued: 2,
     });
+    expect(photoStats(undefined)).toEqual({ total: 0, processed: 0, queued: 0 });
   });
 
   it('recognises retryable errors case-insensitively', () => {

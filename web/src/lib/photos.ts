@@ -1,4 +1,4 @@
-import { useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import type { BadgeTone } from '@/components/ui/badge';
 import { PHOTOS_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
@@ -6,7 +6,47 @@ import type { Photo, PhotoJob, ProcessingDetails } from '@/types/api';
 
 export const PHOTOS_KEY = ['photos'] as const;
 
-export const getPhotos = () => api<Photo[]>('/api/photos');
+/** Counters over all the caller's photos (`GET /api/photos` → `counts`): by the newest job's filter group, and
+ * by the photo's own status for the dashboard (`processed`; `queued` = uploaded or processing). */
+export interface PhotoCounts {
+  total: number;
+  completed: number;
+  processing: number;
+  failed: number;
+  pending: number;
+  processed: number;
+  queued: number;
+}
+
+/** One page of `GET /api/photos` (DESIGN: `limit` default 24, max 100; `next_cursor` null on the last page). */
+export interface PhotoPage {
+  items: Photo[];
+  next_cursor: string | null;
+  counts: PhotoCounts;
+}
+
+export type PhotoSort = 'newest' | 'oldest' | 'name';
+
+export interface PhotoListParams {
+  q?: string;
+  status?: StatusFilter;
+  sort?: PhotoSort;
+  limit?: number;
+  cursor?: string | null;
+}
+
+export const PHOTOS_PAGE_SIZE = 24;
+
+/** `GET /api/photos` with search, status filter, sort and cursor sent to the server (empty values left out). */
+export function getPhotoPage({ q, status, sort, limit, cursor }: PhotoListParams = {}): Promise<PhotoPage> {
+  const query: Record<string, string> = {};
+  if (q?.trim()) query.q = q.trim();
+  if (status && status !== 'all') query.status = status;
+  if (sort && sort !== 'newest') query.sort = sort;
+  if (limit) query.limit = String(limit);
+  if (cursor) query.cursor = cursor;
+  return api<PhotoPage>('/api/photos', { query });
+}
 
 /** The newest job of a photo (the one its card shows), or null. */
 export function latestJob(photo: Pick<Photo, 'jobs'>): PhotoJob | null {
@@ -37,12 +77,34 @@ export function hasActiveJobs(photos: Photo[] | undefined): boolean {
   return (photos ?? []).some((p) => (p.jobs ?? []).some((j) => isJobActive(j)));
 }
 
-/** The caller's photos, newest first; polls every 3 s while any job is unfinished. */
-export function usePhotos() {
+/** Some photo is still moving according to the server's counters (pending, waiting or processing). */
+const countsActive = (counts: PhotoCounts | undefined) => (counts ? counts.processing + counts.pending > 0 : false);
+
+/**
+ * The caller's newest photos (the first page, `limit` of them) with the counters; polls every 3 s while any
+ * job is unfinished. `data` is the page: `items`, `next_cursor`, `counts`.
+ */
+export function useRecentPhotos(limit = PHOTOS_PAGE_SIZE) {
   return useQuery({
-    queryKey: PHOTOS_KEY,
-    queryFn: getPhotos,
-    refetchInterval: (query) => (hasActiveJobs(query.state.data) ? PHOTOS_POLL_MS : false),
+    queryKey: [...PHOTOS_KEY, 'recent', limit],
+    queryFn: () => getPhotoPage({ limit }),
+    refetchInterval: (query) => (hasActiveJobs(query.state.data?.items) || countsActive(query.state.data?.counts) ? PHOTOS_POLL_MS : false),
+  });
+}
+
+/**
+ * The /photos list: pages of `PHOTOS_PAGE_SIZE` for a search, status filter and sort done by the server;
+ * `fetchNextPage()` follows `next_cursor` ('Carica altre'). Polls every 3 s (every loaded page) while any
+ * loaded photo has an unfinished job; the previous result stays on screen while a new search loads.
+ */
+export function usePhotoPages({ q = '', status = 'all', sort = 'newest' }: Pick<PhotoListParams, 'q' | 'status' | 'sort'> = {}) {
+  return useInfiniteQuery({
+    queryKey: [...PHOTOS_KEY, 'list', { q: q.trim(), status, sort }],
+    queryFn: ({ pageParam }) => getPhotoPage({ q, status, sort, cursor: pageParam, limit: PHOTOS_PAGE_SIZE }),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor,
+    placeholderData: keepPreviousData,
+    refetchInterval: (query) => (hasActiveJobs(query.state.data?.pages.flatMap((p) => p.items)) ? PHOTOS_POLL_MS : false),
   });
 }
 
@@ -132,11 +194,7 @@ export function isRetryableError(message: string | null | undefined): boolean {
   return RETRYABLE.some((r) => m.includes(r));
 }
 
-/** Dashboard counters (SPEC §4): processed; uploaded and processing count as in queue. */
-export function photoStats(photos: Photo[]) {
-  return {
-    total: photos.length,
-    processed: photos.filter((p) => p.status === 'processed').length,
-    queued: photos.filter((p) => p.status === 'uploaded' || p.status === 'processing').length,
-  };
+/** Dashboard counters (SPEC §4) from the server's `counts`: processed; uploaded and processing count as in queue. */
+export function photoStats(counts: PhotoCounts | undefined) {
+  return { total: counts?.total ?? 0, processed: counts?.processed ?? 0, queued: counts?.queued ?? 0 };
 }

@@ -3,7 +3,7 @@ import { Link } from 'react-router-dom';
 import { Card } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { useMe } from '@/lib/auth';
-import { photoStats, usePhotos } from '@/lib/photos';
+import { photoStats, useRecentPhotos } from '@/lib/photos';
 import { greeting } from './greeting';
 import { PaymentReturn } from './payment-return';
 
@@ -21,8 +21,8 @@ function StatCard({ label, value, icon: Icon }: { label: string; value: number |
 
 export function DashboardPage() {
   const { data: profile } = useMe();
-  const photos = usePhotos();
-  const stats = photoStats(photos.data ?? []);
+  const photos = useRecentPhotos(1); // only the counters are shown
+  const stats = photoStats(photos.data?.counts);
   const credits = profile?.credits_remaining ?? 0;
   const firstName = profile?.first_name?.trim();
   const dash = (n: number) => (photos.isPending ? '…' : n);

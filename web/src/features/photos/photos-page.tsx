@@ -1,12 +1,12 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useMemo, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Card } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { confidencePercent, filterGroup, latestJob, PHOTOS_KEY, resultDetails, usePhotos, type StatusFilter } from '@/lib/photos';
+import { confidencePercent, latestJob, PHOTOS_KEY, usePhotoPages, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from './photo-card';
 import { DeletePhotoDialog, ReworkDialog } from './photo-dialogs';
@@ -22,37 +22,48 @@ const FILTERS: { value: StatusFilter; label: string }[] = [
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** Pause after typing before the search goes to the server. */
+export const SEARCH_DEBOUNCE_MS = 300;
+
+/** `value`, once it has stopped changing for `ms`. */
+function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  useEffect(() => {
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [value, ms]);
+  return settled;
+}
+
 export function PhotosPage() {
-  const photos = usePhotos();
   const me = useMe();
   const queryClient = useQueryClient();
   const [search, setSearch] = useState('');
   const [filter, setFilter] = useState<StatusFilter>('all');
+  const query = useDebounced(search, SEARCH_DEBOUNCE_MS);
+  // search, filter and pages are the server's (GET /api/photos); the summary is its `counts`
+  const photos = usePhotoPages({ q: query, status: filter });
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = photos;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busyId, setBusyId] = useState<string | null>(null);
   const [bulkBusy, setBulkBusy] = useState(false);
   const [asking, setAsking] = useState<{ kind: 'delete' | 'rework'; photo: Photo } | null>(null);
 
-  const all = useMemo(() => photos.data ?? [], [photos.data]);
-  const counts = useMemo(() => {
-    const groups = all.map((p) => filterGroup(latestJob(p)?.status));
-    return {
-      total: all.length,
-      completed: groups.filter((g) => g === 'completed').length,
-      processing: groups.filter((g) => g === 'processing').length,
-    };
-  }, [all]);
+  const all = useMemo(() => photos.data?.pages.flatMap((p) => p.items) ?? [], [photos.data]);
+  const counts = photos.data?.pages[0]?.counts ?? { total: 0, completed: 0, processing: 0 };
+  const visible = all;
 
-  const visible = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    return all.filter((p) => {
-      const job = latestJob(p);
-      if (filter !== 'all' && filterGroup(job?.status) !== filter) return false;
-      if (!q) return true;
-      const seo = resultDetails(p)?.seo_filename ?? '';
-      return p.original_filename.toLowerCase().includes(q) || seo.toLowerCase().includes(q);
+  // infinite scroll: the next page loads when the end of the grid comes into view ('Carica altre' too)
+  const sentinel = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const node = sentinel.current;
+    if (!node || !hasNextPage || typeof IntersectionObserver === 'undefined') return undefined;
+    const observer = new IntersectionObserver((entries) => {
+      if (entries.some((e) => e.isIntersecting) && !isFetchingNextPage) void fetchNextPage();
     });
-  }, [all, filter, search]);
+    observer.observe(node);
+    return () => observer.disconnect();
+  }, [hasNextPage, isFetchingNextPage, fetchNextPage]);
 
   const downloadable = all.filter(isDownloadable);
   const selectedPhotos = downloadable.filter((p) => selected.has(p.id));
@@ -205,7 +216,7 @@ export function PhotosPage() {
             Riprova
           </button>
         </Card>
-      ) : all.length === 0 ? (
+      ) : counts.total === 0 ? (
         <Card className="empty-state">
           <h2>Nessuna foto ancora</h2>
           <p>Carica le tue prime foto: le trovi qui appena elaborate.</p>
@@ -246,6 +257,13 @@ export function PhotosPage() {
           ))}
         </div>
       )}
+      {hasNextPage && visible.length > 0 ? (
+        <div ref={sentinel} className="load-more">
+          <button type="button" className="btn btn-outline" disabled={isFetchingNextPage} onClick={() => void fetchNextPage()}>
+            {isFetchingNextPage ? 'Caricamento...' : 'Carica altre'}
+          </button>
+        </div>
+      ) : null}
       {asking?.kind === 'delete' ? <DeletePhotoDialog photo={asking.photo} queued={queuedForDesigners(asking.photo)} onClose={() => setAsking(null)} onConfirm={() => remove(asking.photo)} /> : null}
       {asking?.kind === 'rework' ? <ReworkDialog photo={asking.photo} onClose={() => setAsking(null)} onConfirm={(notes) => rework(asking.photo, notes)} /> : null}
     </div>

@@ -10,7 +10,7 @@ import { LARGE_BATCH_THRESHOLD, UPLOAD_LIMITS } from '@/config/constants';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { formatBytes } from '@/lib/format';
-import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, usePhotos } from '@/lib/photos';
+import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos } from '@/lib/photos';
 import { JOB_COSTS, OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from './upload-api';
 import { checkBatch, estimatedMinutes } from './validation';
 
@@ -37,7 +37,7 @@ const makePreview = (f: File) => (typeof URL.createObjectURL === 'function' ? UR
 
 export function UploadPage() {
   const me = useMe();
-  const photos = usePhotos();
+  const photos = useRecentPhotos(50); // the batch just uploaded (admins: up to 25) is among the newest
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
   const [items, setItems] = useState<UploadItem[]>([]);
@@ -134,7 +134,7 @@ export function UploadPage() {
     addFiles(e.dataTransfer.files);
   };
 
-  const photoById = new Map((photos.data ?? []).map((p) => [p.id, p]));
+  const photoById = new Map((photos.data?.items ?? []).map((p) => [p.id, p]));
   const notEnoughCredits = credits !== undefined && queued.length * costPerPhoto > credits;
 
   return (
