@@ -3,7 +3,7 @@ import userEvent from '@testing-library/user-event';
 import { routes } from '@/app/router';
 import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
-import { makePhoto, makeProfile } from '@/test/fixtures';
+import { makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
 import { renderRoutes, testSession } from '@/test/utils';
 
 /** Issue 12 item 10: the app's dialog, never window.confirm/prompt, for delete and free rework. */
@@ -22,7 +22,7 @@ describe('photo dialogs', () => {
     const server = fakeServer({
       'GET /api/me': makeProfile(),
       'GET /api/notifications': [],
-      'GET /api/photos': [makePhoto()],
+      'GET /api/photos': photoListHandler([makePhoto()]),
       'DELETE /api/photos/p1': { ok: true },
     });
     const user = userEvent.setup();
@@ -47,7 +47,7 @@ describe('photo dialogs', () => {
     const server = fakeServer({
       'GET /api/me': makeProfile(),
       'GET /api/notifications': [],
-      'GET /api/photos': [makePhoto({}, { completed_at: new Date(Date.now() - 60_000).toISOString() })],
+      'GET /api/photos': photoListHandler([makePhoto({}, { completed_at: new Date(Date.now() - 60_000).toISOString() })]),
       'POST /api/photos/p1/rework': { ok: true },
     });
     const user = userEvent.setup();
