@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: dev test install web model lint pytest webtest browser e2e bench-quality bench-speed bench-memory clean
+.PHONY: dev test install web model lint pytest webtest browser e2e bench-quality bench-speed bench-memory bench-load bench-faults clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -62,6 +62,14 @@ bench-speed: install model $(REMBG_VENV)/.installed
 
 bench-memory: install model $(REMBG_VENV)/.installed
 	$(PY) -m bench.memory --rembg-python $(REMBG_VENV)/bin/python
+
+# issue 13: a stack of its own on free ports; short seller's day (60 photos), `--full` for 900
+bench-load: install model
+	$(PY) -m bench.load $(BENCH_LOAD_ARGS)
+
+# issue 13: PostgreSQL and Temporal stopped 10 s, the retouch worker killed mid-photo, under load
+bench-faults: install model
+	$(PY) -m bench.faults
 
 clean:
 	rm -rf $(VENV) $(REMBG_VENV) web/node_modules web/dist

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import contextvars
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
@@ -21,6 +23,10 @@ from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
 
 HEARTBEAT_INTERVAL_S = 5.0
 """Seconds between heartbeats while the pipeline runs (well under the workflow's 30 s timeout)."""
+
+DB_WAIT_S = 120.0
+"""Seconds the activity waits for an unreachable database before letting the attempt fail: a short
+database outage must not use up the retouch's 3 attempts (issue 13, faults during load)."""
 
 
 @contextmanager
@@ -52,6 +58,20 @@ class RetouchActivities:
         self.storage = storage
         self.model_name = model_name
 
+    def _upload_path(self, photo_id: str) -> str:
+        """The photo's storage key; while the database cannot be reached, try again every second
+        (heartbeating) for up to :data:`DB_WAIT_S` seconds instead of failing the attempt at once."""
+        deadline = time.monotonic() + DB_WAIT_S
+        while True:
+            try:
+                with self.sessions() as session:
+                    return session.get_one(Photo, uuid.UUID(photo_id)).upload_path
+            except OperationalError:
+                if time.monotonic() >= deadline:
+                    raise
+                activity.heartbeat("waiting for the database")
+                time.sleep(1.0)
+
     @activity.defn(name="retouch_photo")
     def retouch_photo(self, inp: RetouchInput) -> RetouchOutput:
         """Read the original, run the pipeline with the job's options, store JPEG and WebP under
@@ -62,9 +82,7 @@ class RetouchActivities:
             ApplicationError: type ``BadImageError``, non-retryable, when the image cannot be decoded
                 or is refused (message in Italian). Other errors are retried by the workflow's policy.
         """
-        with self.sessions() as session:
-            photo = session.get_one(Photo, uuid.UUID(inp.photo_id))
-            upload_path = photo.upload_path
+        upload_path = self._upload_path(inp.photo_id)
         original = self.storage.get(BUCKET_UPLOADS, upload_path)
         activity.heartbeat("decoded")
         options = RetouchOptions(

@@ -6,6 +6,8 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import OperationalError as SAOperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 
@@ -55,3 +57,37 @@ async def validation_error_handler(_: Request, exc: Exception) -> JSONResponse:
     field = ".".join(str(p) for p in errors[0]["loc"][1:]) if errors else ""
     detail = f"Dati non validi: controlla il campo '{field}'." if field else "Dati non validi."
     return JSONResponse(_body(detail, "validation_error", None), status_code=422)
+
+
+#: Body of the 503 answered while the database cannot be reached (issue 13: faults during load).
+SERVICE_UNAVAILABLE_DETAIL = "Servizio momentaneamente non disponibile, riprova tra poco."
+#: Seconds a client should wait before retrying after a 503 (``Retry-After`` header).
+SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5
+
+
+def is_database_unavailable(exc: BaseException) -> bool:
+    """True when ``exc`` (or an exception it wraps) says the database cannot be reached: SQLAlchemy's
+    ``OperationalError``, a ``DBAPIError`` flagged ``connection_invalidated``, or psycopg's own
+    ``OperationalError`` (connection refused, server shut down, connection lost)."""
+    import psycopg
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, SAOperationalError | psycopg.OperationalError):
+            return True
+        if isinstance(current, DBAPIError) and current.connection_invalidated:
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+async def database_unavailable_handler(_: Request, exc: Exception) -> JSONResponse:
+    """Render a lost database as 503 ``service_unavailable`` with an Italian message and
+    ``Retry-After`` (seconds); the pool reconnects by itself (``pool_pre_ping``) once it is back."""
+    return JSONResponse(
+        _body(SERVICE_UNAVAILABLE_DETAIL, "service_unavailable", None),
+        status_code=503,
+        headers={"Retry-After": str(SERVICE_UNAVAILABLE_RETRY_AFTER_S)},
+    )

@@ -14,16 +14,26 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, PlainTextResponse, Response
 from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import OperationalError as SAOperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.client import Client
 
 from api import metrics
-from api.errors import ApiError, api_error_handler, http_error_handler, validation_error_handler
+from api.errors import (
+    ApiError,
+    api_error_handler,
+    database_unavailable_handler,
+    http_error_handler,
+    is_database_unavailable,
+    validation_error_handler,
+)
 from api.http_headers import SecurityHeadersMiddleware
 from api.routes import (
     admin_history,
@@ -77,6 +87,14 @@ def _ping_database() -> None:
         conn.execute(text("SELECT 1"))
 
 
+async def _dbapi_error_handler(request: Request, exc: Exception) -> Response:
+    """A ``DBAPIError`` from a lost connection (e.g. ``connection_invalidated`` mid-query) is a 503;
+    any other database error is raised on, as before (a 500 from the server)."""
+    if is_database_unavailable(exc):
+        return await database_unavailable_handler(request, exc)
+    raise exc
+
+
 def create_app(*, with_lifespan: bool = True) -> FastAPI:
     """Build the application (security headers, routers, error handlers, health check, static web
     app)."""
@@ -87,6 +105,10 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
     app.add_exception_handler(ApiError, api_error_handler)
     app.add_exception_handler(StarletteHTTPException, http_error_handler)
     app.add_exception_handler(RequestValidationError, validation_error_handler)
+    # the database is down or the connection was lost: 503 with Retry-After, never a bare 500
+    app.add_exception_handler(SAOperationalError, database_unavailable_handler)
+    app.add_exception_handler(DBAPIError, _dbapi_error_handler)
+    app.add_exception_handler(psycopg.OperationalError, database_unavailable_handler)
     for router in (
         designer.router,
         admin_jobs.router,
