@@ -229,7 +229,7 @@ async def complete_job(
             400, "Sono ammessi solo file JPG, PNG e WebP", "unsupported_type", "Formato non supportato"
         ) from exc
     key = f"{job.user_id}/processed-{photo.id}-{int(time.time() * 1000)}.{info.ext}"
-    storage = get_storage()
+    storage = await run_in_threadpool(get_storage)
     await run_in_threadpool(storage.put, BUCKET_PROCESSED, key, data, info.mime)
     await run_in_threadpool(store_thumbnail, storage, BUCKET_PROCESSED, key, data)
     try:

@@ -204,7 +204,7 @@ async def checkout_pay(
     if view is None:
         return _not_found_page()
     if view[4] in UNPAID_ENDED:
-        return checkout_page(session_id, session)
+        return await run_in_threadpool(checkout_page, session_id, session)
     result = await run_in_threadpool(complete_by_session_id, session, session_id, None)
     if result is not None and result.newly_completed:
         await resume_after_credit(request, session, result.user_id)
