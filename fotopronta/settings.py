@@ -51,6 +51,9 @@ class Settings(BaseSettings):
     temporal_address: str = "127.0.0.1:7233"
     temporal_namespace: str = "default"
     temporal_ui_port: int = 8233
+    temporal_ui_url: str = ""
+    """Base URL of the Temporal Web UI that admins' links open (e.g. ``https://temporal.example.it``);
+    empty: ``http://{host of temporal_address}:{temporal_ui_port}``."""
 
     # object storage: "local" (a directory) or "s3" (boto3; MinIO in docker-compose)
     storage_backend: Literal["local", "s3"] = "local"
@@ -103,6 +106,14 @@ class Settings(BaseSettings):
     stripe_secret_key: str | None = None
     stripe_webhook_secret: str | None = None
     stripe_api_base: str = "https://api.stripe.com"
+
+    @property
+    def temporal_ui_base(self) -> str:
+        """The Temporal Web UI's base URL without a trailing slash (see ``temporal_ui_url``)."""
+        if self.temporal_ui_url:
+            return self.temporal_ui_url.rstrip("/")
+        host = self.temporal_address.rsplit(":", 1)[0] or "localhost"
+        return f"http://{host}:{self.temporal_ui_port}"
 
     @property
     def effective_mail_backend(self) -> str:
