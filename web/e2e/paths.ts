@@ -11,6 +11,8 @@ export const AUTH_STATE = path.join(RESULTS_DIR, '.auth', 'client.json');
 export const PHOTOS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'photos', 'nomask');
 /** Where global setup publishes the stack's URL for the test workers. */
 export const BASE_URL_ENV = 'FOTOPRONTA_E2E_BASE_URL';
+/** The stack's database settings (JSON of FOTOPRONTA_* values), published by global setup. */
+export const STACK_ENV = 'FOTOPRONTA_E2E_STACK_ENV';
 
 /** Debian's chromium (`make browser`); Playwright's own browser download does not work here. */
 export const CHROMIUM_PATH = process.env.FOTOPRONTA_E2E_CHROMIUM ?? '/usr/bin/chromium';

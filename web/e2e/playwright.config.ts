@@ -6,7 +6,7 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
  * `accounts` checks the sign-up confirmation from another browser (issue 11); `client` reuses the saved
- * session.
+ * session; `staff` (issue 12) signs in admins and designers created in the stack's database.
  */
 export default defineConfig({
   testDir: '.',
@@ -33,5 +33,6 @@ export default defineConfig({
     { name: 'public', testMatch: /public\.spec\.ts$/ },
     { name: 'accounts', testMatch: /accounts\.spec\.ts$/ },
     { name: 'client', testMatch: /client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
+    { name: 'staff', testMatch: /staff\.spec\.ts$/ },
   ],
 });
