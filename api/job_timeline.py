@@ -126,10 +126,19 @@ def _attempt(n: int, total: int | None) -> str:
     return f"tentativo {n}/{total}" if total else f"tentativo {n}"
 
 
+class PendingAttempt(BaseModel):
+    """A running activity as ``DescribeWorkflowExecution`` reports it (the history records an
+    activity's attempts only when it ends): its current attempt and the last failure's message."""
+
+    attempt: int
+    last_failure: str | None = None
+
+
 class _Activity:
     """What the history says about one scheduled activity."""
 
     def __init__(self, name: str, scheduled: datetime, arg: Any, max_attempts: int | None) -> None:
+        self.activity_id = ""
         self.name = name
         self.scheduled = scheduled
         self.arg = arg if isinstance(arg, dict) else {}
@@ -177,15 +186,20 @@ def designer_ids(events: list[HistoryEventProto]) -> set[uuid.UUID]:
 
 
 def build_timeline(
-    events: list[HistoryEventProto], designer_names: Mapping[str, str] | None = None
+    events: list[HistoryEventProto],
+    designer_names: Mapping[str, str] | None = None,
+    pending: Mapping[str, PendingAttempt] | None = None,
 ) -> list[TimelineStep]:
     """The Italian steps of one workflow run, ordered by start.
 
     Args:
         events: the run's history events, oldest first.
         designer_names: designer id → display name, for "Assegnazione a Marco Rossi".
+        pending: activity id → current attempt of activities still running (from the workflow's
+            description), so a retry in progress shows its failed attempts before the history has them.
     """
     names = designer_names or {}
+    pending = pending or {}
     activities: dict[int, _Activity] = {}
     order: list[tuple[datetime, int, TimelineStep | _Activity]] = []
     timers: dict[int, TimelineStep] = {}
@@ -207,6 +221,14 @@ def build_timeline(
         elif kind == "activity_task_scheduled_event_attributes":
             max_attempts = attrs.retry_policy.maximum_attempts or None
             act = _Activity(attrs.activity_type.name, at, _payload(attrs.input), max_attempts)
+            act.activity_id = attrs.activity_id
+            info = pending.get(attrs.activity_id)
+            if info is not None:
+                act.outcome, act.attempt, act.last_failure = (
+                    "running",
+                    max(1, info.attempt),
+                    info.last_failure,
+                )
             activities[ev.event_id] = act
             order.append((at, ev.event_id, act))
         elif kind == "activity_task_started_event_attributes":

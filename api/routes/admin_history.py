@@ -23,7 +23,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.errors import ApiError
-from api.job_timeline import TimelineStep, build_timeline, designer_ids
+from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids
 from fotopronta.models import PhotoProcessingJob, Profile
 from fotopronta.settings import get_settings
 from workflows.shared import workflow_id_for_job
@@ -121,8 +121,9 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
 
 async def _fetch(
     temporal: Client, job_id: uuid.UUID
-) -> tuple[str, str | None, str | None, list[HistoryEventProto]]:
-    """Workflow id, run id, status name and history events of the job's latest run.
+) -> tuple[str, str | None, str | None, list[HistoryEventProto], dict[str, PendingAttempt]]:
+    """Workflow id, run id, status name, history events and running activities (by activity id) of
+    the job's latest run.
 
     Raises:
         ApiError: 404 ``history_not_found``; 503 when Temporal does not answer.
@@ -140,7 +141,11 @@ async def _fetch(
             503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable"
         ) from exc
     status = description.status.name if isinstance(description.status, WorkflowExecutionStatus) else None
-    return wid, description.run_id, status, list(history.events)
+    pending = {
+        p.activity_id: PendingAttempt(attempt=p.attempt, last_failure=p.last_failure.message or None)
+        for p in description.raw_description.pending_activities
+    }
+    return wid, description.run_id, status, list(history.events), pending
 
 
 @router.get("/{job_id}/history", response_model=list[HistoryEvent], operation_id="admin-job-history")
@@ -199,7 +204,7 @@ async def job_timeline(
     if session.get(PhotoProcessingJob, job_id) is None:
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
     session.close()
-    wid, run_id, status, events = await _fetch(temporal, job_id)
+    wid, run_id, status, events, pending = await _fetch(temporal, job_id)
     ids = designer_ids(events)
     names: dict[str, str] = {}
     if ids:
@@ -207,7 +212,7 @@ async def job_timeline(
             full = " ".join(x for x in (person.first_name, person.last_name) if x)
             names[str(person.id)] = full or person.email
         session.close()
-    steps = build_timeline(events, names)
+    steps = build_timeline(events, names, pending)
     return JobTimeline(
         job_id=job_id,
         workflow_id=wid,

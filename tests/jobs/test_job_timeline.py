@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
 
-from api.job_timeline import TimelineStep, build_timeline, designer_ids
+from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids
 
 HISTORIES = Path(__file__).parent / "histories"
 
@@ -107,3 +108,25 @@ def test_waiting_for_credits_is_not_a_failure() -> None:
     assert not [s for s in steps if s.outcome == "failed"]
     waits = [s for s in steps if s.kind == "reserve_credits" and s.outcome == "waiting"]
     assert waits and waits[0].detail == "crediti insufficienti: il lavoro attende un acquisto o un accredito"
+
+
+def test_a_retry_in_progress_shows_the_failed_attempt() -> None:
+    """While the retouch is still retrying, the history ends at its scheduled event; the workflow's
+    description (pending activities) supplies the current attempt and the last failure."""
+    history = WorkflowHistory.from_json("c", (HISTORIES / "ai-worker-crash.json").read_text())
+    events = list(history.events)
+    cut = next(
+        i
+        for i, e in enumerate(events)
+        if e.event_type == EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED and i > 16
+    )
+    running = events[:cut]  # up to the retouch's scheduled event
+    activity_id = running[-1].activity_task_scheduled_event_attributes.activity_id
+    steps = build_timeline(
+        running, {}, {activity_id: PendingAttempt(attempt=2, last_failure="activity Heartbeat timeout")}
+    )
+    retouch = [(s.outcome, s.detail) for s in steps if s.kind == "retouch_photo"]
+    assert retouch == [
+        ("retry", "tentativo 1/3 fallito: activity Heartbeat timeout"),
+        ("running", "tentativo 2/3 in corso"),
+    ]
