@@ -59,6 +59,9 @@ class Settings(BaseSettings):
     reconcile_min_age_s: float = 30  # only jobs pending for longer than this (the API starts newer ones)
     worker_metrics_bind: str | None = None  # e.g. 0.0.0.0:9464: Prometheus metrics of the Temporal SDK
     log_format: Literal["text", "json"] = "text"  # json: one JSON object per line, with the job id
+    temporal_ui_url: str = ""
+    """Base URL of the Temporal Web UI that admins' links open (e.g. ``https://temporal.example.it``);
+    empty: ``http://{host of temporal_address}:{temporal_ui_port}``."""
 
     # object storage: "local" (a directory) or "s3" (boto3; MinIO in docker-compose)
     storage_backend: Literal["local", "s3"] = "local"
@@ -113,6 +116,14 @@ class Settings(BaseSettings):
     stripe_api_base: str = "https://api.stripe.com"
     # an unpaid checkout expires after this many seconds (Stripe accepts 30 min to 24 h)
     checkout_expiry_s: int = 1800
+
+    @property
+    def temporal_ui_base(self) -> str:
+        """The Temporal Web UI's base URL without a trailing slash (see ``temporal_ui_url``)."""
+        if self.temporal_ui_url:
+            return self.temporal_ui_url.rstrip("/")
+        host = self.temporal_address.rsplit(":", 1)[0] or "localhost"
+        return f"http://{host}:{self.temporal_ui_port}"
 
     @property
     def effective_mail_backend(self) -> str:

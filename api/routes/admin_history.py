@@ -11,18 +11,23 @@ import logging
 import uuid
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent as HistoryEventProto
+from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.errors import ApiError
-from fotopronta.models import PhotoProcessingJob
+from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids
+from fotopronta.models import PhotoProcessingJob, Profile
+from fotopronta.settings import get_settings
 from workflows.shared import workflow_id_for_job
 
 router = APIRouter(prefix="/api/admin/jobs", tags=["admin"])
@@ -123,6 +128,35 @@ def _job_exists(session: Session, job_id: uuid.UUID) -> bool:
     return found
 
 
+async def _fetch(
+    temporal: Client, job_id: uuid.UUID
+) -> tuple[str, str | None, str | None, list[HistoryEventProto], dict[str, PendingAttempt]]:
+    """Workflow id, run id, status name, history events and running activities (by activity id) of
+    the job's latest run.
+
+    Raises:
+        ApiError: 404 ``history_not_found``; 503 when Temporal does not answer.
+    """
+    wid = workflow_id_for_job(str(job_id))
+    handle = temporal.get_workflow_handle(wid)
+    try:
+        description = await handle.describe()
+        history = await handle.fetch_history()
+    except RPCError as exc:
+        if exc.status == RPCStatusCode.NOT_FOUND:
+            raise ApiError(404, "Storico del lavoro non disponibile", "history_not_found") from exc
+        log.warning("fetching history of job %s failed: %s", job_id, exc)
+        raise ApiError(
+            503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable"
+        ) from exc
+    status = description.status.name if isinstance(description.status, WorkflowExecutionStatus) else None
+    pending = {
+        p.activity_id: PendingAttempt(attempt=p.attempt, last_failure=p.last_failure.message or None)
+        for p in description.raw_description.pending_activities
+    }
+    return wid, description.run_id, status, list(history.events), pending
+
+
 @router.get("/{job_id}/history", response_model=list[HistoryEvent], operation_id="admin-job-history")
 async def job_history(
     job_id: uuid.UUID, _: AdminUser, session: SessionDep, temporal: TemporalDep
@@ -136,14 +170,69 @@ async def job_history(
     """
     if not await run_in_threadpool(_job_exists, session, job_id):
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
-    handle = temporal.get_workflow_handle(workflow_id_for_job(str(job_id)))
-    try:
-        history = await handle.fetch_history()
-    except RPCError as exc:
-        if exc.status == RPCStatusCode.NOT_FOUND:
-            raise ApiError(404, "Storico del lavoro non disponibile", "history_not_found") from exc
-        log.warning("fetching history of job %s failed: %s", job_id, exc)
-        raise ApiError(
-            503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable"
-        ) from exc
-    return flatten_history(list(history.events))
+    events = (await _fetch(temporal, job_id))[3]
+    return flatten_history(events)
+
+
+class JobTimeline(BaseModel):
+    """``GET /api/admin/jobs/{id}/timeline``: the job's Italian timeline (issue 12 item 6).
+
+    ``workflow_status`` is Temporal's (``RUNNING``, ``COMPLETED``, ``TERMINATED`` …); ``retries`` counts
+    failed attempts that were retried, ``failures`` the steps that failed; ``temporal_url`` opens the
+    same run in the Temporal Web UI (base URL from ``FOTOPRONTA_TEMPORAL_UI_URL``).
+    """
+
+    job_id: uuid.UUID
+    workflow_id: str
+    run_id: str | None
+    workflow_status: str | None
+    temporal_url: str
+    retries: int
+    failures: int
+    steps: list[TimelineStep]
+
+
+def temporal_ui_url(workflow_id: str, run_id: str | None) -> str:
+    """The Temporal Web UI page of one workflow run (or of the workflow's latest run)."""
+    settings = get_settings()
+    ns = quote(settings.temporal_namespace, safe="")
+    url = f"{settings.temporal_ui_base}/namespaces/{ns}/workflows/{quote(workflow_id, safe='')}"
+    return f"{url}/{quote(run_id, safe='')}/history" if run_id else url
+
+
+def _designer_names(session: Session, ids: set[uuid.UUID]) -> dict[str, str]:
+    """``{profile id: "Nome Cognome"}`` (the e-mail when no name) of the given designers; closes the
+    session (blocking: threadpool)."""
+    names: dict[str, str] = {}
+    for person in session.execute(select(Profile).where(Profile.id.in_(ids))).scalars():
+        full = " ".join(x for x in (person.first_name, person.last_name) if x)
+        names[str(person.id)] = full or person.email
+    session.close()
+    return names
+
+
+@router.get("/{job_id}/timeline", response_model=JobTimeline, operation_id="admin-job-timeline")
+async def job_timeline(
+    job_id: uuid.UUID, _: AdminUser, session: SessionDep, temporal: TemporalDep
+) -> JobTimeline:
+    """The Italian timeline of the job's latest workflow run, steps in order of start.
+
+    Raises:
+        ApiError: 401, 403, 404 (``job_not_found``, ``history_not_found``) and 503 as for the history.
+    """
+    if not await run_in_threadpool(_job_exists, session, job_id):
+        raise ApiError(404, "Lavoro non trovato", "job_not_found")
+    wid, run_id, status, events, pending = await _fetch(temporal, job_id)
+    ids = designer_ids(events)
+    names = await run_in_threadpool(_designer_names, session, ids) if ids else {}
+    steps = build_timeline(events, names, pending)
+    return JobTimeline(
+        job_id=job_id,
+        workflow_id=wid,
+        run_id=run_id,
+        workflow_status=status,
+        temporal_url=temporal_ui_url(wid, run_id),
+        retries=sum(1 for s in steps if s.outcome == "retry"),
+        failures=sum(1 for s in steps if s.outcome == "failed"),
+        steps=steps,
+    )

@@ -1,7 +1,8 @@
 """Admin user management (``/api/admin/users``, SPEC §6 Admin, §5, §9 admin grant). Admin only
 (``AdminUser``: an active admin; others get 403).
 
-- ``GET ?q=``: search by e-mail, first or last name (case-insensitive substring), newest first.
+- ``GET ?q=``: search by e-mail, first or last name (case-insensitive substring), newest first;
+  with ``page``/``size``/``sort``/``order``: one sorted page and the total (issue 12 item 14).
 - ``POST /{user_id}/credits {amount}``: add ``amount`` (integer ≥ 1) credits valid one year, recorded
   as a zero-amount completed purchase of the Free package; waiting jobs resume.
 - ``POST /assign-missing-free-credits``: the 15 sign-up credits for every user whose ledger has no
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.concurrency import run_in_threadpool
@@ -56,9 +57,33 @@ class AssignMissingOut(BaseModel):
     user_ids: list[uuid.UUID]
 
 
-@router.get("", response_model=list[ProfilePublic], operation_id="admin-users-search")
-def search_users(admin: AdminUser, session: SessionDep, q: str = Query("", max_length=200)) -> list[Profile]:
-    """Users whose e-mail, first or last name contains ``q`` (case-insensitive), newest first, ≤ 200."""
+class UserPage(BaseModel):
+    """One page of users and how many match the search."""
+
+    items: list[ProfilePublic]
+    total: int
+    page: int
+    size: int
+
+
+UserSort = Literal["created_at", "email", "name", "user_role", "credits_remaining", "credits_expiry_date"]
+
+
+@router.get("", response_model=list[ProfilePublic] | UserPage, operation_id="admin-users-search")
+def search_users(
+    admin: AdminUser,
+    session: SessionDep,
+    q: str = Query("", max_length=200),
+    page: Annotated[int | None, Query(ge=1)] = None,
+    size: Annotated[int, Query(ge=1, le=100)] = 20,
+    sort: UserSort = "created_at",
+    order: Literal["asc", "desc"] = "desc",
+) -> list[Profile] | UserPage:
+    """Users whose e-mail, first or last name contains ``q`` (case-insensitive).
+
+    Without ``page``: newest first, at most 200. With ``page``: ``size`` rows sorted by ``sort``
+    (``order``; ties by id) and the number of matches (issue 12 item 14).
+    """
     query = select(Profile)
     term = q.strip()
     if term:
@@ -71,7 +96,24 @@ def search_users(admin: AdminUser, session: SessionDep, q: str = Query("", max_l
                 )
             )
         )
-    return list(session.execute(query.order_by(Profile.created_at.desc()).limit(SEARCH_LIMIT)).scalars())
+    if page is None:
+        return list(session.execute(query.order_by(Profile.created_at.desc()).limit(SEARCH_LIMIT)).scalars())
+    total = session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+    column: Any = {
+        "created_at": Profile.created_at,
+        "email": Profile.email,
+        "name": func.lower(
+            func.concat(func.coalesce(Profile.first_name, ""), " ", func.coalesce(Profile.last_name, ""))
+        ),
+        "user_role": Profile.user_role,
+        "credits_remaining": Profile.credits_remaining,
+        "credits_expiry_date": Profile.credits_expiry_date,
+    }[sort]
+    direction = column.asc().nulls_last() if order == "asc" else column.desc().nulls_last()
+    rows = session.execute(
+        query.order_by(direction, Profile.id).offset((page - 1) * size).limit(size)
+    ).scalars()
+    return UserPage(items=[ProfilePublic.model_validate(p) for p in rows], total=total, page=page, size=size)
 
 
 def _amount(value: Any) -> int:

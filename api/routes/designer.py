@@ -19,6 +19,7 @@ from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
+from api.routes.photos import THUMBNAIL_CACHE_S, _thumbnail_jpeg
 from api.uploads import inspect_image
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile, UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
@@ -281,4 +282,45 @@ def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep
         data,
         media_type=media,
         headers={"Content-Disposition": content_disposition(photo.original_filename)},
+    )
+
+
+def can_see_job(job: PhotoProcessingJob, user: Profile) -> bool:
+    """Admins see every human job; a designer the unassigned pending pool and their own jobs."""
+    if effective_role(user) is UserRole.admin:
+        return True
+    if job.assigned_to == user.id:
+        return True
+    return job.status == JobStatus.pending_human.value and job.assigned_to is None
+
+
+@router.get(
+    "/jobs/{job_id}/thumbnail",
+    operation_id="designer-jobs-thumbnail",
+    responses={200: {"content": {"image/jpeg": {}}}},
+)
+def job_thumbnail(
+    job_id: uuid.UUID,
+    user: DesignerUser,
+    session: SessionDep,
+    size: Annotated[int, Query(ge=64, le=1024)] = 320,
+) -> Response:
+    """A JPEG preview (≤ ``size`` px on its long side) of the job's original, for the queue's cards.
+
+    Raises:
+        ApiError: 404 'Lavoro non trovato' for a job the caller may not see (another designer's, or no
+            longer in the queue) and 'Anteprima non disponibile' when the file is gone or unreadable.
+    """
+    job, photo = load_human_job(session, job_id)
+    if not can_see_job(job, user):
+        raise ApiError(404, "Lavoro non trovato", "job_not_found")
+    unavailable = ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
+    if photo.files_deleted_at is not None:
+        raise unavailable
+    try:
+        preview = _thumbnail_jpeg(get_storage().get(BUCKET_UPLOADS, photo.upload_path), size)
+    except (ObjectNotFoundError, OSError, ValueError) as exc:
+        raise unavailable from exc
+    return Response(
+        preview, media_type="image/jpeg", headers={"Cache-Control": f"private, max-age={THUMBNAIL_CACHE_S}"}
     )

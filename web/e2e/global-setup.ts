@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { BASE_URL_ENV, CHROMIUM_PATH, REPO_ROOT, RESULTS_DIR, STACK_DB_ENV } from './paths';
+import { BASE_URL_ENV, CHROMIUM_PATH, REPO_ROOT, RESULTS_DIR, STACK_DB_ENV, STACK_ENV } from './paths';
 
 const HEALTH_TIMEOUT_MS = 180_000;
 const STOP_TIMEOUT_MS = 90_000;
@@ -144,5 +144,12 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
   process.env[BASE_URL_ENV] = baseURL;
   // for tests that write rows directly, as the stack tests do (e2e/stack-db.ts)
   process.env[STACK_DB_ENV] = JSON.stringify({ FOTOPRONTA_DATA_DIR: dataDir, FOTOPRONTA_POSTGRES_PORT: String(postgresPort) });
+  // staff.spec.ts creates admins and designers in this stack's database (python -m …, see staff-helpers.ts)
+  process.env[STACK_ENV] = JSON.stringify({
+    FOTOPRONTA_ENVIRONMENT: 'development',
+    FOTOPRONTA_DATA_DIR: dataDir,
+    FOTOPRONTA_POSTGRES_PORT: String(postgresPort),
+    FOTOPRONTA_TEMPORAL_ADDRESS: env.FOTOPRONTA_TEMPORAL_ADDRESS,
+  });
   return teardown;
 }

@@ -13,6 +13,8 @@ export const PHOTOS_DIR = path.resolve(REPO_ROOT, '..', 'shared', 'photos', 'nom
 export const BASE_URL_ENV = 'FOTOPRONTA_E2E_BASE_URL';
 /** Where global setup publishes the stack's data directory and PostgreSQL port (JSON), for e2e/stack-db.ts. */
 export const STACK_DB_ENV = 'FOTOPRONTA_E2E_STACK_DB';
+/** The stack's database settings (JSON of FOTOPRONTA_* values), published by global setup. */
+export const STACK_ENV = 'FOTOPRONTA_E2E_STACK_ENV';
 
 /** Debian's chromium (`make browser`); Playwright's own browser download does not work here. */
 export const CHROMIUM_PATH = process.env.FOTOPRONTA_E2E_CHROMIUM ?? '/usr/bin/chromium';

@@ -10,6 +10,7 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * `review` creates its own accounts; `pwa` reuses it with the service worker allowed; `polish-public`
  * and `polish-client` check issue 12's polish (the latter also with the saved session; its offline test
  * lets the service worker run).
+ * `staff` (issue 12) signs in admins and designers created in the stack's database.
  */
 export default defineConfig({
   testDir: '.',
@@ -45,5 +46,6 @@ export default defineConfig({
     // Issue 12 (icons, dialogs, trial modal, offline, fast first visit).
     { name: 'polish-public', testMatch: /polish-public\.spec\.ts$/ },
     { name: 'polish-client', testMatch: /polish-client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
+    { name: 'staff', testMatch: /staff\.spec\.ts$/ },
   ],
 });

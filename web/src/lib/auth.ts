@@ -35,6 +35,11 @@ export function roleLabel(role: string | null | undefined): string {
   return role === 'admin' || role === 'graphic' ? ROLE_LABELS[role] : ROLE_LABELS.client;
 }
 
+/** Where a user lands after signing in: designers on /graphics-dashboard, everyone else on /dashboard. */
+export function homePath(profile: Pick<Profile, 'user_role' | 'is_active'> | null | undefined): string {
+  return effectiveRole(profile) === 'graphic' ? '/graphics-dashboard' : '/dashboard';
+}
+
 export interface LoginInput {
   email: string;
   password: string;

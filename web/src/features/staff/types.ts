@@ -82,3 +82,60 @@ export interface AssignMissingResult {
   assigned: number;
   user_ids: string[];
 }
+
+/** `GET /api/admin/jobs?page=…`: one job of the admin's job search. */
+export interface AdminJob {
+  id: string;
+  photo_id: string;
+  user_id: string;
+  user_email: string;
+  original_filename: string;
+  job_type: string;
+  status: string;
+  error_message: string | null;
+  priority: number;
+  overdue: boolean;
+  deadline: string | null;
+  assigned_to: string | null;
+  assigned_to_email: string | null;
+  created_at: string;
+  completed_at: string | null;
+}
+
+/** A server-side page of rows. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  size: number;
+}
+
+export type SortOrder = 'asc' | 'desc';
+
+/** Outcome of a timeline step (api/job_timeline.py). */
+export type StepOutcome = 'ok' | 'failed' | 'retry' | 'running' | 'waiting' | 'scheduled' | 'cancelled';
+
+/** `GET /api/admin/jobs/{id}/timeline`: one Italian step. */
+export interface TimelineStep {
+  kind: string;
+  label: string;
+  detail: string | null;
+  outcome: StepOutcome;
+  started_at: string;
+  ended_at: string | null;
+  duration_ms: number | null;
+  attempt: number | null;
+  max_attempts: number | null;
+}
+
+/** `GET /api/admin/jobs/{id}/timeline`. */
+export interface JobTimeline {
+  job_id: string;
+  workflow_id: string;
+  run_id: string | null;
+  workflow_status: string | null;
+  temporal_url: string;
+  retries: number;
+  failures: number;
+  steps: TimelineStep[];
+}

@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
 import { Navigate, Outlet, useLocation } from 'react-router-dom';
 import { FullPageSpinner } from '@/components/ui/spinner';
-import { effectiveRole, useMe } from '@/lib/auth';
+import { effectiveRole, homePath, useMe } from '@/lib/auth';
 import { errorMessage } from '@/lib/api-client';
 import { useSessionStore } from '@/stores/session';
 import type { UserRole } from '@/types/api';
@@ -44,9 +44,16 @@ export function RequireRole({ allow, variant, children }: { allow: UserRole[]; v
   return children ?? <Outlet />;
 }
 
-/** Public pages that a signed-in visitor should not see (e.g. /auth): go to /dashboard. */
+/** A signed-in user's home: /graphics-dashboard for designers, /dashboard for everyone else. */
+export function SignedInRedirect() {
+  const me = useMe();
+  if (me.isPending) return <FullPageSpinner />;
+  return <Navigate to={homePath(me.data)} replace />;
+}
+
+/** Public pages that a signed-in visitor should not see (e.g. /auth): go to their home page. */
 export function RedirectIfSignedIn({ children }: { children: ReactNode }) {
   const session = useSessionStore((s) => s.session);
-  if (session) return <Navigate to="/dashboard" replace />;
+  if (session) return <SignedInRedirect />;
   return children;
 }

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent } from 'react';
-import { Link, Navigate, useNavigate, useSearchParams } from 'react-router-dom';
+import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { Field, PasswordField } from '@/components/ui/field';
 import { toast } from '@/components/ui/toast';
 import { FREE_CREDITS, PRODUCT_NAME } from '@/config/constants';
@@ -8,11 +8,11 @@ import { login } from '@/lib/auth';
 import { useSessionStore } from '@/stores/session';
 import { resetPassword, signup } from '../api/auth-api';
 import { AuthShell } from '../components/auth-shell';
+import { SignedInRedirect } from '../components/guards';
 
 type Tab = 'login' | 'signup';
 
 function LoginForm() {
-  const navigate = useNavigate();
   const setSession = useSessionStore((s) => s.setSession);
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
@@ -25,7 +25,7 @@ function LoginForm() {
       const session = await login({ email: email.trim(), password });
       setSession(session);
       toast({ title: 'Accesso effettuato', description: `Benvenuto in ${PRODUCT_NAME}` });
-      navigate('/dashboard', { replace: true });
+      // AuthPage now renders <SignedInRedirect>: designers land on /graphics-dashboard (issue 12 item 7)
     } catch (error) {
       toast({ title: 'Errore accesso', description: errorMessage(error), variant: 'destructive' });
     } finally {
@@ -161,7 +161,7 @@ export function AuthPage() {
   const freeTrial = params.get('from') === 'free-trial';
   const [tab, setTab] = useState<Tab>(freeTrial ? 'signup' : 'login');
 
-  if (session && !recovery) return <Navigate to="/dashboard" replace />;
+  if (session && !recovery) return <SignedInRedirect />;
 
   if (recovery && session) {
     return (

@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import type { AddCreditsResult, AdminOverview, AdminUserRow, AssignMissingResult, DesignerJob, DesignerLoad, HistoryEvent } from '../types';
+import type { AddCreditsResult, AdminJob, AdminOverview, AdminUserRow, AssignMissingResult, DesignerJob, DesignerLoad, JobTimeline, Page, SortOrder } from '../types';
 
 export const ADMIN_KEY = ['admin'] as const;
 export const OVERVIEW_KEY = [...ADMIN_KEY, 'overview'] as const;
@@ -22,16 +22,63 @@ export const usePendingPool = () => useQuery({ queryKey: POOL_KEY, queryFn: getP
 export const assignJob = (jobId: string, designerId: string) =>
   api<DesignerJob>(`/api/admin/jobs/${jobId}/assign`, { method: 'POST', json: { designer_id: designerId } });
 
-export const getJobHistory = (jobId: string) => api<HistoryEvent[]>(`/api/admin/jobs/${jobId}/history`);
-export const useJobHistory = (jobId: string) =>
-  useQuery({ queryKey: [...ADMIN_KEY, 'jobs', jobId, 'history'], queryFn: () => getJobHistory(jobId) });
-
-export const searchUsers = (q: string) => api<AdminUserRow[]>('/api/admin/users', { query: { q: q.trim() || undefined } });
-/** Users matching `q` (e-mail, first or last name); keeps the previous rows while a new search runs. */
-export const useUsers = (q: string) =>
-  useQuery({ queryKey: [...USERS_KEY, q.trim()], queryFn: () => searchUsers(q), placeholderData: keepPreviousData });
 
 export const addCredits = (userId: string, amount: number) =>
   api<AddCreditsResult>(`/api/admin/users/${userId}/credits`, { method: 'POST', json: { amount } });
 
 export const assignMissingFreeCredits = () => api<AssignMissingResult>('/api/admin/users/assign-missing-free-credits', { method: 'POST' });
+
+/** Filters, sort and page of the admin's job search (`GET /api/admin/jobs?page=…`). */
+export interface JobSearch {
+  q: string;
+  status: string;
+  dateFrom: string;
+  dateTo: string;
+  sort: string;
+  order: SortOrder;
+  page: number;
+  size: number;
+}
+
+export const searchJobs = (s: JobSearch) =>
+  api<Page<AdminJob>>('/api/admin/jobs', {
+    query: {
+      q: s.q.trim() || undefined,
+      status: s.status || undefined,
+      date_from: s.dateFrom || undefined,
+      date_to: s.dateTo || undefined,
+      sort: s.sort,
+      order: s.order,
+      page: String(s.page),
+      size: String(s.size),
+    },
+  });
+/** One page of jobs; keeps the previous page on screen while the next one loads. */
+export const useJobSearch = (s: JobSearch) =>
+  useQuery({ queryKey: [...ADMIN_KEY, 'jobs', 'search', s], queryFn: () => searchJobs(s), placeholderData: keepPreviousData });
+
+export const getJobTimeline = (jobId: string) => api<JobTimeline>(`/api/admin/jobs/${jobId}/timeline`);
+/** The job's Italian timeline; refreshed every 5 s while the workflow runs. */
+export const useJobTimeline = (jobId: string) =>
+  useQuery({
+    queryKey: [...ADMIN_KEY, 'jobs', jobId, 'timeline'],
+    queryFn: () => getJobTimeline(jobId),
+    refetchInterval: (query) => (query.state.data?.workflow_status === 'RUNNING' ? 5_000 : false),
+  });
+
+/** Sort and page of the users table (`GET /api/admin/users?page=…`). */
+export interface UserSearch {
+  q: string;
+  sort: string;
+  order: SortOrder;
+  page: number;
+  size: number;
+}
+
+export const searchUsersPage = (s: UserSearch) =>
+  api<Page<AdminUserRow>>('/api/admin/users', {
+    query: { q: s.q.trim() || undefined, sort: s.sort, order: s.order, page: String(s.page), size: String(s.size) },
+  });
+/** One sorted page of users matching `q`; keeps the previous rows while the next page loads. */
+export const useUsersPage = (s: UserSearch) =>
+  useQuery({ queryKey: [...USERS_KEY, 'page', s], queryFn: () => searchUsersPage(s), placeholderData: keepPreviousData });

@@ -6,11 +6,12 @@ import { Progress } from '@/components/ui/progress';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
-import { formatBytes, formatDateTime, relativeTime } from '@/lib/format';
-import { ADMIN_KEY, assignJob, useDesigners, useJobHistory, usePendingPool } from '../api/admin-api';
+import { formatBytes, relativeTime } from '@/lib/format';
+import { ADMIN_KEY, assignJob, useDesigners, usePendingPool } from '../api/admin-api';
 import { personName, sortJobs } from '../lib/jobs';
-import type { DesignerJob, DesignerLoad, HistoryEvent } from '../types';
+import type { DesignerJob, DesignerLoad } from '../types';
 import { DASHBOARD_LOAD_ERROR } from './admin-overview-tab';
+import { JobTimelineView } from './job-timeline';
 import { Deadline, PriorityBadge } from './priority-badge';
 
 const ASSIGN_ERROR = "Errore nell'assegnazione del lavoro";
@@ -18,47 +19,6 @@ const ASSIGN_ERROR = "Errore nell'assegnazione del lavoro";
 /** Designers a job may go to: active and below their capacity (SPEC §6, §9). */
 export function availableDesigners(designers: DesignerLoad[]): DesignerLoad[] {
   return designers.filter((d) => d.is_active && !d.is_full && d.active_jobs < d.max_concurrent_jobs);
-}
-
-/** "ACTIVITY_TASK_FAILED" → "Activity task failed". */
-function eventLabel(type: string): string {
-  const s = type.toLowerCase().replace(/_/g, ' ');
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
-
-function eventDetail(e: HistoryEvent): string {
-  const parts = [e.activity_type, e.update_name && `update ${e.update_name}`, e.signal_name && `segnale ${e.signal_name}`, e.attempt && e.attempt > 1 ? `tentativo ${e.attempt}` : null];
-  return parts.filter(Boolean).join(' · ');
-}
-
-function JobHistory({ job }: { job: DesignerJob }) {
-  const history = useJobHistory(job.id);
-  if (history.isPending) return <Spinner label="Caricamento storico..." />;
-  if (history.isError) {
-    return (
-      <p className="form-error" role="alert">
-        {errorMessage(history.error, 'Storico del lavoro non disponibile')}
-      </p>
-    );
-  }
-  if (history.data.length === 0) return <p className="muted">Nessun evento.</p>;
-  return (
-    <ol className="history-list" aria-label={`Storico ${job.original_filename}`}>
-      {history.data.map((e) => {
-        const detail = eventDetail(e);
-        return (
-          <li key={e.event_id} className={e.failure_message ? 'history-failed' : undefined}>
-            <time dateTime={e.time}>{formatDateTime(e.time)}</time>
-            <span>
-              <strong>{eventLabel(e.type)}</strong>
-              {detail ? <span className="muted"> · {detail}</span> : null}
-              {e.failure_message ? <span className="history-failure"> — {e.failure_message}</span> : null}
-            </span>
-          </li>
-        );
-      })}
-    </ol>
-  );
 }
 
 function PoolJob({ job, designers }: { job: DesignerJob; designers: DesignerLoad[] }) {
@@ -116,7 +76,7 @@ function PoolJob({ job, designers }: { job: DesignerJob; designers: DesignerLoad
           Storico
         </button>
       </div>
-      <div id={historyId}>{showHistory ? <JobHistory job={job} /> : null}</div>
+      <div id={historyId}>{showHistory ? <JobTimelineView jobId={job.id} name={job.original_filename} /> : null}</div>
     </li>
   );
 }

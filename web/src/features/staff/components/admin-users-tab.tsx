@@ -7,9 +7,12 @@ import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { roleLabel } from '@/lib/auth';
 import { daysUntil, formatDate } from '@/lib/format';
-import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsers } from '../api/admin-api';
+import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsersPage } from '../api/admin-api';
 import { parseCreditAmount } from '../lib/jobs';
 import type { AdminUserRow } from '../types';
+import { Pagination, SortableHeader, type SortState } from './table-controls';
+
+const PAGE_SIZE = 20;
 
 const SEARCH_DELAY_MS = 300;
 
@@ -71,12 +74,17 @@ function AddCreditsForm({ user }: { user: AdminUserRow }) {
   );
 }
 
-/** Users tab: search, the user table with per-user credit grants, and the missing free credits. */
+/** Users tab: search, the user table (server-side pages of 20, sortable columns) with per-user credit
+ * grants, and the missing free credits. */
 export function AdminUsersTab() {
   const queryClient = useQueryClient();
   const [search, setSearch] = useState('');
   const q = useDebounced(search, SEARCH_DELAY_MS);
-  const users = useUsers(q);
+  const [sort, setSort] = useState<SortState>({ sort: 'created_at', order: 'desc' });
+  const [page, setPage] = useState(1);
+  useEffect(() => setPage(1), [q, sort]);
+  const users = useUsersPage({ q, sort: sort.sort, order: sort.order, page, size: PAGE_SIZE });
+  const header = (label: string, column: string) => <SortableHeader label={label} column={column} state={sort} onSort={setSort} />;
 
   useEffect(() => {
     if (users.isError) toast({ title: 'Impossibile caricare gli utenti', description: errorMessage(users.error), variant: 'destructive' });
@@ -93,7 +101,7 @@ export function AdminUsersTab() {
     onSettled: () => queryClient.invalidateQueries({ queryKey: ADMIN_KEY }),
   });
 
-  const rows = users.data ?? [];
+  const rows = users.data?.items ?? [];
   return (
     <div className="stack-lg">
       <Card className="photos-toolbar">
@@ -126,12 +134,12 @@ export function AdminUsersTab() {
             <caption className="sr-only">Utenti</caption>
             <thead>
               <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Nome</th>
-                <th scope="col">Ruolo</th>
-                <th scope="col">Crediti</th>
-                <th scope="col">Scadenza</th>
-                <th scope="col">Registrato</th>
+                {header('Email', 'email')}
+                {header('Nome', 'name')}
+                {header('Ruolo', 'user_role')}
+                {header('Crediti', 'credits_remaining')}
+                {header('Scadenza', 'credits_expiry_date')}
+                {header('Registrato', 'created_at')}
                 <th scope="col">Aggiungi crediti</th>
               </tr>
             </thead>
@@ -160,6 +168,7 @@ export function AdminUsersTab() {
               ))}
             </tbody>
           </table>
+          <Pagination label="Pagine degli utenti" page={page} size={PAGE_SIZE} total={users.data?.total ?? 0} onPage={setPage} />
         </Card>
       )}
     </div>

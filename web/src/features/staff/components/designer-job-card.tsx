@@ -1,5 +1,6 @@
 import { Badge } from '@/components/ui/badge';
 import { formatBytes, relativeTime } from '@/lib/format';
+import { useAuthImage } from '@/lib/use-auth-image';
 import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
 import { jobAction } from '../lib/jobs';
 import type { DesignerJob } from '../types';
@@ -16,12 +17,20 @@ interface Props {
   onDownloadOriginal: () => void;
 }
 
-/** One job of the designer's queue with the actions its state allows. */
+/** A small preview of the job's original (`GET /api/designer/jobs/{id}/thumbnail`, bearer auth). */
+function JobThumbnail({ job }: { job: DesignerJob }) {
+  const url = useAuthImage(`/api/designer/jobs/${job.id}/thumbnail?size=320`);
+  if (!url) return <div className="job-thumb job-thumb-empty" aria-hidden="true" />;
+  return <img className="job-thumb" src={url} alt={`Anteprima di ${job.original_filename}`} loading="lazy" />;
+}
+
+/** One job of the designer's queue with a thumbnail of the original and the actions its state allows. */
 export function DesignerJobCard({ job, meId, busy, onAssign, onStart, onComplete, onReject, onDownloadOriginal }: Props) {
   const action = jobAction(job, meId);
   const mine = meId !== undefined && job.assigned_to === meId;
   return (
     <li className="card job-card" aria-label={job.original_filename}>
+      <JobThumbnail job={job} />
       <div className="job-card-head">
         <h3 className="job-title" title={job.original_filename}>
           {job.original_filename}

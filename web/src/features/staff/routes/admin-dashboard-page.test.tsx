@@ -48,7 +48,8 @@ function setup(extra: Record<string, unknown> = {}) {
     'GET /api/admin/overview': overview,
     'GET /api/admin/users': (_init: RequestInit, url: URL) => {
       const q = (url.searchParams.get('q') ?? '').toLowerCase();
-      return jsonResponse(users.filter((u) => [u.email, u.first_name, u.last_name].some((s) => (s ?? '').toLowerCase().includes(q))));
+      const items = users.filter((u) => [u.email, u.first_name, u.last_name].some((s) => (s ?? '').toLowerCase().includes(q)));
+      return jsonResponse({ items, total: items.length, page: Number(url.searchParams.get('page')), size: 20 });
     },
     'POST /api/admin/users/u2/credits': (init: RequestInit) => {
       const { amount } = JSON.parse(String(init.body)) as { amount: number };
@@ -62,10 +63,15 @@ function setup(extra: Record<string, unknown> = {}) {
     ],
     'GET /api/admin/jobs': [poolJob],
     'POST /api/admin/jobs/j1/assign': () => jsonResponse({ ...poolJob, status: 'assigned_to_graphic', assigned_to: 'd1' }),
-    'GET /api/admin/jobs/j1/history': [
-      { event_id: 1, type: 'WORKFLOW_EXECUTION_STARTED', time: '2026-03-01T10:00:00Z', attempt: 1 },
-      { event_id: 7, type: 'ACTIVITY_TASK_FAILED', time: '2026-03-01T10:00:05Z', activity_type: 'reserve_credits', failure_message: 'Crediti insufficienti', attempt: 1 },
-    ],
+    'GET /api/admin/jobs/j1/timeline': {
+      job_id: 'j1', workflow_id: 'photo-job-j1', run_id: 'r1', workflow_status: 'RUNNING', retries: 1, failures: 0,
+      temporal_url: 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history',
+      steps: [
+        { kind: 'started', label: 'Avvio del flusso', detail: null, outcome: 'ok', started_at: '2026-03-01T10:00:00Z', ended_at: null, duration_ms: null, attempt: null, max_attempts: null },
+        { kind: 'reserve_credits', label: 'Prenotazione crediti', detail: 'tentativo 1 fallito: database occupato', outcome: 'retry', started_at: '2026-03-01T10:00:01Z', ended_at: null, duration_ms: null, attempt: 1, max_attempts: null },
+        { kind: 'reserve_credits', label: 'Prenotazione crediti', detail: null, outcome: 'ok', started_at: '2026-03-01T10:00:03Z', ended_at: '2026-03-01T10:00:03.020Z', duration_ms: 20, attempt: 2, max_attempts: null },
+      ],
+    },
     ...extra,
   });
 }
@@ -167,10 +173,12 @@ describe('admin dashboard', () => {
     const history = within(job).getByRole('button', { name: 'Storico' });
     await user.click(history);
     expect(history).toHaveAttribute('aria-expanded', 'true');
-    const events = await within(job).findByRole('list', { name: 'Storico borsa.jpg' });
-    expect(within(events).getAllByRole('listitem')).toHaveLength(2);
-    expect(within(events).getByText('Activity task failed')).toBeInTheDocument();
-    expect(within(events).getByText(/Crediti insufficienti/)).toBeInTheDocument();
+    const timeline = await within(job).findByRole('region', { name: 'Cronologia borsa.jpg' });
+    expect(within(timeline).getAllByRole('listitem')).toHaveLength(3);
+    expect(within(timeline).getAllByText('Prenotazione crediti')).toHaveLength(2);
+    expect(within(timeline).getByText('tentativo 1 fallito: database occupato')).toBeInTheDocument();
+    expect(within(timeline).getByText('1 tentativo ripetuto')).toBeInTheDocument();
+    expect(within(timeline).getByRole('link', { name: 'Apri in Temporal UI' })).toHaveAttribute('href', 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history');
   });
 
   it("shows the assignment error title and the server's detail", async () => {

@@ -1,4 +1,5 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
+import { AdminJobsTab } from '../components/admin-jobs-tab';
 import { AdminOverviewTab } from '../components/admin-overview-tab';
 import { AdminTeamTab } from '../components/admin-team-tab';
 import { AdminUsersTab } from '../components/admin-users-tab';
@@ -7,10 +8,11 @@ const TABS = [
   { id: 'overview', label: 'Overview' },
   { id: 'users', label: 'Gestione utenti' },
   { id: 'team', label: 'Team grafici' },
+  { id: 'jobs', label: 'Lavori' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** /admin-dashboard (SPEC §2, §6 Admin): Overview, Gestione utenti, Team grafici. */
+/** /admin-dashboard (SPEC §2, §6 Admin): Overview, Gestione utenti, Team grafici, Lavori (issue 12). */
 export function AdminDashboardPage() {
   const [tab, setTab] = useState<TabId>('overview');
   const refs = useRef<Record<string, HTMLButtonElement | null>>({});
@@ -34,7 +36,7 @@ export function AdminDashboardPage() {
         <h1>Admin Dashboard</h1>
         <p className="muted">Utenti, crediti e lavori del team grafici.</p>
       </header>
-      <div role="tablist" aria-label="Sezioni amministrazione" className="tabs tabs-3 admin-tabs" onKeyDown={onKeyDown}>
+      <div role="tablist" aria-label="Sezioni amministrazione" className="tabs tabs-4 admin-tabs" onKeyDown={onKeyDown}>
         {TABS.map((t) => (
           <button
             key={t.id}
@@ -55,7 +57,7 @@ export function AdminDashboardPage() {
         ))}
       </div>
       <div role="tabpanel" id={`admin-panel-${tab}`} aria-labelledby={`admin-tab-${tab}`}>
-        {tab === 'overview' ? <AdminOverviewTab /> : tab === 'users' ? <AdminUsersTab /> : <AdminTeamTab />}
+        {tab === 'overview' ? <AdminOverviewTab /> : tab === 'users' ? <AdminUsersTab /> : tab === 'team' ? <AdminTeamTab /> : <AdminJobsTab />}
       </div>
     </div>
   );

@@ -1,0 +1,161 @@
+import { useEffect, useState } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { Card } from '@/components/ui/card';
+import { Spinner } from '@/components/ui/spinner';
+import { errorMessage } from '@/lib/api-client';
+import { formatDateTime } from '@/lib/format';
+import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
+import { useJobSearch, type JobSearch } from '../api/admin-api';
+import { jobTypeLabel } from '../lib/timeline';
+import { JobTimelineView } from './job-timeline';
+import { Pagination, SortableHeader, type SortState } from './table-controls';
+
+const PAGE_SIZE = 20;
+const SEARCH_DELAY_MS = 300;
+const STATUSES = ['pending', 'waiting_for_credits', 'processing', 'completed', 'failed', 'pending_human', 'assigned_to_graphic', 'in_progress_human', 'completed_human', 'rejected_human'];
+
+function useDebounced<T>(value: T, ms: number): T {
+  const [debounced, setDebounced] = useState(value);
+  useEffect(() => {
+    const t = setTimeout(() => setDebounced(value), ms);
+    return () => clearTimeout(t);
+  }, [value, ms]);
+  return debounced;
+}
+
+/**
+ * 'Lavori' tab (issue 12 items 6, 14): every job, AI or human, searched on the server by the owner's
+ * e-mail or the photo's name, status and creation date; sortable columns, pages of 20; each row
+ * opens the job's Italian timeline.
+ */
+export function AdminJobsTab() {
+  const [text, setText] = useState('');
+  const [status, setStatus] = useState('');
+  const [dateFrom, setDateFrom] = useState('');
+  const [dateTo, setDateTo] = useState('');
+  const [sort, setSort] = useState<SortState>({ sort: 'created_at', order: 'desc' });
+  const [page, setPage] = useState(1);
+  const [open, setOpen] = useState<string | null>(null);
+  const q = useDebounced(text, SEARCH_DELAY_MS);
+  useEffect(() => setPage(1), [q, status, dateFrom, dateTo, sort]);
+  const search: JobSearch = { q, status, dateFrom, dateTo, sort: sort.sort, order: sort.order, page, size: PAGE_SIZE };
+  const jobs = useJobSearch(search);
+  const rows = jobs.data?.items ?? [];
+  const selected = rows.find((j) => j.id === open) ?? null;
+  const header = (label: string, column: string, className?: string) => <SortableHeader label={label} column={column} state={sort} onSort={setSort} className={className} />;
+
+  return (
+    <div className="stack-lg">
+      <Card className="jobs-filters">
+        <div className="field grow">
+          <label htmlFor="job-search">Cerca lavori</label>
+          <input id="job-search" type="search" className="input" placeholder="Email utente o nome foto" value={text} onChange={(e) => setText(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="job-status">Stato</label>
+          <select id="job-status" className="input" value={status} onChange={(e) => setStatus(e.target.value)}>
+            <option value="">Tutti</option>
+            {STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {jobStatusLabel(s)}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field">
+          <label htmlFor="job-from">Dal</label>
+          <input id="job-from" type="date" className="input" value={dateFrom} onChange={(e) => setDateFrom(e.target.value)} />
+        </div>
+        <div className="field">
+          <label htmlFor="job-to">Al</label>
+          <input id="job-to" type="date" className="input" value={dateTo} onChange={(e) => setDateTo(e.target.value)} />
+        </div>
+      </Card>
+
+      {jobs.isPending ? (
+        <Spinner label="Caricamento lavori..." />
+      ) : jobs.isError ? (
+        <Card role="alert" className="empty-state">
+          <p>Impossibile caricare i lavori</p>
+          <p>{errorMessage(jobs.error)}</p>
+          <button type="button" className="btn btn-primary" onClick={() => void jobs.refetch()}>
+            Riprova
+          </button>
+        </Card>
+      ) : (
+        <Card className="table-card">
+          <table className="table">
+            <caption className="sr-only">Lavori</caption>
+            <thead>
+              <tr>
+                {header('Foto', 'filename')}
+                {header('Utente', 'email')}
+                {header('Tipo', 'job_type', 'hide-narrow')}
+                {header('Stato', 'status')}
+                {header('Creato', 'created_at')}
+                {header('Concluso', 'completed_at', 'hide-narrow')}
+                <th scope="col">Cronologia</th>
+              </tr>
+            </thead>
+            <tbody aria-busy={jobs.isFetching}>
+              {rows.length === 0 ? (
+                <tr>
+                  <td colSpan={7} className="muted">
+                    Nessun lavoro trovato.
+                  </td>
+                </tr>
+              ) : null}
+              {rows.map((j) => (
+                <tr key={j.id}>
+                    <th scope="row" className="cell-email">
+                      {j.original_filename}
+                    </th>
+                    <td className="cell-email">{j.user_email}</td>
+                    <td className="hide-narrow">{jobTypeLabel(j.job_type)}</td>
+                    <td>
+                      <Badge tone={jobStatusTone(j.status)}>{jobStatusLabel(j.status)}</Badge>
+                      {j.overdue ? <Badge tone="danger">In ritardo</Badge> : null}
+                    </td>
+                    <td>
+                      <time dateTime={j.created_at}>{formatDateTime(j.created_at)}</time>
+                    </td>
+                    <td className="hide-narrow">{j.completed_at ? <time dateTime={j.completed_at}>{formatDateTime(j.completed_at)}</time> : <span className="muted">—</span>}</td>
+                    <td>
+                      <button
+                        type="button"
+                        className="btn btn-outline btn-sm"
+                        aria-expanded={open === j.id}
+                        aria-controls="job-timeline"
+                        aria-label={`Cronologia ${j.original_filename}`}
+                        onClick={() => setOpen((v) => (v === j.id ? null : j.id))}
+                      >
+                        Cronologia
+                      </button>
+                    </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <Pagination label="Pagine dei lavori" page={page} size={PAGE_SIZE} total={jobs.data.total} onPage={setPage} />
+        </Card>
+      )}
+
+      <div id="job-timeline">
+        {selected ? (
+          <Card>
+            <div className="timeline-title">
+              <h2>Cronologia di {selected.original_filename}</h2>
+              <button type="button" className="btn btn-outline btn-sm" onClick={() => setOpen(null)}>
+                Chiudi
+              </button>
+            </div>
+            <p className="muted">
+              {selected.user_email} · {jobTypeLabel(selected.job_type)} · {jobStatusLabel(selected.status)}
+            </p>
+            <JobTimelineView jobId={selected.id} name={selected.original_filename} />
+          </Card>
+        ) : null}
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,63 @@
+import type { StepOutcome } from '../types';
+
+/** "850 ms", "4,2 s", "3 min 5 s", "2 h 10 min", "30 g 2 h". */
+export function formatDuration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms) || ms < 0) return '';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const s = ms / 1000;
+  if (s < 60) return `${s.toFixed(1).replace('.', ',')} s`;
+  const totalMin = Math.floor(s / 60);
+  if (totalMin < 60) return `${totalMin} min ${Math.round(s % 60)} s`;
+  const totalH = Math.floor(totalMin / 60);
+  if (totalH < 24) return `${totalH} h ${totalMin % 60} min`;
+  return `${Math.floor(totalH / 24)} g ${totalH % 24} h`;
+}
+
+export const OUTCOME_LABELS: Record<StepOutcome, string> = {
+  ok: 'Riuscito',
+  failed: 'Fallito',
+  retry: 'Ritentato',
+  running: 'In corso',
+  waiting: 'In attesa',
+  scheduled: 'Programmato',
+  cancelled: 'Annullato',
+};
+
+export const OUTCOME_TONES: Record<StepOutcome, 'success' | 'danger' | 'warning' | 'info' | 'neutral'> = {
+  ok: 'success',
+  failed: 'danger',
+  retry: 'warning',
+  running: 'info',
+  waiting: 'neutral',
+  scheduled: 'neutral',
+  cancelled: 'neutral',
+};
+
+const WORKFLOW_STATUS: Record<string, string> = {
+  RUNNING: 'Flusso in corso',
+  COMPLETED: 'Flusso concluso',
+  FAILED: 'Flusso fallito',
+  CANCELED: 'Flusso annullato',
+  TERMINATED: 'Flusso terminato',
+  CONTINUED_AS_NEW: 'Flusso proseguito',
+  TIMED_OUT: 'Flusso scaduto',
+};
+
+/** Temporal's execution status in Italian ('RUNNING' → 'Flusso in corso'). */
+export function workflowStatusLabel(status: string | null | undefined): string {
+  return (status && WORKFLOW_STATUS[status]) || 'Stato sconosciuto';
+}
+
+/** Italian job type ('background_removal_human' → 'Grafico'). */
+export function jobTypeLabel(type: string): string {
+  switch (type) {
+    case 'background_removal':
+      return 'AI';
+    case 'smart_backgrounds':
+      return 'AI sfondi';
+    case 'background_removal_human':
+      return 'Grafico';
+    default:
+      return type;
+  }
+}
