@@ -47,13 +47,8 @@ def make_thumbnail(data: bytes, max_px: int = THUMBNAIL_MAX_PX) -> bytes:
             raise ValueError(f"{img.size[0]}x{img.size[1]} px is too large for a preview")
         oriented = ImageOps.exif_transpose(img)
         oriented.thumbnail((max_px, max_px), Image.Resampling.LANCZOS)
-        if oriented.mode in ("RGBA", "LA", "P"):
-            rgba = oriented.convert("RGBA")
-            flat = Image.new("RGB", rgba.size, (255, 255, 255))
-            flat.paste(rgba, mask=rgba.getchannel("A"))
-            oriented = flat
         buf = io.BytesIO()
-        oriented.convert("RGB").save(buf, "WEBP", quality=80, method=4)
+        flatten_on_white(oriented).save(buf, "WEBP", quality=80, method=4)
         return buf.getvalue()
 
 
@@ -66,3 +61,14 @@ def store_thumbnail(storage: ObjectStorage, bucket: str, key: str, data: bytes) 
         log.warning("preview of %s/%s not stored", bucket, key, exc_info=True)
         return False
     return True
+
+
+def flatten_on_white(img: Image.Image) -> Image.Image:
+    """``img`` as RGB, transparent pixels (RGBA, LA or P with transparency) composited on white
+    (255, 255, 255): previews show a product on the page's white, not on black."""
+    if img.mode in ("RGBA", "LA", "P"):
+        rgba = img.convert("RGBA")
+        flat = Image.new("RGB", rgba.size, (255, 255, 255))
+        flat.paste(rgba, mask=rgba.getchannel("A"))
+        return flat
+    return img.convert("RGB")

@@ -53,7 +53,7 @@ from fotopronta.storage import (
     get_storage,
     new_upload_key,
 )
-from fotopronta.thumbnails import store_thumbnail, thumbnail_key
+from fotopronta.thumbnails import flatten_on_white, store_thumbnail, thumbnail_key
 from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
@@ -719,11 +719,6 @@ def _encode_thumbnail(img: Image.Image, size: int) -> bytes:
     """Orient, fit in ``size``×``size`` px, flatten on white and encode JPEG quality 82."""
     oriented = ImageOps.exif_transpose(img)
     oriented.thumbnail((size, size))
-    if oriented.mode in ("RGBA", "LA", "P"):
-        rgba = oriented.convert("RGBA")
-        flat = Image.new("RGB", rgba.size, (255, 255, 255))
-        flat.paste(rgba, mask=rgba.getchannel("A"))
-        oriented = flat
     buf = io.BytesIO()
-    oriented.convert("RGB").save(buf, "JPEG", quality=82)
+    flatten_on_white(oriented).save(buf, "JPEG", quality=82)
     return buf.getvalue()
