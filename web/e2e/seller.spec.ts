@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { RESULTS_DIR } from './paths';
+import { solidPng } from './helpers';
 
 interface OutboxMail {
   links: string[];
@@ -149,4 +150,36 @@ test('le anteprime su /photos riempiono il riquadro e sono WebP piccole', async 
     expect(fit).toBe('contain');
     await page.screenshot({ path: path.join(RESULTS_DIR, `photos-thumbnails-${width === 375 ? '375' : 'desktop'}.png`), fullPage: true });
   }
+});
+
+/**
+ * Issue 12 item 4: a photo queued for designers ('In coda per grafici') can be cancelled by its seller
+ * until a designer starts it: 'Elimina' asks in the app's dialog, which says the reserved credits come
+ * back; then the photo is gone and the 3 reserved credits are back (15).
+ */
+test('una foto in coda per i grafici si annulla con Elimina e i crediti tornano', async ({ page, baseURL }) => {
+  const email = await newSeller(page, baseURL!, 'Chiara');
+  const login = await page.request.post('/api/auth/login', { data: { email, password: 'segreto123' } });
+  const auth = { Authorization: `Bearer ${((await login.json()) as { access_token: string }).access_token}` };
+  const credits = async () => ((await (await page.request.get('/api/me', { headers: auth })).json()) as { credits_remaining: number }).credits_remaining;
+  const upload = await page.request.post('/api/photos', {
+    headers: auth,
+    multipart: {
+      files: { name: 'borsa-da-rifinire.png', mimeType: 'image/png', buffer: solidPng(64, 48, [200, 40, 40]) },
+      job_type: 'background_removal_human',
+    },
+  });
+  expect(upload.status(), await upload.text()).toBe(201);
+  await expect.poll(credits, { timeout: 30_000 }).toBe(12); // 3 credits reserved by the workflow
+
+  await page.goto('/photos');
+  const card = page.getByRole('article', { name: 'borsa-da-rifinire.png' });
+  await expect(card.getByText('In coda per grafici')).toBeVisible({ timeout: 30_000 });
+  await card.getByRole('button', { name: /^Elimina / }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText('I crediti riservati ti verranno restituiti');
+  await dialog.getByRole('button', { name: 'Elimina' }).click();
+  await expect(page.getByText('Lavoro annullato: i crediti riservati ti sono stati restituiti.')).toBeVisible();
+  await expect(card).toHaveCount(0);
+  await expect.poll(credits).toBe(15);
 });
