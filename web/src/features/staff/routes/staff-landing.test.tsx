@@ -18,10 +18,10 @@ describe('issue 12: designers and admin tables', () => {
     });
     const user = userEvent.setup();
     const { router } = renderRoutes(routes, ['/auth']);
-    await user.type(screen.getByLabelText('Email'), 'marco@fotopronta.it');
+    await user.type(await screen.findByLabelText('Email'), 'marco@fotopronta.it'); // the /auth page is a lazy route
     await user.type(screen.getByLabelText('Password'), 'segreta1');
     await user.click(screen.getByRole('button', { name: 'Accedi' }));
-    await waitFor(() => expect(router.state.location.pathname).toBe('/graphics-dashboard'));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/graphics-dashboard'), { timeout: 10_000 });
   });
 
   it('sortable headers expose aria-sort and toggle the order', async () => {
