@@ -22,7 +22,10 @@ def test_worker_count_defaults_to_the_cpus_and_follows_the_setting(monkeypatch: 
 
 
 def test_multiprocess_metrics_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR", raising=False)
+    # setenv first, so that monkeypatch records the variable's original state (absent) and restores it:
+    # prepare_multiprocess_metrics sets it in os.environ itself, which would leak into later tests
+    monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", "recorded")
+    monkeypatch.delenv("PROMETHEUS_MULTIPROC_DIR")
     settings = Settings(data_dir=tmp_path)
     prepare_multiprocess_metrics(settings, 1)
     assert "PROMETHEUS_MULTIPROC_DIR" not in os.environ  # one process: the default registry
