@@ -80,8 +80,8 @@ export async function waitForJob(request: APIRequestContext, headers: Record<str
   await expect
     .poll(
       async () => {
-        const photos = (await (await request.get('/api/photos', { headers })).json()) as { jobs: { id: string; status: string }[] }[];
-        return photos.flatMap((p) => p.jobs).find((j) => j.id === jobId)?.status;
+        const page = (await (await request.get('/api/photos', { headers, params: { limit: 100 } })).json()) as { items: { jobs: { id: string; status: string }[] }[] };
+        return page.items.flatMap((p) => p.jobs).find((j) => j.id === jobId)?.status;
       },
       { timeout: 120_000, intervals: [500] },
     )
