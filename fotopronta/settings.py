@@ -63,7 +63,7 @@ class Settings(BaseSettings):
     """Base URL of the Temporal Web UI that admins' links open (e.g. ``https://temporal.example.it``);
     empty: ``http://{host of temporal_address}:{temporal_ui_port}``."""
 
-    # object storage: "local" (a directory) or "s3" (boto3; MinIO in docker-compose)
+    # object storage: "local" (a directory) or "s3" (boto3; SeaweedFS in docker-compose, or any S3)
     storage_backend: Literal["local", "s3"] = "local"
     storage_dir: Path | None = None
     s3_endpoint_url: str | None = None
