@@ -1,8 +1,8 @@
 import { useEffect, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
-import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
 import { useJobSearch, type JobSearch } from '../api/admin-api';
@@ -75,13 +75,7 @@ export function AdminJobsTab() {
       {jobs.isPending ? (
         <Spinner label="Caricamento lavori..." />
       ) : jobs.isError ? (
-        <Card role="alert" className="empty-state">
-          <p>Impossibile caricare i lavori</p>
-          <p>{errorMessage(jobs.error)}</p>
-          <button type="button" className="btn btn-primary" onClick={() => void jobs.refetch()}>
-            Riprova
-          </button>
-        </Card>
+        <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
       ) : (
         <Card className="table-card">
           <table className="table">

@@ -1,3 +1,4 @@
+import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { useEffect } from 'react';
 import { Card, CardHeader } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
@@ -20,13 +21,7 @@ export function AdminOverviewTab() {
   if (overview.isPending) return <Spinner label="Caricamento dati..." />;
   if (overview.isError) {
     return (
-      <Card role="alert" className="empty-state">
-        <p>{DASHBOARD_LOAD_ERROR}</p>
-        <p>{errorMessage(overview.error)}</p>
-        <button type="button" className="btn btn-primary" onClick={() => void overview.refetch()}>
-          Riprova
-        </button>
-      </Card>
+      <LoadErrorCard title={DASHBOARD_LOAD_ERROR} error={overview.error} onRetry={() => void overview.refetch()} />
     );
   }
 

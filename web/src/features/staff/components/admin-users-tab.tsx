@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
@@ -117,13 +118,7 @@ export function AdminUsersTab() {
       {users.isPending ? (
         <Spinner label="Caricamento utenti..." />
       ) : users.isError ? (
-        <Card role="alert" className="empty-state">
-          <p>Impossibile caricare gli utenti</p>
-          <p>{errorMessage(users.error)}</p>
-          <button type="button" className="btn btn-primary" onClick={() => void users.refetch()}>
-            Riprova
-          </button>
-        </Card>
+        <LoadErrorCard title={'Impossibile caricare gli utenti'} error={users.error} onRetry={() => void users.refetch()} />
       ) : rows.length === 0 ? (
         <Card className="empty-state">
           <p>Nessun utente trovato.</p>

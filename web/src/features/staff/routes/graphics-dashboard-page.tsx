@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useMemo, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
@@ -123,13 +124,7 @@ export function GraphicsDashboardPage() {
       {jobs.isPending ? (
         <Spinner label="Caricamento lavori..." />
       ) : jobs.isError && !jobs.data ? (
-        <Card role="alert" className="empty-state">
-          <p>Impossibile caricare i lavori</p>
-          <p>{errorMessage(jobs.error)}</p>
-          <button type="button" className="btn btn-primary" onClick={() => void jobs.refetch()}>
-            Riprova
-          </button>
-        </Card>
+        <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
       ) : visible.length === 0 ? (
         <Card className="empty-state">
           <h2>Nessun lavoro</h2>
