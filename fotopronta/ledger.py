@@ -18,14 +18,10 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from fotopronta.domain import AI_COST as AI_COST  # re-exported: callers still use ledger.AI_COST
+from fotopronta.domain import HUMAN_COST as HUMAN_COST
+from fotopronta.domain import SMART_BACKGROUND_COST as SMART_BACKGROUND_COST
 from fotopronta.models import CreditLedgerEntry, LedgerKind, Profile
-
-AI_COST = 1
-"""Credits per AI-retouched photo (SPEC §1 terms, §9)."""
-SMART_BACKGROUND_COST = 2
-"""Credits per smart-background photo (SPEC §9)."""
-HUMAN_COST = 3
-"""Credits per photo retouched by our designers (SPEC §1 terms, §9)."""
 
 
 class InsufficientCreditsError(Exception):

@@ -9,7 +9,6 @@ idempotency key) and ``email_outbox``. Schema changes go through Alembic only
 
 from __future__ import annotations
 
-import enum
 import uuid
 from datetime import datetime
 from typing import Any
@@ -30,63 +29,16 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
+# the enums live in the pure fotopronta.domain (workflows import them without SQLAlchemy); re-exported
+from fotopronta.domain import JobStatus as JobStatus
+from fotopronta.domain import JobType as JobType
+from fotopronta.domain import LedgerKind as LedgerKind
+from fotopronta.domain import PhotoStatus as PhotoStatus
+from fotopronta.domain import UserRole as UserRole
+
 
 class Base(DeclarativeBase):
     """Declarative base of every FotoPronta table."""
-
-
-class UserRole(enum.StrEnum):
-    """``profiles.user_role`` (SPEC §6)."""
-
-    client = "client"
-    graphic = "graphic"
-    admin = "admin"
-
-
-class PhotoStatus(enum.StrEnum):
-    """``photos.status`` (SPEC §4 Photo status)."""
-
-    uploaded = "uploaded"
-    processing = "processing"
-    processed = "processed"
-
-
-class JobType(enum.StrEnum):
-    """``photo_processing_jobs.job_type`` (SPEC §3)."""
-
-    background_removal = "background_removal"
-    background_removal_human = "background_removal_human"
-    smart_backgrounds = "smart_backgrounds"
-
-
-class JobStatus(enum.StrEnum):
-    """``photo_processing_jobs.status`` (SPEC §4 Job status) plus ``waiting_for_credits``.
-
-    ``waiting_for_credits`` is the durable wait of DESIGN.md (insufficient credits: the workflow
-    waits for a ``credits_added`` signal); the UI shows it as 'Crediti terminati'.
-    """
-
-    pending = "pending"
-    waiting_for_credits = "waiting_for_credits"
-    processing = "processing"
-    completed = "completed"
-    failed = "failed"
-    pending_human = "pending_human"
-    assigned_to_graphic = "assigned_to_graphic"
-    in_progress_human = "in_progress_human"
-    completed_human = "completed_human"
-    rejected_human = "rejected_human"
-
-
-class LedgerKind(enum.StrEnum):
-    """Kinds of credit-ledger entries. Signs of ``amount``: grant +, reserve −, charge 0,
-    release +, expire −; so the balance is always the sum of ``amount``."""
-
-    grant = "grant"
-    reserve = "reserve"
-    charge = "charge"
-    release = "release"
-    expire = "expire"
 
 
 def _uuid_pk() -> Mapped[uuid.UUID]:

@@ -34,7 +34,7 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from fotopronta import ledger
+from fotopronta.domain import JOB_COSTS as JOB_COSTS  # re-exported for api.routes.photos
 from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
@@ -51,12 +51,6 @@ from workflows.shared import (
 
 log = logging.getLogger("fotopronta.starter")
 
-JOB_COSTS = {
-    JobType.background_removal: ledger.AI_COST,
-    JobType.smart_backgrounds: ledger.SMART_BACKGROUND_COST,
-    JobType.background_removal_human: ledger.HUMAN_COST,
-}
-"""Credits per job type (SPEC §9): AI 1, smart background 2, designers 3."""
 
 JOB_TYPE_LABELS = {
     JobType.background_removal: "Rimozione sfondo AI",

@@ -12,7 +12,7 @@ import logging
 import threading
 import uuid
 import warnings
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Annotated, Any, Literal
 
@@ -33,6 +33,7 @@ from api.job_control import run_job_update
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
 from api.uploads import ImageInfo, inspect_image
 from fotopronta import ledger
+from fotopronta.domain import FREE_REWORK_WINDOW
 from fotopronta.models import (
     CreditLedgerEntry,
     JobStatus,
@@ -567,11 +568,6 @@ async def delete_photo(
             )
 
 
-FREE_REWORK_DAYS = 7
-"""DESIGN decisions: a seller unhappy with a completed result can ask once, within 7 days (the SPEC
-§1 refund window), for a free rework by our designers."""
-
-
 class ReworkBody(BaseModel):
     """``POST /api/photos/{id}/rework``: what the seller wants changed (for the designer)."""
 
@@ -610,7 +606,7 @@ def _rework_tx(
         raise ApiError(
             409, "La revisione gratuita è possibile solo per una foto elaborata.", "not_completed", title
         )
-    if datetime.now(UTC) - job.completed_at > timedelta(days=FREE_REWORK_DAYS):
+    if datetime.now(UTC) - job.completed_at > FREE_REWORK_WINDOW:
         raise ApiError(
             409, "La revisione gratuita va chiesta entro 7 giorni dalla consegna.", "rework_expired", title
         )
