@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,7 @@ from typing import Any
 import httpx
 
 from bench._common import print_table, setup
+from bench.costs import per_photo, snapshot, temporal_costs
 from bench.faults import BATCH, pick_photos, upload
 from bench.stack import OwnStack
 
@@ -159,18 +161,24 @@ class SystemRun:
     upload_codes: dict[int, int] = field(default_factory=dict)
     rss_peaks: dict[str, float] = field(default_factory=dict)
     failed: int = 0
+    costs: dict[str, float] = field(default_factory=dict)
+    job_ids: list[Any] = field(default_factory=list)
 
 
-def pipeline_alone(files: list[Path]) -> float:
-    """Wall seconds of ``fotopronta retouch`` (one process, model load included) on ``files``."""
+def pipeline_alone(files: list[Path]) -> tuple[float, float]:
+    """``(wall seconds, CPU seconds)`` of ``fotopronta retouch`` (one process, model load included)
+    on ``files``; CPU is user + system of the child (``getrusage(RUSAGE_CHILDREN)``)."""
     with tempfile.TemporaryDirectory(prefix="fotopronta-load-out-") as out:
+        r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.monotonic()
         subprocess.run(
             [str(Path(sys.executable).parent / "fotopronta"), "retouch", *map(str, files), "-o", out],
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        return time.monotonic() - t0
+        wall = time.monotonic() - t0
+        r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
 
 def system_pass(
@@ -201,6 +209,7 @@ def system_pass(
         counts = stack.job_counts()
         return counts.get("completed", 0) + counts.get("failed", 0) - done_before
 
+    counters0 = snapshot(stack)
     with RssSampler(stack) as rss:
         t0 = time.monotonic()
 
@@ -217,14 +226,42 @@ def system_pass(
             while finished() < len(files) and time.monotonic() < deadline:
                 time.sleep(0.5)
         run.wall_s = time.monotonic() - t0
+    run.costs = per_photo(counters0, snapshot(stack), len(files))
     run.rss_peaks = dict(rss.peaks)
     run.upload_codes = {c: codes.count(c) for c in set(codes)}
-    for created, completed, status in stack.job_times():
+    for job_id, created, completed, status in stack.job_times():
+        if created >= t_start_db:
+            run.job_ids.append(job_id)
         if created >= t_start_db and status == "completed" and completed is not None:
             run.latencies_s.append((completed - created).total_seconds())
         elif created >= t_start_db and status == "failed":
             run.failed += 1
     return run
+
+
+def print_costs(run: SystemRun, temporal: dict[str, float], pipeline_cpu_s: float) -> None:
+    """The per-photo costs of ``run`` (``bench.costs``): CPU seconds per part, PostgreSQL writes,
+    stored bytes, Temporal history events and actions per job workflow."""
+    c = run.costs
+    print(f"\n## Per-photo costs ({run.label}; inputs of docs/scaling.md)\n")
+    rows: list[list[object]] = [["CPU-s, pipeline alone (`fotopronta retouch`)", pipeline_cpu_s]]
+    rows += [[f"CPU-s, {k.split(':', 1)[1]}", v] for k, v in sorted(c.items()) if k.startswith("cpu_s:")]
+    rows += [
+        ["PostgreSQL transactions committed", c.get("pg:commits", float("nan"))],
+        ["PostgreSQL rows inserted", c.get("pg:inserted", float("nan"))],
+        ["PostgreSQL rows updated", c.get("pg:updated", float("nan"))],
+        ["PostgreSQL rows deleted", c.get("pg:deleted", float("nan"))],
+        ["PostgreSQL database growth, kB", c.get("pg:db_bytes", float("nan")) / 1e3],
+        ["object storage growth, kB", c.get("stored_bytes", float("nan")) / 1e3],
+        ["Temporal history events per job", temporal.get("events", float("nan"))],
+        ["Temporal actions per job (Cloud billing rules)", temporal.get("actions", float("nan"))],
+        [
+            "Temporal activities per job (retries)",
+            f"{temporal.get('activities', 0):.1f} ({temporal.get('retries', 0):.2f})",
+        ],
+    ]
+    print_table(["per photo", "value"], rows, floatfmt=".2f")
+    print(f"(Temporal figures from {temporal.get('sampled', 0):.0f} sampled workflows of the pass)")
 
 
 def _db_now(stack: OwnStack) -> Any:
@@ -253,8 +290,8 @@ def main() -> int:
     files = pick_photos(photos, seed=args.seed)
     print(f"# bench-load: {photos} photos, {users} users, readers {levels}, seed {args.seed}", flush=True)
 
-    t_pipe = pipeline_alone(files)
-    print(f"pipeline alone (fotopronta retouch): {t_pipe:.1f} s", flush=True)
+    t_pipe, cpu_pipe = pipeline_alone(files)
+    print(f"pipeline alone (fotopronta retouch): {t_pipe:.1f} s, {cpu_pipe:.1f} CPU-s", flush=True)
 
     stack = OwnStack(keep_data=args.keep_data, reconcile_interval_s=30, reconcile_min_age_s=30)
     try:
@@ -263,6 +300,7 @@ def main() -> int:
         print(f"stack ready in {time.monotonic() - t0:.1f} s", flush=True)
         quiet = system_pass(stack, files, users, "system, no other traffic")
         print(f"{quiet.label}: {quiet.wall_s:.1f} s", flush=True)
+        temporal = temporal_costs(stack, quiet.job_ids)
 
         tokens = [token for _, token in stack.new_users(8, credits=15)]
         readers = Readers(stack.base_url, tokens)
@@ -305,6 +343,7 @@ def main() -> int:
         [[run.label, *(run.rss_peaks.get(p, float("nan")) for p in parts)] for run in (quiet, loaded)],
         floatfmt=".0f",
     )
+    print_costs(quiet, temporal, cpu_pipe / photos)
     print("\n## Reads under load (GET /api/me + GET /api/photos first page)\n")
     read_rows: list[list[object]] = []
     for level in levels:

@@ -308,13 +308,13 @@ class OwnStack:
             ).all()
         return {str(status): int(n) for status, n in rows}
 
-    def job_times(self) -> list[tuple[Any, Any, str]]:
-        """``(created_at, completed_at, status)`` of every job."""
+    def job_times(self) -> list[tuple[Any, Any, Any, str]]:
+        """``(id, created_at, completed_at, status)`` of every job."""
         with self.engine.connect() as conn:
             rows = conn.execute(
-                text("SELECT created_at, completed_at, status FROM photo_processing_jobs")
+                text("SELECT id, created_at, completed_at, status FROM photo_processing_jobs")
             ).all()
-        return [(r[0], r[1], r[2]) for r in rows]
+        return [(r[0], r[1], r[2], r[3]) for r in rows]
 
     # ---------------------------------------------------------------- memory
     def rss_mb(self) -> dict[str, float]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from api.__main__ import prepare_multiprocess_metrics, worker_count
+from api.server import prepare_multiprocess_metrics, worker_count
 from fotopronta.settings import Settings
 
 
