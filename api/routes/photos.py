@@ -55,7 +55,7 @@ from fotopronta.storage import (
     new_upload_key,
 )
 from fotopronta.thumbnails import flatten_on_white, store_thumbnail, thumbnail_key
-from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
+from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
     PHOTO_BUSY_MESSAGE,
