@@ -21,6 +21,9 @@ with workflow.unsafe.imports_passed_through():
 
 CREDIT_EXPIRY_WORKFLOW_ID = "credit-expiry"
 ITERATIONS_PER_RUN = 100
+PATCHES: tuple[str, ...] = ()
+"""Every ``workflow.patched()`` id this workflow calls (none yet); names the folder of its replay
+histories (``tests/jobs/histories/CreditExpiryWorkflow/v<N>-<ids>``, README "Changing a workflow")."""
 
 
 @dataclass

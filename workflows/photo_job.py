@@ -73,6 +73,10 @@ ArgT = TypeVar("ArgT")
 PATCH_SELLER_CANCEL = "seller-cancel-before-start"
 """``workflow.patched`` id of the ``cancel`` update (issue 12 item 4): histories that hold a
 cancellation carry this marker."""
+PATCHES = (PATCH_SEARCH_ATTRIBUTES, PATCH_SELLER_CANCEL)
+"""Every ``workflow.patched()`` id this workflow calls. It names the folder its replay histories are
+recorded into (``tests/jobs/histories/PhotoJobWorkflow/v<N>-<ids>``); ``tests/jobs/test_replay.py``
+checks it against the code. Add a new patch id here (README "Changing a workflow")."""
 CANCELLABLE_STATUSES = (JobStatus.pending_human, JobStatus.assigned_to_graphic)
 """A human job the seller may still cancel: queued or assigned, not started by the designer."""
 DB_ACTIVITY_TIMEOUT = timedelta(seconds=30)
