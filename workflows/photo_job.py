@@ -20,14 +20,14 @@ rejection) the original and processed files are deleted; the rows stay.
 
 from __future__ import annotations
 
-import builtins
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
 with workflow.unsafe.imports_passed_through():
     from activities.human_jobs import HumanJobActivities
@@ -113,7 +113,7 @@ def _failure_message(err: BaseException) -> str:
     cause = _innermost(err)
     if isinstance(cause, ApplicationError) and cause.type == BAD_IMAGE_ERROR:
         return cause.message
-    if isinstance(cause, TimeoutError):
+    if isinstance(cause, ActivityTimeoutError):
         return "Elaborazione non completata in tempo (processing timeout): puoi riprovare."
     detail = getattr(cause, "message", None) or str(cause)
     return f"Errore elaborazione dopo 3 tentativi (server error): {detail}"
@@ -300,7 +300,7 @@ class PhotoJobWorkflow:
             try:
                 await workflow.wait_condition(lambda: self._human_outcome is not None, timeout=remaining)
                 break
-            except builtins.TimeoutError:
+            except TimeoutError:  # wait_condition's timeout (asyncio.TimeoutError is TimeoutError)
                 await workflow.wait_condition(lambda: not self._busy)
                 if self._human_outcome is not None:
                     break
@@ -487,7 +487,7 @@ class PhotoJobWorkflow:
                 break
             try:
                 await workflow.wait_condition(lambda: self._reprocess_requested, timeout=retention)
-            except builtins.TimeoutError:
+            except TimeoutError:  # wait_condition's timeout (asyncio.TimeoutError is TimeoutError)
                 break
             self._reprocess_requested = False
         await workflow.wait_condition(lambda: not self._busy)
