@@ -17,8 +17,7 @@ from temporalio.exceptions import ApplicationError
 from fotopronta.models import Photo
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage, result_key
 from fotopronta.thumbnails import store_thumbnail
-from retouch import BadImageError, RetouchOptions
-from retouch import retouch as run_pipeline
+from retouch.errors import BadImageError
 from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
 
 HEARTBEAT_INTERVAL_S = 5.0
@@ -82,6 +81,12 @@ class RetouchActivities:
             ApplicationError: type ``BadImageError``, non-retryable, when the image cannot be decoded
                 or is refused (message in Italian). Other errors are retried by the workflow's policy.
         """
+        # the pipeline (numpy, scipy, onnxruntime) loads on the first photo, not on import: the
+        # workflow module imports this class for its typed activity reference, and the API and the
+        # photo-jobs worker import the workflow module (issue 14 item 6, tests/test_lean_imports.py)
+        from retouch.pipeline import RetouchOptions
+        from retouch.pipeline import retouch as run_pipeline
+
         upload_path = self._upload_path(inp.photo_id)
         original = self.storage.get(BUCKET_UPLOADS, upload_path)
         activity.heartbeat("decoded")

@@ -22,7 +22,7 @@ from pathlib import PurePath
 from PIL import Image
 
 from api.errors import ApiError
-from retouch.decode import MAX_PIXELS
+from retouch.limits import MAX_PIXELS
 
 UNSUPPORTED = "Solo le immagini sono supportate"
 """SPEC §5 client upload: the message for a file that is not an image (title 'Alcuni file ignorati')."""

@@ -37,9 +37,9 @@ def download_name(photo: Photo, key: str) -> str:
 
 def _designer_seo_name(photo: Photo, job: PhotoProcessingJob) -> str:
     """The SEO name of a result delivered without one (a designer's): built like the AI pipeline's
-    (``retouch.colors.seo_filename``: brand, category, main colour, the job id's first 8 characters)
+    (``retouch.names.seo_filename``: brand, category, main colour, the job id's first 8 characters)
     from the job's brand and category and the main colour an earlier AI job found (issue 12, item 11)."""
-    from retouch.colors import seo_filename
+    from retouch.names import seo_filename
 
     options = {**(job.options or {}), **(job.processing_details or {})}
     colour = None

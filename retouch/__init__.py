@@ -6,19 +6,44 @@ Public API (the Temporal activity, the API and the CLI code against these names)
     result = retouch(data, RetouchOptions(preset="amazon"), cutout=True)
     result.jpeg, result.webp, result.details, result.matte, result.cutout_png()  # cutout: needs cutout=True
 
+The names load lazily (PEP 562 ``__getattr__``): ``import retouch`` and its light modules
+(``presets``, ``limits``, ``names``, ``runtime``, ``errors``: standard library only) never load numpy,
+scipy, scikit-image or onnxruntime; ``retouch.retouch`` and friends load the pipeline on first use.
+The API process imports only the light modules (``tests/test_lean_imports.py``).
+
 Modules: ``decode`` (formats, orientation, ICC, refusals), ``segment`` (U^2-Net at 256 px and rembg
 sessions, created once per process),
 ``matte`` (guided-filter refinement, trapped background), ``composite`` (edge tightening,
-decontamination, shadow, blend), ``correct`` (light, colour, dust), ``layout`` + ``presets`` (framing),
-``backgrounds`` (procedural smart backgrounds), ``colors`` (dominant colours, Italian names, SEO name),
-``compliance`` (marketplace rules), ``encode`` (JPEG/WebP/PNG), ``metrics`` (quality measures used by
-the tests and the benchmarks), ``cli`` (the ``fotopronta retouch`` command).
+decontamination, shadow, blend), ``correct`` (light, colour, dust), ``layout`` + ``presets`` (framing,
+smart-background categories), ``backgrounds`` (procedural smart backgrounds), ``colors`` (dominant
+colours, Italian names), ``names`` (SEO file name), ``compliance`` (marketplace rules), ``encode``
+(JPEG/WebP/PNG), ``metrics`` (quality measures used by the tests and the benchmarks), ``limits`` (input
+size limits), ``runtime`` (``RETOUCH_*`` knobs), ``cli`` (the ``fotopronta retouch`` command).
 """
 
-from .errors import BadImageError
-from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, RetouchResult, retouch
-from .presets import PRESETS, Preset
-from .segment import get_session, warm_up
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .errors import BadImageError
+    from .pipeline import RetouchOptions, RetouchResult, retouch
+    from .presets import PRESETS, SMART_BACKGROUND_CATEGORIES, Preset
+    from .segment import get_session, warm_up
+
+_LAZY = {
+    "BadImageError": ".errors",
+    "PRESETS": ".presets",
+    "Preset": ".presets",
+    "SMART_BACKGROUND_CATEGORIES": ".presets",
+    "RetouchOptions": ".pipeline",
+    "RetouchResult": ".pipeline",
+    "retouch": ".pipeline",
+    "get_session": ".segment",
+    "warm_up": ".segment",
+}
+"""Public name → the submodule that defines it (imported on first access)."""
 
 __all__ = [
     "BadImageError",
@@ -31,3 +56,17 @@ __all__ = [
     "retouch",
     "warm_up",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """PEP 562: load the submodule that defines ``name`` on first access, then cache the name here."""
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,4 +1,4 @@
-"""Dominant product colours with Italian names, and the SEO file name.
+"""Dominant product colours with Italian names; the SEO file name (:mod:`retouch.names`, re-exported).
 
 Colours: k-means (Lloyd 1982; k-means++ seeding, Arthur & Vassilvitskii 2007) in CIELAB (CIE 1976,
 D65) on a deterministic sample of product pixels; each centre is named after the nearest entry of an
@@ -8,11 +8,10 @@ are merged. CIELAB is used because Euclidean distance there follows perceived co
 
 from __future__ import annotations
 
-import re
-import unicodedata
-
 import numpy as np
 from skimage.color import deltaE_ciede2000, rgb2lab
+
+from .names import seo_filename, slugify
 
 __all__ = ["ITALIAN_COLOURS", "dominant_colours", "colour_name", "slugify", "seo_filename"]
 
@@ -137,35 +136,3 @@ def dominant_colours(
             }
         )
     return out[:max_colours]
-
-
-def slugify(text: str, max_len: int = 60) -> str:
-    """ASCII slug for URLs/file names: accents removed, lower case, words joined by ``-``.
-
-    >>> slugify("Borsa in Pelle – Nero Opaco")
-    'borsa-in-pelle-nero-opaco'
-    """
-    norm = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii").lower()
-    slug = re.sub(r"[^a-z0-9]+", "-", norm).strip("-")
-    if len(slug) > max_len:
-        slug = slug[:max_len].rsplit("-", 1)[0] or slug[:max_len]
-    return slug
-
-
-def seo_filename(
-    brand: str | None, category: str | None, colour: str | None, short_id: str | None, ext: str = "jpg"
-) -> str:
-    """Italian SEO file name: ``<brand>-<category>-<colour>-<short id>.<ext>``, empty parts skipped.
-
-    Example: ``seo_filename("Nike", "Scarpe da corsa", "rosso", "a1b2c3")`` ->
-    ``"nike-scarpe-da-corsa-rosso-a1b2c3.jpg"``. Falls back to ``foto-prodotto`` when nothing is known.
-    Repeated words (a colour already in the category) are not repeated.
-    """
-    words: list[str] = []
-    for part in (brand, category, colour, short_id):
-        if part:
-            for w in slugify(part).split("-"):
-                if w and (w not in words or part is short_id):
-                    words.append(w)
-    stem = "-".join(words)[:90].strip("-") or "foto-prodotto"
-    return f"{stem}.{ext}"

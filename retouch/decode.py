@@ -26,14 +26,9 @@ import numpy as np
 from PIL import Image, ImageCms, ImageFile, ImageOps
 
 from .errors import BadImageError
+from .limits import DEFAULT_MAX_INPUT_BYTES, MAX_PIXELS
 
 __all__ = ["Decoded", "decode_image", "MAX_PIXELS", "DEFAULT_MAX_INPUT_BYTES"]
-
-#: Largest accepted image, in pixels (width x height). 80 MP covers every current camera sensor
-#: (Sony A7R V: 61 MP, Fujifilm GFX100: 102 MP would be refused) and keeps peak memory of one job
-#: well under 1 GB. Pillow's own guard (``Image.MAX_IMAGE_PIXELS`` ~ 89 MP) is kept as a second net.
-MAX_PIXELS = 80_000_000
-DEFAULT_MAX_INPUT_BYTES = 50 * 1024 * 1024
 
 _TIFF_MAGICS = (b"II*\x00", b"MM\x00*")
 # Other RAW containers LibRaw reads that do not start like a TIFF.

@@ -8,7 +8,6 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import io
-import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,19 +32,11 @@ from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .pick import details as pick_details
 from .pick import pick_product
-from .presets import Preset, get_preset
+from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
+from .runtime import RUNTIME
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
-
-#: Smart background categories (SPEC.md §9).
-SMART_BACKGROUND_CATEGORIES = (
-    "minimal_studio",
-    "home_lifestyle",
-    "outdoor_natural",
-    "professional_office",
-    "seasonal_themed",
-)
 
 #: Working resolution cap for segmentation and matte refinement (pixels). The network sees 256x256
 #: anyway; the guided filter snaps the matte to the photo's edges at this resolution, the matte is
@@ -214,8 +205,8 @@ class PixelBudget:
 
 
 #: Full-resolution pixels in flight per process (``RETOUCH_FULL_RES_BUDGET_MP``, default 16 MP: two
-#: photos of up to 8 MP, or one 12 MP photo beside small ones).
-FULL_RES_BUDGET = PixelBudget(int(float(os.environ.get("RETOUCH_FULL_RES_BUDGET_MP", "16")) * 1_000_000))
+#: photos of up to 8 MP, or one 12 MP photo beside small ones; read by :mod:`retouch.runtime`).
+FULL_RES_BUDGET = PixelBudget(RUNTIME.full_res_budget_px)
 
 
 def _load_malloc_trim() -> Any:
@@ -233,8 +224,9 @@ def _load_malloc_trim() -> Any:
 _MALLOC_TRIM = _load_malloc_trim()
 
 #: Every how many photos (per process) :func:`release_free_heap` trims the heap
-#: (``RETOUCH_HEAP_TRIM_EVERY``; 0 = never). See :func:`release_free_heap` for the measurements.
-HEAP_TRIM_EVERY = max(0, int(os.environ.get("RETOUCH_HEAP_TRIM_EVERY", "8")))
+#: (``RETOUCH_HEAP_TRIM_EVERY``, read by :mod:`retouch.runtime`; 0 = never). See
+#: :func:`release_free_heap` for the measurements.
+HEAP_TRIM_EVERY = RUNTIME.heap_trim_every
 _photos_since_trim = 0
 _trim_lock = threading.Lock()
 

@@ -9,13 +9,25 @@ Sources of the numbers:
 * Etsy seller handbook: listing photos at least 2000 px on the side we scale (here the long side).
 * Shopify help centre: square product images at 2048 x 2048 px for zoom.
 * ``original``: the input's own size and framing; only the background and light change.
+
+Also the smart-background categories (:data:`SMART_BACKGROUND_CATEGORIES`). Standard library only: the
+API validates upload options against these without loading the pipeline (issue 14 item 6).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Preset", "PRESETS", "get_preset"]
+__all__ = ["Preset", "PRESETS", "SMART_BACKGROUND_CATEGORIES", "get_preset"]
+
+#: Smart background categories (SPEC.md §9), rendered by :func:`retouch.backgrounds.render_background`.
+SMART_BACKGROUND_CATEGORIES = (
+    "minimal_studio",
+    "home_lifestyle",
+    "outdoor_natural",
+    "professional_office",
+    "seasonal_themed",
+)
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from .runtime import RUNTIME
+
 __all__ = [
     "get_session",
     "get_network",
@@ -53,19 +55,15 @@ _NETWORKS: dict[str, Any] = {}
 _LOCK = threading.Lock()
 
 
-def _env_int(name: str, default: int) -> int:
-    value = os.environ.get(name)
-    return max(1, int(value)) if value else default
-
-
 #: U^2-Net evaluations that may run at once in this process (``RETOUCH_NETWORK_SLOTS``, default: one
 #: per core). Each runs on ``RETOUCH_ORT_THREADS`` intra-op threads (default: cores / slots, so 1):
 #: two photos each on one core keep both cores busy, while one photo on two cores leaves a core idle
 #: whenever the rest of the pipeline (partly holding the GIL) runs. Measured on 53 shared photos with
 #: two retouch threads: 0.27 s per photo with 2 slots x 1 thread vs 0.32 s with 1 slot x 1 thread and
 #: 0.34 s with 1 slot x 2 threads. Each evaluation in flight holds ~140 MB of activations at 256 px.
-NETWORK_SLOTS = _env_int("RETOUCH_NETWORK_SLOTS", os.cpu_count() or 1)
-ORT_THREADS = _env_int("RETOUCH_ORT_THREADS", max(1, (os.cpu_count() or 1) // NETWORK_SLOTS))
+#: Both are read once by :mod:`retouch.runtime`.
+NETWORK_SLOTS = RUNTIME.network_slots
+ORT_THREADS = RUNTIME.ort_threads
 _NETWORK_SLOTS = threading.BoundedSemaphore(NETWORK_SLOTS)
 #: rembg's own sessions (other models: IS-Net and BiRefNet run at 1024 px and need ~1-2 GB per run) go
 #: one at a time, each on every core.

@@ -16,10 +16,14 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
-    from workflows.shared import CREDIT_VALIDITY_DAYS, ExpireCreditsInput, ExpireCreditsOutput
+    from activities.retention import RetentionActivities
+    from workflows.shared import CREDIT_VALIDITY_DAYS, ExpireCreditsInput
 
 CREDIT_EXPIRY_WORKFLOW_ID = "credit-expiry"
 ITERATIONS_PER_RUN = 100
+PATCHES: tuple[str, ...] = ()
+"""Every ``workflow.patched()`` id this workflow calls (none yet); names the folder of its replay
+histories (``tests/jobs/histories/CreditExpiryWorkflow/v<N>-<ids>``, README "Changing a workflow")."""
 
 
 @dataclass
@@ -35,10 +39,9 @@ class CreditExpiryWorkflow:
     async def run(self, inp: CreditExpiryInput) -> None:
         """Loop: expire what is due, sleep until the next expiry; continue as new periodically."""
         for _ in range(ITERATIONS_PER_RUN):
-            out = await workflow.execute_activity(
-                "expire_credits",
+            out = await workflow.execute_activity_method(
+                RetentionActivities.expire_credits,
                 ExpireCreditsInput(as_of=workflow.now().isoformat()),
-                result_type=ExpireCreditsOutput,
                 start_to_close_timeout=timedelta(minutes=5),
                 retry_policy=RetryPolicy(
                     initial_interval=timedelta(seconds=5), maximum_interval=timedelta(minutes=5)

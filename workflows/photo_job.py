@@ -20,14 +20,21 @@ rejection) the original and processed files are deleted; the rows stay.
 
 from __future__ import annotations
 
-import builtins
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import Any, TypeVar
 
 from temporalio import workflow
 from temporalio.common import RetryPolicy
-from temporalio.exceptions import ActivityError, ApplicationError, TimeoutError
+from temporalio.exceptions import ActivityError, ApplicationError
+from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.human_jobs import HumanJobActivities
+    from activities.jobs import JobActivities
+    from activities.retention import RetentionActivities
+    from activities.retouch import RetouchActivities
+    from fotopronta.domain import JobStatus, JobType
     from workflows.shared import (
         ACTION_REFUSED_ERROR,
         ASSIGNMENT_REFUSED_ERROR,
@@ -57,16 +64,20 @@ with workflow.unsafe.imports_passed_through():
         ResumeInput,
         RetentionInput,
         RetouchInput,
-        RetouchOutput,
         StartInput,
         is_retryable_error,
     )
 
-HUMAN_JOB = "background_removal_human"
+ArgT = TypeVar("ArgT")
+
 PATCH_SELLER_CANCEL = "seller-cancel-before-start"
 """``workflow.patched`` id of the ``cancel`` update (issue 12 item 4): histories that hold a
 cancellation carry this marker."""
-CANCELLABLE_STATUSES = ("pending_human", "assigned_to_graphic")
+PATCHES = (PATCH_SEARCH_ATTRIBUTES, PATCH_SELLER_CANCEL)
+"""Every ``workflow.patched()`` id this workflow calls. It names the folder its replay histories are
+recorded into (``tests/jobs/histories/PhotoJobWorkflow/v<N>-<ids>``); ``tests/jobs/test_replay.py``
+checks it against the code. Add a new patch id here (README "Changing a workflow")."""
+CANCELLABLE_STATUSES = (JobStatus.pending_human, JobStatus.assigned_to_graphic)
 """A human job the seller may still cancel: queued or assigned, not started by the designer."""
 DB_ACTIVITY_TIMEOUT = timedelta(seconds=30)
 DB_RETRY = RetryPolicy(
@@ -102,7 +113,7 @@ def _failure_message(err: BaseException) -> str:
     cause = _innermost(err)
     if isinstance(cause, ApplicationError) and cause.type == BAD_IMAGE_ERROR:
         return cause.message
-    if isinstance(cause, TimeoutError):
+    if isinstance(cause, ActivityTimeoutError):
         return "Elaborazione non completata in tempo (processing timeout): puoi riprovare."
     detail = getattr(cause, "message", None) or str(cause)
     return f"Errore elaborazione dopo 3 tentativi (server error): {detail}"
@@ -120,13 +131,13 @@ class PhotoJobWorkflow:
     def __init__(self) -> None:
         self._input: PhotoJobInput | None = None
         self._credits_signals = 0
-        self._status = "pending"
+        self._status = JobStatus.pending
         self._error: str | None = None
         self._run = 1
         self._busy = False
         self._assigned_to: str | None = None
         self._deadline: datetime | None = None
-        self._human_outcome: str | None = None
+        self._human_outcome: JobStatus | None = None
         self._reprocess_requested = False
         self._reserved = False
 
@@ -166,22 +177,25 @@ class PhotoJobWorkflow:
             details += f"\n\nErrore: {self._error}"
         workflow.set_current_details(details)
 
-    async def _activity(self, name: str, arg: object) -> None:
-        await workflow.execute_activity(
-            name, arg, start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY
+    async def _activity(self, method: Callable[[Any, ArgT], None], arg: ArgT) -> None:
+        """Run a database activity of the ``photo-jobs`` queue (its method, so its registered name)."""
+        await workflow.execute_activity_method(
+            method, arg, start_to_close_timeout=DB_ACTIVITY_TIMEOUT, retry_policy=DB_RETRY
         )
 
     async def _set_status(
-        self, status: str, *, progress: int | None = None, error: str | None = None
+        self, status: JobStatus, *, progress: int | None = None, error: str | None = None
     ) -> None:
         self._status = status
         self._error = error
         self._publish_status()
-        await self._activity("set_job_status", JobStatusInput(self._inp.job_id, status, progress, error))
+        await self._activity(
+            JobActivities.set_job_status, JobStatusInput(self._inp.job_id, status, progress, error)
+        )
 
-    async def _credits(self, name: str) -> None:
+    async def _credits(self, method: Callable[[Any, CreditsInput], None]) -> None:
         inp = self._inp
-        await self._activity(name, CreditsInput(inp.user_id, inp.job_id, self._reservation_id, inp.cost))
+        await self._activity(method, CreditsInput(inp.user_id, inp.job_id, self._reservation_id, inp.cost))
 
     async def _reserve_or_wait(self) -> None:
         """Reserve the job's credits, waiting while the balance is short until a ``credits_added``
@@ -190,13 +204,13 @@ class PhotoJobWorkflow:
         while True:
             seen = self._credits_signals
             try:
-                await self._credits("reserve_credits")
+                await self._credits(JobActivities.reserve_credits)
                 return
             except ActivityError as err:
                 if _error_type(err) != INSUFFICIENT_CREDITS_ERROR:
                     raise
-            if self._status != "waiting_for_credits":
-                await self._set_status("waiting_for_credits", progress=0, error="Crediti terminati")
+            if self._status != JobStatus.waiting_for_credits:
+                await self._set_status(JobStatus.waiting_for_credits, progress=0, error="Crediti terminati")
             await workflow.wait_condition(
                 lambda seen=seen: self._reserved or self._credits_signals > seen  # type: ignore[misc]
             )
@@ -208,14 +222,14 @@ class PhotoJobWorkflow:
         """Retry the reservation of a job waiting for credits, now; ``True`` when the job holds its
         credits (or was not waiting), ``False`` when the balance is still short. The API calls it job
         after job in upload order, so earlier uploads get the credits first."""
-        if self._status != "waiting_for_credits" or self._reserved:
+        if self._status != JobStatus.waiting_for_credits or self._reserved:
             return True
         if self._busy:
             return False
         self._busy = True
         try:
             try:
-                await self._credits("reserve_credits")
+                await self._credits(JobActivities.reserve_credits)
             except ActivityError as err:
                 if _error_type(err) != INSUFFICIENT_CREDITS_ERROR:
                     raise
@@ -238,10 +252,10 @@ class PhotoJobWorkflow:
     async def _ai_path(self) -> JobOutcome:
         inp = self._inp
         await self._reserve_or_wait()
-        await self._set_status("processing", progress=10)
+        await self._set_status(JobStatus.processing, progress=10)
         try:
-            result = await workflow.execute_activity(
-                "retouch_photo",
+            result = await workflow.execute_activity_method(
+                RetouchActivities.retouch_photo,
                 RetouchInput(
                     inp.job_id,
                     inp.photo_id,
@@ -252,7 +266,6 @@ class PhotoJobWorkflow:
                     inp.brand,
                     inp.category,
                 ),
-                result_type=RetouchOutput,
                 task_queue=inp.retouch_task_queue,
                 start_to_close_timeout=RETOUCH_TIMEOUT,
                 heartbeat_timeout=RETOUCH_HEARTBEAT_TIMEOUT,
@@ -260,22 +273,22 @@ class PhotoJobWorkflow:
             )
         except ActivityError as err:
             message = _failure_message(err)
-            await self._credits("release_credits")
-            await self._activity("fail_job", FailJobInput(inp.job_id, message))
-            self._status, self._error = "failed", message
+            await self._credits(JobActivities.release_credits)
+            await self._activity(JobActivities.fail_job, FailJobInput(inp.job_id, message))
+            self._status, self._error = JobStatus.failed, message
             self._publish_status()
-            return JobOutcome("failed", message)
-        await self._credits("charge_credits")
-        await self._activity("complete_job", CompleteJobInput(inp.job_id, result))
-        self._status, self._error = "completed", None
+            return JobOutcome(JobStatus.failed, message)
+        await self._credits(JobActivities.charge_credits)
+        await self._activity(JobActivities.complete_job, CompleteJobInput(inp.job_id, result))
+        self._status, self._error = JobStatus.completed, None
         self._publish_status()
-        return JobOutcome("completed")
+        return JobOutcome(JobStatus.completed)
 
     # -- human path ----------------------------------------------------------------------------
 
     async def _human_path(self) -> JobOutcome:
         await self._reserve_or_wait()
-        await self._set_status("pending_human", progress=0)
+        await self._set_status(JobStatus.pending_human, progress=0)
         while True:
             await workflow.wait_condition(
                 lambda: self._assigned_to is not None or self._human_outcome is not None
@@ -287,12 +300,14 @@ class PhotoJobWorkflow:
             try:
                 await workflow.wait_condition(lambda: self._human_outcome is not None, timeout=remaining)
                 break
-            except builtins.TimeoutError:
+            except TimeoutError:  # wait_condition's timeout (asyncio.TimeoutError is TimeoutError)
                 await workflow.wait_condition(lambda: not self._busy)
                 if self._human_outcome is not None:
                     break
-                await self._activity("escalate_overdue_job", HumanJobActivityInput(self._inp.job_id))
-                self._assigned_to, self._deadline, self._status = None, None, "pending_human"
+                await self._activity(
+                    HumanJobActivities.escalate_overdue_job, HumanJobActivityInput(self._inp.job_id)
+                )
+                self._assigned_to, self._deadline, self._status = None, None, JobStatus.pending_human
                 self._publish_status()
         assert self._human_outcome is not None
         return JobOutcome(self._human_outcome, self._error)
@@ -311,7 +326,7 @@ class PhotoJobWorkflow:
             deadline = workflow.now() + timedelta(hours=HUMAN_DEADLINE_HOURS)
             try:
                 await self._activity(
-                    "assign_job",
+                    HumanJobActivities.assign_job,
                     AssignJobActivityInput(self._inp.job_id, inp.designer_id, deadline.isoformat()),
                 )
             except ActivityError as err:
@@ -319,7 +334,8 @@ class PhotoJobWorkflow:
                 raise ApplicationError(
                     getattr(cause, "message", str(cause)), type=ASSIGNMENT_REFUSED_ERROR
                 ) from None
-            self._assigned_to, self._deadline, self._status = inp.designer_id, deadline, "assigned_to_graphic"
+            self._assigned_to, self._deadline = inp.designer_id, deadline
+            self._status = JobStatus.assigned_to_graphic
             self._publish_status()
             return deadline.isoformat()
         finally:
@@ -327,7 +343,7 @@ class PhotoJobWorkflow:
 
     @assign.validator
     def _validate_assign(self, inp: AssignInput) -> None:
-        if self._status != "pending_human" or self._assigned_to is not None:
+        if self._status != JobStatus.pending_human or self._assigned_to is not None:
             raise ApplicationError("Il lavoro non è in attesa di assegnazione.", type=ACTION_REFUSED_ERROR)
 
     @workflow.update
@@ -336,21 +352,21 @@ class PhotoJobWorkflow:
         self._validate_start(inp)
         await self._exclusive()
         try:
-            await self._activity("start_human_job", HumanJobActivityInput(self._inp.job_id))
-            self._status = "in_progress_human"
+            await self._activity(HumanJobActivities.start_human_job, HumanJobActivityInput(self._inp.job_id))
+            self._status = JobStatus.in_progress_human
             self._publish_status()
         finally:
             self._busy = False
 
     @start.validator
     def _validate_start(self, inp: StartInput) -> None:
-        if self._status != "assigned_to_graphic":
+        if self._status != JobStatus.assigned_to_graphic:
             raise ApplicationError("Il lavoro non è assegnato.", type=ACTION_REFUSED_ERROR)
         if inp.actor_id != self._assigned_to:
             raise ApplicationError("Il lavoro è assegnato a un altro grafico.", type=ACTION_REFUSED_ERROR)
 
     def _validate_in_progress(self, actor_id: str) -> None:
-        if self._status != "in_progress_human":
+        if self._status != JobStatus.in_progress_human:
             raise ApplicationError("Il lavoro non è in lavorazione.", type=ACTION_REFUSED_ERROR)
         if actor_id != self._assigned_to:
             raise ApplicationError("Il lavoro è assegnato a un altro grafico.", type=ACTION_REFUSED_ERROR)
@@ -362,11 +378,13 @@ class PhotoJobWorkflow:
         self._validate_complete(inp)
         await self._exclusive()
         try:
-            await self._credits("charge_credits")
+            await self._credits(JobActivities.charge_credits)
             await self._activity(
-                "complete_human_job", HumanJobActivityInput(self._inp.job_id, inp.result_key, inp.notes)
+                HumanJobActivities.complete_human_job,
+                HumanJobActivityInput(self._inp.job_id, inp.result_key, inp.notes),
             )
-            self._status, self._error, self._human_outcome = "completed_human", None, "completed_human"
+            self._status, self._error = JobStatus.completed_human, None
+            self._human_outcome = JobStatus.completed_human
             self._publish_status()
         finally:
             self._busy = False
@@ -382,9 +400,12 @@ class PhotoJobWorkflow:
         self._validate_reject(inp)
         await self._exclusive()
         try:
-            await self._credits("release_credits")
-            await self._activity("reject_human_job", HumanJobActivityInput(self._inp.job_id, notes=inp.notes))
-            self._status, self._error, self._human_outcome = "rejected_human", inp.notes, "rejected_human"
+            await self._credits(JobActivities.release_credits)
+            await self._activity(
+                HumanJobActivities.reject_human_job, HumanJobActivityInput(self._inp.job_id, notes=inp.notes)
+            )
+            self._status, self._error = JobStatus.rejected_human, inp.notes
+            self._human_outcome = JobStatus.rejected_human
             self._publish_status()
         finally:
             self._busy = False
@@ -409,18 +430,18 @@ class PhotoJobWorkflow:
             # New in issue 12 item 4: marks the histories that hold a cancellation; older histories
             # never received this update, so their replay is unchanged (tests/jobs/test_replay.py).
             workflow.patched(PATCH_SELLER_CANCEL)
-            await self._credits("release_credits")
-            await self._activity("cancel_human_job", HumanJobActivityInput(self._inp.job_id))
-            self._status, self._error = "failed", CANCELLED_BY_SELLER_MESSAGE
+            await self._credits(JobActivities.release_credits)
+            await self._activity(HumanJobActivities.cancel_human_job, HumanJobActivityInput(self._inp.job_id))
+            self._status, self._error = JobStatus.failed, CANCELLED_BY_SELLER_MESSAGE
             self._assigned_to, self._deadline = None, None
-            self._human_outcome = "failed"
+            self._human_outcome = JobStatus.failed
         finally:
             self._busy = False
 
     @cancel.validator
     def _validate_cancel(self, inp: CancelInput) -> None:
         if (
-            self._inp.job_type != HUMAN_JOB
+            self._inp.job_type != JobType.background_removal_human
             or self._status not in CANCELLABLE_STATUSES
             or self._human_outcome is not None
         ):
@@ -436,14 +457,14 @@ class PhotoJobWorkflow:
         await self._exclusive()
         try:
             self._run += 1
-            await self._set_status("pending", progress=0)
+            await self._set_status(JobStatus.pending, progress=0)
             self._reprocess_requested = True
         finally:
             self._busy = False
 
     @reprocess.validator
     def _validate_reprocess(self, inp: ReprocessInput) -> None:
-        if self._status != "failed" or not is_retryable_error(self._error):
+        if self._status != JobStatus.failed or not is_retryable_error(self._error):
             raise ApplicationError("Questa foto non può essere rielaborata.", type=ACTION_REFUSED_ERROR)
 
     # -- run -----------------------------------------------------------------------------------
@@ -459,16 +480,17 @@ class PhotoJobWorkflow:
         self._run = inp.run
         retention = timedelta(days=RETENTION_DAYS)
         while True:
-            outcome = await (self._human_path() if inp.job_type == HUMAN_JOB else self._ai_path())
-            if outcome.status != "failed" or not is_retryable_error(outcome.error_message):
+            human = inp.job_type == JobType.background_removal_human
+            outcome = await (self._human_path() if human else self._ai_path())
+            if outcome.status != JobStatus.failed or not is_retryable_error(outcome.error_message):
                 await workflow.sleep(retention)
                 break
             try:
                 await workflow.wait_condition(lambda: self._reprocess_requested, timeout=retention)
-            except builtins.TimeoutError:
+            except TimeoutError:  # wait_condition's timeout (asyncio.TimeoutError is TimeoutError)
                 break
             self._reprocess_requested = False
         await workflow.wait_condition(lambda: not self._busy)
-        await self._activity("delete_photo_files", RetentionInput(inp.job_id))
+        await self._activity(RetentionActivities.delete_photo_files, RetentionInput(inp.job_id))
         await workflow.wait_condition(workflow.all_handlers_finished)
         return outcome

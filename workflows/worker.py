@@ -83,7 +83,7 @@ def build_workers(
     if TASK_QUEUE_RETOUCH in queues:
         os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
         from activities.retouch import RetouchActivities
-        from retouch.segment import NETWORK_SLOTS
+        from retouch.runtime import RUNTIME
 
         retouch = RetouchActivities(sessions, storage, settings.rembg_model)
         # one photo in flight per network slot (one core each): the pipeline's best throughput
@@ -94,9 +94,9 @@ def build_workers(
                 task_queue=retouch_queue,
                 activities=[retouch.retouch_photo],
                 activity_executor=ThreadPoolExecutor(
-                    max_workers=NETWORK_SLOTS, thread_name_prefix="retouch-activity"
+                    max_workers=RUNTIME.network_slots, thread_name_prefix="retouch-activity"
                 ),
-                max_concurrent_activities=NETWORK_SLOTS,
+                max_concurrent_activities=RUNTIME.network_slots,
             )
         )
     return workers

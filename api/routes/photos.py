@@ -55,7 +55,7 @@ from fotopronta.storage import (
     new_upload_key,
 )
 from fotopronta.thumbnails import flatten_on_white, store_thumbnail, thumbnail_key
-from retouch import PRESETS, SMART_BACKGROUND_CATEGORIES
+from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
     PHOTO_BUSY_MESSAGE,
@@ -381,7 +381,7 @@ def download_photo(
     photo_id: uuid.UUID,
     user: CurrentUser,
     session: SessionDep,
-    format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",
+    format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",  # noqa: A002  API contract: ?format=
 ) -> Response:
     """The processed image as JPEG (default) or WebP, as an attachment named with its SEO file name
     (:func:`fotopronta.results.download_name`; a designer's result is returned in the format it was

@@ -1,21 +1,18 @@
 """The Italian job timeline (``api/job_timeline.py``, issue 12 item 6) built from recorded workflow
-histories of real runs (``tests/jobs/histories``): AI success, AI retry after a crashed worker, AI
+histories of real runs (``tests/jobs/histories``, :func:`tests.utils.histories.history_path`): AI success, AI retry after a crashed worker, AI
 failure, human assignment with its deadline and the overdue reminder."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHistory
 
 from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids
-
-HISTORIES = Path(__file__).parent / "histories"
+from tests.utils.histories import history_path
 
 
 def timeline(name: str, names: dict[str, str] | None = None) -> list[TimelineStep]:
-    history = WorkflowHistory.from_json(name, (HISTORIES / f"{name}.json").read_text())
+    history = WorkflowHistory.from_json(name, history_path(name).read_text())
     return build_timeline(list(history.events), names)
 
 
@@ -71,7 +68,7 @@ def test_ai_failure_shows_the_reason_and_the_release() -> None:
 
 
 def test_human_assignment_deadline_and_overdue_reminder() -> None:
-    history = WorkflowHistory.from_json("h", (HISTORIES / "human-deadline-escalation.json").read_text())
+    history = WorkflowHistory.from_json("h", history_path("human-deadline-escalation").read_text())
     ids = designer_ids(list(history.events))
     assert len(ids) == 1
     names = {str(next(iter(ids))): "Marco Rossi"}
@@ -113,7 +110,7 @@ def test_waiting_for_credits_is_not_a_failure() -> None:
 def test_a_retry_in_progress_shows_the_failed_attempt() -> None:
     """While the retouch is still retrying, the history ends at its scheduled event; the workflow's
     description (pending activities) supplies the current attempt and the last failure."""
-    history = WorkflowHistory.from_json("c", (HISTORIES / "ai-worker-crash.json").read_text())
+    history = WorkflowHistory.from_json("c", history_path("ai-worker-crash").read_text())
     events = list(history.events)
     cut = next(
         i

@@ -156,20 +156,20 @@ class FakeStripe:
 
 def checkout_expired_event(session: dict[str, Any]) -> bytes:
     """A ``checkout.session.expired`` event body (Stripe sends it when an unpaid session expires)."""
-    return checkout_completed_event(session, type="checkout.session.expired")
+    return checkout_completed_event(session, event_type="checkout.session.expired")
 
 
 def checkout_completed_event(
-    session: dict[str, Any], *, event_id: str | None = None, type: str = "checkout.session.completed"
+    session: dict[str, Any], *, event_id: str | None = None, event_type: str = "checkout.session.completed"
 ) -> bytes:
-    """A ``checkout.session.completed`` (or other ``type``) event body as Stripe sends it."""
+    """A ``checkout.session.completed`` (or other ``event_type``) event body as Stripe sends it."""
     return json.dumps(
         {
             "id": event_id or "evt_" + uuid.uuid4().hex,
             "object": "event",
             "api_version": "2025-01-01",
             "created": int(time.time()),
-            "type": type,
+            "type": event_type,
             "livemode": False,
             "data": {"object": session},
         }

