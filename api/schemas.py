@@ -6,7 +6,10 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, model_validator
+
+from api.services.photo_rules import reprocess_refusal, rework_refusal
+from fotopronta.models import Photo
 
 
 class SignupIn(BaseModel):
@@ -123,6 +126,25 @@ class PhotoPublic(BaseModel):
     files_deleted_at: datetime | None
     order_id: uuid.UUID | None = None
     jobs: list[JobPublic]
+    can_rework: bool = False
+    """``POST /api/photos/{id}/rework`` would be accepted now (:func:`api.services.photo_rules.rework_refusal`)."""
+    can_reprocess: bool = False
+    """``POST /api/photos/{id}/reprocess`` would be accepted now, credits aside (the caller's balance,
+    in ``GET /api/me``; :func:`api.services.photo_rules.reprocess_refusal`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decide(cls, data: Any) -> Any:
+        """From a ``Photo`` row (jobs loaded): its fields plus ``can_rework`` and ``can_reprocess``,
+        decided by the same functions the POST routes raise from."""
+        if not isinstance(data, Photo):
+            return data
+        fields = {name: getattr(data, name) for name in cls.model_fields if hasattr(data, name)}
+        return {
+            **fields,
+            "can_rework": rework_refusal(data) is None,
+            "can_reprocess": reprocess_refusal(data) is None,
+        }
 
 
 class PhotoCounts(BaseModel):
@@ -146,3 +168,19 @@ class PhotoPage(BaseModel):
     items: list[PhotoPublic]
     next_cursor: str | None
     counts: PhotoCounts
+
+
+class AppConfig(BaseModel):
+    """``GET /api/config`` (public): the server's product constants the web app shows, so it never
+    re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings."""
+
+    job_costs: dict[str, int]
+    """Credits per photo by job type (keys: the ``JobType`` values; SPEC §9)."""
+    free_rework_days: int
+    """Days after an AI delivery in which a free rework may be asked (once per photo)."""
+    free_credits: int
+    """Credits granted at sign-up (``settings.signup_free_credits``, SPEC §1)."""
+    max_upload_bytes: int
+    """Largest accepted file, in bytes (``settings.max_file_bytes``)."""
+    max_upload_megapixels: int
+    """Largest accepted image, in megapixels (width × height / 1,000,000)."""

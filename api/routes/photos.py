@@ -31,9 +31,9 @@ from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
+from api.services.photo_rules import reprocess_refusal, rework_refusal
 from api.uploads import ImageInfo, inspect_image
 from fotopronta import ledger
-from fotopronta.domain import FREE_REWORK_WINDOW
 from fotopronta.models import (
     CreditLedgerEntry,
     JobStatus,
@@ -61,7 +61,6 @@ from workflows.shared import (
     PHOTO_BUSY_MESSAGE,
     CancelInput,
     ReprocessInput,
-    is_retryable_error,
     workflow_id_for_job,
 )
 from workflows.starter import JOB_COSTS, start_job_workflow, start_job_workflows_or_defer
@@ -445,21 +444,11 @@ def _reprocessable_job(session: Session, user: Profile, photo_id: uuid.UUID) -> 
         ApiError: 404 not the caller's photo; 409 not reprocessable; 410 files deleted; 400 no credits.
     """
     photo = _owned_photo(session, user, photo_id)
+    refusal = reprocess_refusal(photo)
+    if refusal is not None:
+        raise refusal
     job = _latest_job(photo)
-    if job is None or job.status != JobStatus.failed or not is_retryable_error(job.error_message):
-        raise ApiError(
-            409,
-            "Questa foto non può essere rielaborata.",
-            "not_reprocessable",
-            "Impossibile avviare la rielaborazione",
-        )
-    if photo.files_deleted_at is not None:
-        raise ApiError(
-            410,
-            "Il file originale non è più disponibile.",
-            "file_deleted",
-            "Impossibile avviare la rielaborazione",
-        )
+    assert job is not None  # reprocess_refusal: a failed latest job
     owner = session.get_one(Profile, photo.user_id)
     if owner.credits_remaining <= 0:
         raise ApiError(400, "Crediti insufficienti", "insufficient_credits", "Crediti insufficienti")
@@ -596,22 +585,11 @@ def _rework_tx(
             deleted.
     """
     photo = _owned_photo(session, user, photo_id)
+    refusal = rework_refusal(photo)
+    if refusal is not None:
+        raise refusal
     job = _latest_job(photo)
-    title = "Revisione non disponibile"
-    if any((j.options or {}).get("rework") for j in photo.jobs):
-        raise ApiError(
-            409, "Hai già chiesto la revisione gratuita di questa foto.", "rework_already_requested", title
-        )
-    if job is None or job.status != JobStatus.completed or job.completed_at is None:
-        raise ApiError(
-            409, "La revisione gratuita è possibile solo per una foto elaborata.", "not_completed", title
-        )
-    if datetime.now(UTC) - job.completed_at > FREE_REWORK_WINDOW:
-        raise ApiError(
-            409, "La revisione gratuita va chiesta entro 7 giorni dalla consegna.", "rework_expired", title
-        )
-    if photo.files_deleted_at is not None:
-        raise ApiError(410, "Il file originale non è più disponibile.", "file_deleted", title)
+    assert job is not None  # rework_refusal: a completed latest job
     rework = PhotoProcessingJob(
         photo_id=photo.id,
         user_id=photo.user_id,

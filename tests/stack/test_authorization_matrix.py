@@ -40,6 +40,7 @@ SIGNED_IN = frozenset({"client", "graphic", "admin"})
 PUBLIC: frozenset[tuple[str, str]] = frozenset(
     {
         ("GET", "/healthz"),
+        ("GET", "/api/config"),
         ("GET", "/metrics"),  # Prometheus; loopback and private networks only (api/metrics.py)
         ("GET", "/{path:path}"),  # the web app (single-page-app fallback)
         ("GET", "/robots.txt"),  # for crawlers
