@@ -30,7 +30,8 @@ from fastapi import FastAPI
 from sqlalchemy import update
 
 from fotopronta.db import session_scope
-from fotopronta.models import Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Profile
 from tests.utils.factories import login, make_user, product_photo_bytes
 
 pytestmark = pytest.mark.stack
