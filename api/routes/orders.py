@@ -37,8 +37,8 @@ class OrderDetail(BaseModel):
 @router.get("/{order_id}", response_model=OrderDetail, operation_id="orders-read")
 def read_order(order_id: uuid.UUID, user: CurrentUser, session: SessionDep) -> OrderDetail:
     """The order and its photos."""
-    order = service.owned_order(session, user, order_id)
-    photos = [PhotoPublic.model_validate(p) for p in service.order_photos(session, order_id)]
+    order, rows = service.order_with_photos(session, user, order_id)
+    photos = [PhotoPublic.model_validate(p) for p in rows]
     return OrderDetail.model_validate(
         {**{k: getattr(order, k) for k in OrderDetail.model_fields if k != "photos"}, "photos": photos}
     )

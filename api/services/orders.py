@@ -52,6 +52,15 @@ def order_photos(session: Session, order_id: uuid.UUID) -> list[Photo]:
     )
 
 
+def order_with_photos(session: Session, user: Profile, order_id: uuid.UUID) -> tuple[Order, list[Photo]]:
+    """The caller's order and its photos (:func:`order_photos`).
+
+    Raises:
+        ApiError: 404 'Ordine non trovato'.
+    """
+    return owned_order(session, user, order_id), order_photos(session, order_id)
+
+
 def order_zip(session: Session, user: Profile, order_id: uuid.UUID) -> tuple[bytes, str]:
     """A ZIP (stored, not compressed) of the caller's order's delivered photos, each under its SEO file
     name (duplicates numbered), and the ZIP's file name.
