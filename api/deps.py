@@ -84,6 +84,13 @@ def session_is_live(session: Session, user_id: uuid.UUID, session_id: uuid.UUID)
     )
 
 
+def stream_session_is_live(user_id: uuid.UUID, session_id: uuid.UUID) -> bool:
+    """:func:`session_is_live` on a short session of its own (blocking: threadpool), for a long-lived
+    event stream that holds no pooled connection between checks."""
+    with session_factory()() as session:
+        return session_is_live(session, user_id, session_id)
+
+
 @dataclass(frozen=True)
 class Auth:
     """The caller of a request: their profile and the sign-in session id (``sid``) of their token."""

@@ -34,12 +34,11 @@ from api.deps import (
     SessionDep,
     StreamAuth,
     effective_role,
-    session_is_live,
+    stream_session_is_live,
 )
 from api.errors import ApiError
 from api.events_bus import EventBus, Subscriber, get_bus
 from api.services import auth as auth_service
-from fotopronta.db import session_factory
 from fotopronta.settings import get_settings
 
 router = APIRouter(prefix="/api/events", tags=["events"])
@@ -57,11 +56,6 @@ class TicketOut(BaseModel):
     expires_in: int
 
 
-def _live(user_id: uuid.UUID, session_id: uuid.UUID) -> bool:
-    with session_factory()() as session:
-        return session_is_live(session, user_id, session_id)
-
-
 async def _stream(
     bus: EventBus, sub: Subscriber, session_id: uuid.UUID, check_s: float
 ) -> AsyncIterator[ServerSentEvent]:
@@ -76,7 +70,7 @@ async def _stream(
             except TimeoutError:
                 event = None
             if time.monotonic() - checked >= check_s:
-                if not await run_in_threadpool(_live, sub.user_id, session_id):
+                if not await run_in_threadpool(stream_session_is_live, sub.user_id, session_id):
                     yield ServerSentEvent(event="session", data='{"reason":"revoked"}')
                     return
                 checked = time.monotonic()
