@@ -22,9 +22,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 
-import jwt
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
@@ -32,18 +30,15 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
 from api.deps import (
-    STREAM_TICKET_PURPOSE,
     CurrentAuth,
     SessionDep,
     StreamAuth,
     effective_role,
-    session_is_live,
+    stream_session_is_live,
 )
 from api.errors import ApiError
 from api.events_bus import EventBus, Subscriber, get_bus
-from fotopronta.db import session_factory
-from fotopronta.models import OneTimeCode
-from fotopronta.security import JWT_ALGORITHM, new_opaque_token, sha256_hex
+from api.services import auth as auth_service
 from fotopronta.settings import get_settings
 
 router = APIRouter(prefix="/api/events", tags=["events"])
@@ -61,11 +56,6 @@ class TicketOut(BaseModel):
     expires_in: int
 
 
-def _live(user_id: uuid.UUID, session_id: uuid.UUID) -> bool:
-    with session_factory()() as session:
-        return session_is_live(session, user_id, session_id)
-
-
 async def _stream(
     bus: EventBus, sub: Subscriber, session_id: uuid.UUID, check_s: float
 ) -> AsyncIterator[ServerSentEvent]:
@@ -80,7 +70,7 @@ async def _stream(
             except TimeoutError:
                 event = None
             if time.monotonic() - checked >= check_s:
-                if not await run_in_threadpool(_live, sub.user_id, session_id):
+                if not await run_in_threadpool(stream_session_is_live, sub.user_id, session_id):
                     yield ServerSentEvent(event="session", data='{"reason":"revoked"}')
                     return
                 checked = time.monotonic()
@@ -99,31 +89,8 @@ def events_ticket(auth: CurrentAuth, session: SessionDep) -> TicketOut:
         ApiError: 401 without a valid access token.
     """
     settings = get_settings()
-    now = datetime.now(UTC)
-    jti = new_opaque_token()
-    expires_at = now + timedelta(seconds=settings.events_ticket_ttl_s)
-    session.add(
-        OneTimeCode(
-            user_id=auth.profile.id,
-            purpose=STREAM_TICKET_PURPOSE,
-            kind="ticket",
-            code_hash=sha256_hex(jti),
-            expires_at=expires_at,
-        )
-    )
-    session.commit()
-    claims = {
-        "typ": "stream",
-        "sub": str(auth.profile.id),
-        "sid": str(auth.session_id),
-        "jti": jti,
-        "iat": now,
-        "exp": expires_at,
-    }
-    return TicketOut(
-        ticket=jwt.encode(claims, settings.jwt_secret, algorithm=JWT_ALGORITHM),
-        expires_in=settings.events_ticket_ttl_s,
-    )
+    ticket = auth_service.new_stream_ticket(session, auth.profile.id, auth.session_id)
+    return TicketOut(ticket=ticket, expires_in=settings.events_ticket_ttl_s)
 
 
 @router.get(
