@@ -10,7 +10,7 @@ import { roleLabel } from '@/lib/auth';
 import { daysUntil, formatDate } from '@/lib/format';
 import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsersPage } from '../api/admin-api';
 import { parseCreditAmount } from '../lib/jobs';
-import type { AdminUserRow } from '../types';
+import type { AdminUserRow } from '../api/types';
 import { Pagination, SortableHeader, type SortState } from './table-controls';
 
 const PAGE_SIZE = 20;

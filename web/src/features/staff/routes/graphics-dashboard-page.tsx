@@ -14,7 +14,7 @@ import { CompleteDialog } from '../components/complete-dialog';
 import { DesignerJobCard } from '../components/designer-job-card';
 import { RejectDialog } from '../components/reject-dialog';
 import { jobCounters, personName, sortJobs } from '../lib/jobs';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 type Filter = 'all' | 'pending_human' | 'assigned_to_graphic' | 'in_progress_human';
 const FILTERS: Filter[] = ['all', 'pending_human', 'assigned_to_graphic', 'in_progress_human'];

@@ -6,19 +6,10 @@ import { Card, CardHeader } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
-import { api, errorMessage } from '@/lib/api-client';
+import { errorMessage } from '@/lib/api-client';
 import { logout, ME_QUERY_KEY, roleLabel, useMe } from '@/lib/auth';
 import { formatDate } from '@/lib/format';
-import type { Profile } from '@/types/api';
-
-interface ProfileInput {
-  first_name: string;
-  last_name: string;
-  default_brand: string;
-  default_category: string;
-}
-
-const updateProfile = (input: ProfileInput) => api<Profile>('/api/me', { method: 'PATCH', json: input });
+import { updateProfile } from '../api/profile-api';
 
 export function ProfilePage() {
   const { data: profile, isPending } = useMe();

@@ -3,10 +3,10 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { CONTACT_EMAIL, FREE_CREDITS, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
-import { TrialDialog } from './components/trial-dialog';
-import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from './content';
+import { TrialDialog } from '../components/trial-dialog';
+import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from '../lib/content';
 
-const BeforeAfterSlider = lazy(() => import('./components/before-after-slider'));
+const BeforeAfterSlider = lazy(() => import('../components/before-after-slider'));
 
 const TITLE = `${PRODUCT_NAME} – Foto prodotto professionali per e-commerce da €0,20 a foto`;
 const DESCRIPTION =

@@ -5,7 +5,7 @@ import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
 import { confidencePercent, isRetryableError, jobStatusLabel, jobStatusTone, latestJob, needsReview, resultDetails } from '@/lib/photos';
 import type { Photo } from '@/types/api';
-import type { DownloadFormat } from './photos-api';
+import type { DownloadFormat } from '../api/photos-api';
 
 const MAX_COLORS = 4;
 

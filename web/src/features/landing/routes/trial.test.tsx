@@ -2,7 +2,7 @@ import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { renderWithProviders } from '@/test/utils';
 import { LandingPage } from './landing-page';
-import { normaliseSite, trialMailto, validateTrial } from './trial';
+import { normaliseSite, trialMailto, validateTrial } from '../lib/trial';
 
 describe("'Prova gratuita' form (SPEC §2, §5)", () => {
   it('requires nome and a valid email, and sito only as a URL', () => {

@@ -11,8 +11,8 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { formatBytes } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos } from '@/lib/photos';
-import { JOB_COSTS, OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from './upload-api';
-import { checkBatch, estimatedMinutes } from './validation';
+import { JOB_COSTS, OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from '../api/upload-api';
+import { checkBatch, estimatedMinutes } from '../lib/validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
 
