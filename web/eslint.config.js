@@ -12,6 +12,22 @@ const FEATURES = readdirSync(new URL('./src/features', import.meta.url), { withF
   .filter((d) => d.isDirectory())
   .map((d) => d.name);
 
+/** A feature imports only itself: src/features/photos may not reach into src/features/upload. */
+const featureZones = FEATURES.map((name) => ({
+  target: `./src/features/${name}`,
+  from: './src/features',
+  except: [`./${name}`],
+  message: 'a feature does not import another feature: move shared code to components/, lib/ or types/',
+}));
+/** One direction: app → features → shared folders. */
+const appZone = { target: './src/features', from: './src/app' };
+const sharedZones = [
+  {
+    target: ['./src/components', './src/config', './src/lib', './src/stores', './src/types'],
+    from: ['./src/features', './src/app'],
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist', 'dev-dist', 'coverage', 'node_modules', 'src/types/openapi.gen.ts'] },
   js.configs.recommended,
@@ -29,32 +45,16 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       'import-x/no-cycle': 'error',
-      'import-x/no-restricted-paths': [
-        'error',
-        {
-          zones: [
-            // a feature imports only itself: src/features/photos may not reach into src/features/upload
-            ...FEATURES.map((name) => ({
-              target: `./src/features/${name}`,
-              from: './src/features',
-              except: [`./${name}`],
-              message: 'a feature does not import another feature: move shared code to components/, lib/ or types/',
-            })),
-            // one direction: app → features → shared folders
-            { target: './src/features', from: './src/app' },
-            {
-              target: ['./src/components', './src/config', './src/lib', './src/stores', './src/types'],
-              from: ['./src/features', './src/app'],
-            },
-          ],
-        },
-      ],
+      'import-x/no-restricted-paths': ['error', { zones: [...featureZones, appZone, ...sharedZones] }],
+      // a feature's public surface is its index.ts (inside a feature, relative imports)
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@/features/*/*'], message: 'import a feature through its index.ts' }] }],
     },
   },
   {
-    // the tests' helpers and set-up
+    // the tests' helpers and set-up; a page's test may drive it through the app's real router
     files: ['src/**/*.test.{ts,tsx}', 'src/test/**'],
     languageOptions: { globals: { ...globals.browser, ...globals.node, ...globals.vitest } },
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: [...featureZones, ...sharedZones] }] },
   },
   {
     files: ['*.{js,ts}', 'scripts/**', 'e2e/**'],

@@ -1,5 +1,5 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
@@ -9,6 +9,7 @@ import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
 import { logout, ME_QUERY_KEY, roleLabel, useMe } from '@/lib/auth';
 import { formatDate } from '@/lib/format';
+import { useOnChange } from '@/lib/use-on-change';
 import { updateProfile } from '../api/profile-api';
 
 export function ProfilePage() {
@@ -20,12 +21,13 @@ export function ProfilePage() {
   const [brand, setBrand] = useState('');
   const [category, setCategory] = useState('');
 
-  useEffect(() => {
+  // the form follows the saved profile (loaded, or saved and read again)
+  useOnChange([profile?.first_name, profile?.last_name, profile?.default_brand, profile?.default_category], () => {
     setFirstName(profile?.first_name ?? '');
     setLastName(profile?.last_name ?? '');
     setBrand(profile?.default_brand ?? '');
     setCategory(profile?.default_category ?? '');
-  }, [profile?.first_name, profile?.last_name, profile?.default_brand, profile?.default_category]);
+  });
 
   const save = useMutation({
     mutationFn: updateProfile,

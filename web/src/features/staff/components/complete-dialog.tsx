@@ -15,6 +15,7 @@ function useObjectUrl(file: Blob | null): string | null {
   const [url, setUrl] = useState<string | null>(null);
   useEffect(() => {
     if (!file) {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- the URL is an external resource, created and revoked with the file
       setUrl(null);
       return;
     }

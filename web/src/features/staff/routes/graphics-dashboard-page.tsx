@@ -53,6 +53,7 @@ export function GraphicsDashboardPage() {
   // One toast when loading starts failing (the query keeps polling meanwhile).
   useEffect(() => {
     if (jobs.isError) toast({ title: 'Impossibile caricare i lavori', description: errorMessage(jobs.error), variant: 'destructive' });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once when failing starts, not again for each failed poll's error
   }, [jobs.isError]);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: DESIGNER_JOBS_KEY });

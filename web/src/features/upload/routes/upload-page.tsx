@@ -11,6 +11,7 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { formatBytes } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos } from '@/lib/photos';
+import { useOnChange } from '@/lib/use-on-change';
 import { JOB_COSTS, OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from '../api/upload-api';
 import { checkBatch, estimatedMinutes } from '../lib/validation';
 
@@ -52,10 +53,10 @@ export function UploadPage() {
   // the seller's defaults from /profile prefill brand and category (until edited here)
   const defaultBrand = me.data?.default_brand ?? '';
   const defaultCategory = me.data?.default_category ?? '';
-  useEffect(() => {
+  useOnChange([defaultBrand, defaultCategory], () => {
     if (defaultBrand) setBrand((current) => current || defaultBrand);
     if (defaultCategory) setProductCategory((current) => current || defaultCategory);
-  }, [defaultBrand, defaultCategory]);
+  });
 
   const role = effectiveRole(me.data);
   const limits = role === 'admin' ? UPLOAD_LIMITS.admin : UPLOAD_LIMITS.standard;
@@ -65,7 +66,9 @@ export function UploadPage() {
   const costPerPhoto = JOB_COSTS[jobType];
 
   const itemsRef = useRef(items);
-  itemsRef.current = items;
+  useEffect(() => {
+    itemsRef.current = items;
+  }, [items]);
   // Revoke the previews when leaving the page.
   useEffect(() => () => itemsRef.current.forEach((i) => i.preview && URL.revokeObjectURL(i.preview)), []);
 
