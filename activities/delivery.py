@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session
 
-from fotopronta.models import JobStatus, Notification, Photo, PhotoProcessingJob, PhotoStatus
+from fotopronta.domain import JobStatus, PhotoStatus
+from fotopronta.models import Notification, Photo, PhotoProcessingJob
 from fotopronta.orders import refresh_order
 
 

@@ -12,15 +12,8 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.delivery import mark_delivered
-from fotopronta.models import (
-    JobStatus,
-    Notification,
-    Photo,
-    PhotoProcessingJob,
-    PhotoStatus,
-    Profile,
-    UserRole,
-)
+from fotopronta.domain import JobStatus, PhotoStatus, UserRole
+from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
 from workflows.shared import (
     ASSIGNMENT_REFUSED_ERROR,

@@ -16,7 +16,8 @@ from temporalio.exceptions import ApplicationError
 
 from activities.delivery import mark_delivered
 from fotopronta import ledger
-from fotopronta.models import JobStatus, Notification, Photo, PhotoProcessingJob, PhotoStatus
+from fotopronta.domain import JobStatus, PhotoStatus
+from fotopronta.models import Notification, Photo, PhotoProcessingJob
 from fotopronta.orders import refresh_order
 from workflows.shared import (
     INSUFFICIENT_CREDITS_ERROR,

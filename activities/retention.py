@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 
 from fotopronta import ledger
-from fotopronta.models import CreditLedgerEntry, LedgerKind, Photo, PhotoProcessingJob, Profile
+from fotopronta.domain import LedgerKind
+from fotopronta.models import CreditLedgerEntry, Photo, PhotoProcessingJob, Profile
 from fotopronta.results import keys_used_elsewhere
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
 from fotopronta.thumbnails import thumbnail_key

@@ -1,5 +1,5 @@
 """FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``CurrentAuth``,
-``AdminUser``, ``StreamAuth``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
+``AdminUser``, ``DesignerUser``, ``StreamAuth``, ``RecoveryClaims``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
 here, on the server, and every access token's sign-in session (``sid``) is checked against the
 database, so logout and password changes revoke tokens at once (issue 11); ``client_ip`` is the
 address rate limits key on (``X-Forwarded-For`` only from trusted proxies)."""
@@ -11,7 +11,7 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import jwt
 from fastapi import Depends, Query, Request
@@ -21,8 +21,10 @@ from sqlalchemy.orm import Session
 from temporalio.client import Client
 
 from api.errors import ApiError
+from api.services import auth as auth_service
 from fotopronta.db import session_factory
-from fotopronta.models import OneTimeCode, Profile, RefreshSession, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import OneTimeCode, Profile, RefreshSession
 from fotopronta.security import JWT_ALGORITHM, decode_access_token, sha256_hex
 from fotopronta.settings import get_settings
 
@@ -40,7 +42,7 @@ SessionDep = Annotated[Session, Depends(get_session)]
 
 def get_temporal(request: Request) -> Client:
     """The Temporal client connected at start-up."""
-    client: Client | None = getattr(request.app.state, "temporal", None)
+    client = get_optional_temporal(request)
     if client is None:
         raise ApiError(
             503, "Servizio di elaborazione non disponibile, riprova tra poco.", "temporal_unavailable"
@@ -49,6 +51,16 @@ def get_temporal(request: Request) -> Client:
 
 
 TemporalDep = Annotated[Client, Depends(get_temporal)]
+
+
+def get_optional_temporal(request: Request) -> Client | None:
+    """The Temporal client connected at start-up, or ``None`` while it is not (for routes that must
+    answer anyway, e.g. a payment webhook: the credits are booked, resuming jobs can wait)."""
+    client: Client | None = getattr(request.app.state, "temporal", None)
+    return client
+
+
+OptionalTemporalDep = Annotated[Client | None, Depends(get_optional_temporal)]
 
 
 INVALID_SESSION = ("Sessione non valida o scaduta: accedi di nuovo.", "invalid_token")
@@ -148,6 +160,22 @@ def get_admin_user(user: CurrentUser) -> Profile:
 AdminUser = Annotated[Profile, Depends(get_admin_user)]
 
 
+def get_designer(user: CurrentUser) -> Profile:
+    """The current user if an active graphic or admin (DESIGN decision: the graphics dashboard is for
+    both). Raises: ApiError 403 with the SPEC §2 wording."""
+    if effective_role(user) not in (UserRole.graphic, UserRole.admin):
+        raise ApiError(
+            403,
+            "Non hai i permessi necessari per accedere alla Dashboard del Team Grafici",
+            "forbidden",
+            "Accesso Negato",
+        )
+    return user
+
+
+DesignerUser = Annotated[Profile, Depends(get_designer)]
+
+
 def client_ip(request: Request) -> str:
     """The client's IP for rate limits: the socket peer, unless the peer is one of the configured
     ``trusted_proxies``; then ``X-Forwarded-For`` is read from the right, skipping trusted proxies,
@@ -177,9 +205,6 @@ def client_ip(request: Request) -> str:
     return hops[0] if hops else peer
 
 
-STREAM_TICKET_PURPOSE = "events"
-
-
 def consume_stream_ticket(session: Session, ticket: str) -> Auth:
     """Redeem a ticket from ``POST /api/events/ticket``: a short-lived JWT (``typ=stream``, ``sub``,
     ``sid``, ``jti``) whose ``jti`` is stored hashed and marked used here, so it works once.
@@ -201,7 +226,7 @@ def consume_stream_ticket(session: Session, ticket: str) -> Auth:
         update(OneTimeCode)
         .where(
             OneTimeCode.code_hash == sha256_hex(jti),
-            OneTimeCode.purpose == STREAM_TICKET_PURPOSE,
+            OneTimeCode.purpose == auth_service.STREAM_TICKET_PURPOSE,
             OneTimeCode.user_id == user_id,
             OneTimeCode.used_at.is_(None),
             OneTimeCode.expires_at > now,
@@ -239,3 +264,33 @@ def get_stream_auth(
 
 
 StreamAuth = Annotated[Auth, Depends(get_stream_auth)]
+
+
+def recovery_claims(
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)],
+) -> dict[str, Any]:
+    """Dependency: the claims of a recovery session's access token (``POST /api/auth/password/reset``;
+    checked before the body). The token is spent by :func:`api.services.auth.reset_with_recovery_session`.
+
+    Raises:
+        ApiError: 401 'Link mancante' without a token; 401 invalid or expired token; 403 an ordinary
+            (non-recovery) session.
+    """
+    if credentials is None:
+        raise auth_service.reset_link_missing()
+    try:
+        claims: dict[str, Any] = jwt.decode(
+            credentials.credentials, get_settings().jwt_secret, algorithms=[JWT_ALGORITHM]
+        )
+    except jwt.ExpiredSignatureError as exc:
+        raise auth_service.reset_link_expired(401) from exc
+    except jwt.InvalidTokenError as exc:
+        raise auth_service.reset_link_invalid(401) from exc
+    if claims.get("typ") != "access" or "sub" not in claims:
+        raise auth_service.reset_link_invalid(401)
+    if claims.get("amr") != "recovery" or not claims.get("jti"):
+        raise auth_service.reset_link_invalid(403, "not_recovery_session")
+    return claims
+
+
+RecoveryClaims = Annotated[dict[str, Any], Depends(recovery_claims)]

@@ -29,7 +29,7 @@ import psycopg
 from fastapi import FastAPI
 from sqlalchemy.engine import make_url
 
-from fotopronta.models import JobStatus, JobType, UserRole
+from fotopronta.domain import JobStatus, JobType, UserRole
 from fotopronta.settings import get_settings
 
 log = logging.getLogger("fotopronta.api.events")

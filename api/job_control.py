@@ -14,7 +14,8 @@ from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.errors import ApiError
-from fotopronta.models import JobStatus, PhotoProcessingJob
+from fotopronta.domain import JobStatus
+from fotopronta.models import PhotoProcessingJob, Profile
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import ResumeInput, workflow_id_for_job
 
@@ -52,6 +53,21 @@ async def resume_waiting_jobs(
         except (RPCError, WorkflowUpdateFailedError) as exc:  # closed or refused: nothing to resume
             log.warning("cannot resume %s: %s", job_id, exc)
     return resumed
+
+
+async def resume_after_credit(temporal: Client | None, session: Session, user_id: uuid.UUID) -> None:
+    """Resume the user's jobs waiting for credits, oldest upload first (:func:`resume_waiting_jobs`),
+    after the commit that raised the balance (purchase completed, admin grant). Without a Temporal
+    client (``None``: not connected) or on a Temporal error it only logs: the credits are booked
+    already and the workflows' own timers retry."""
+    if temporal is None:
+        log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
+        return
+    try:
+        balance = await run_in_threadpool(lambda: session.get_one(Profile, user_id).credits_remaining)
+        await resume_waiting_jobs(temporal, session, user_id, balance=balance)
+    except Exception:
+        log.exception("resuming waiting jobs of %s failed", user_id)
 
 
 async def run_job_update(

@@ -6,7 +6,11 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator
+from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, model_validator
+
+from api.services.photo_rules import reprocess_refusal, rework_refusal
+from fotopronta.domain import FREE_REWORK_DAYS
+from fotopronta.models import Photo
 
 
 class SignupIn(BaseModel):
@@ -123,6 +127,25 @@ class PhotoPublic(BaseModel):
     files_deleted_at: datetime | None
     order_id: uuid.UUID | None = None
     jobs: list[JobPublic]
+    can_rework: bool = False
+    """``POST /api/photos/{id}/rework`` would be accepted now (:func:`api.services.photo_rules.rework_refusal`)."""
+    can_reprocess: bool = False
+    """``POST /api/photos/{id}/reprocess`` would be accepted now, credits aside (the caller's balance,
+    in ``GET /api/me``; :func:`api.services.photo_rules.reprocess_refusal`)."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _decide(cls, data: Any) -> Any:
+        """From a ``Photo`` row (jobs loaded): its fields plus ``can_rework`` and ``can_reprocess``,
+        decided by the same functions the POST routes raise from."""
+        if not isinstance(data, Photo):
+            return data
+        fields = {name: getattr(data, name) for name in cls.model_fields if hasattr(data, name)}
+        return {
+            **fields,
+            "can_rework": rework_refusal(data) is None,
+            "can_reprocess": reprocess_refusal(data) is None,
+        }
 
 
 class PhotoCounts(BaseModel):
@@ -146,3 +169,123 @@ class PhotoPage(BaseModel):
     items: list[PhotoPublic]
     next_cursor: str | None
     counts: PhotoCounts
+
+
+class AppConfig(BaseModel):
+    """``GET /api/config`` (public): the server's product constants the web app shows, so it never
+    re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings."""
+
+    job_costs: dict[str, int]
+    """Credits per photo by job type (keys: the ``JobType`` values; SPEC §9)."""
+    free_rework_days: int
+    """Days after an AI delivery in which a free rework may be asked (once per photo)."""
+    free_credits: int
+    """Credits granted at sign-up (``settings.signup_free_credits``, SPEC §1)."""
+    max_upload_bytes: int
+    """Largest accepted file, in bytes (``settings.max_file_bytes``)."""
+    max_upload_megapixels: int
+    """Largest accepted image, in megapixels (width × height / 1,000,000)."""
+
+
+class DesignerJob(BaseModel):
+    """A human job with the photo facts a designer needs."""
+
+    model_config = ConfigDict(from_attributes=True)
+
+    id: uuid.UUID
+    photo_id: uuid.UUID
+    user_id: uuid.UUID
+    job_type: str
+    status: str
+    priority: int
+    deadline: datetime | None
+    overdue: bool
+    assigned_to: uuid.UUID | None
+    client_notes: str | None
+    graphic_notes: str | None
+    started_at: datetime | None
+    completed_at: datetime | None
+    created_at: datetime
+    original_filename: str
+    file_size: int
+    file_format: str
+    width: int | None
+    height: int | None
+
+
+class AdminJob(BaseModel):
+    """One job as the admin's job list shows it: the job, its photo's name, owner and designer."""
+
+    id: uuid.UUID
+    photo_id: uuid.UUID
+    user_id: uuid.UUID
+    user_email: str
+    original_filename: str
+    job_type: str
+    status: str
+    error_message: str | None
+    priority: int
+    overdue: bool
+    deadline: datetime | None
+    assigned_to: uuid.UUID | None
+    assigned_to_email: str | None
+    created_at: datetime
+    completed_at: datetime | None
+
+
+class AdminJobPage(BaseModel):
+    """One page of :class:`AdminJob` rows and the number of rows matching the filters."""
+
+    items: list[AdminJob]
+    total: int
+    page: int
+    size: int
+
+
+class AdminOverview(BaseModel):
+    """Counters of the admin Overview tab.
+
+    - ``users_total``: every profile; ``users_without_credits``: 0 credits and registered in the last
+      30 days (SPEC §9).
+    - ``photos_total``: every photo row.
+    - ``jobs_by_status``: number of jobs per status, every status of ``JobStatus`` present (0 if none).
+    - ``pending_human_unassigned``: human jobs in the pool (``pending_human``, no designer).
+    - ``credits_sold`` / ``revenue_cents``: credits and amount paid (cents of ``currency``) of
+      completed purchases with a positive amount; ``credits_granted``: credits of completed
+      zero-amount purchases (admin grants, SPEC §9), which are not sales.
+    - ``jobs_needing_review``: AI jobs delivered in the last ``needs_review_window_days`` days whose
+      result the retouch pipeline flagged (``processing_details.needs_review``), reworked or not.
+    """
+
+    users_total: int
+    users_without_credits: int
+    photos_total: int
+    jobs_by_status: dict[str, int]
+    pending_human_unassigned: int
+    credits_sold: int
+    credits_granted: int
+    revenue_cents: int
+    jobs_needing_review: int = 0
+    needs_review_window_days: int = FREE_REWORK_DAYS
+    currency: str = "EUR"
+
+
+class DesignerLoad(BaseModel):
+    """One designer (profile with role graphic) and their load (SPEC §9 Designer capacity).
+
+    ``active_jobs``: jobs assigned to them in ``assigned_to_graphic`` or ``in_progress_human``;
+    ``completed_jobs``: their ``completed_human`` jobs; ``is_full``: ``active_jobs >=
+    max_concurrent_jobs``. Inactive designers are listed too (``is_active`` false; they act as clients,
+    SPEC §6, and cannot take jobs).
+    """
+
+    id: uuid.UUID
+    first_name: str | None
+    last_name: str | None
+    email: str
+    is_active: bool
+    max_concurrent_jobs: int
+    active_jobs: int
+    completed_jobs: int
+    is_full: bool
+    specializations: list[str] | None

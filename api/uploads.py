@@ -19,9 +19,13 @@ import warnings
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from fastapi import UploadFile
+from fastapi.concurrency import run_in_threadpool
 from PIL import Image
 
 from api.errors import ApiError
+from fotopronta.domain import UserRole
+from fotopronta.settings import get_settings
 from retouch.decode import MAX_PIXELS
 
 UNSUPPORTED = "Solo le immagini sono supportate"
@@ -235,3 +239,51 @@ def inspect_image(
             UPLOAD_TITLE,
         )
     return info
+
+
+def check_batch(files: list[UploadFile], role: UserRole) -> None:
+    """Server-side batch rules of SPEC §5/§9: at most 10 files / 100 MB (25 / 250 MB for admins). What
+    each file is, is checked from its bytes by :func:`inspect_uploads`.
+
+    Raises:
+        ApiError: 400 with the SPEC's title and message.
+    """
+    settings = get_settings()
+    if not files:
+        raise ApiError(400, "Seleziona almeno una foto da caricare.", "no_files", "Errore upload")
+    admin = role is UserRole.admin
+    max_files = settings.max_batch_files_admin if admin else settings.max_batch_files_standard
+    max_bytes = settings.max_batch_bytes_admin if admin else settings.max_batch_bytes_standard
+    if len(files) > max_files:
+        label = "(Limite admin)" if admin else "(Limite standard)"
+        raise ApiError(
+            400,
+            f"Puoi caricare al massimo {max_files} foto alla volta {label}",
+            "too_many_files",
+            f"Troppi file {label}",
+        )
+    total = sum(f.size or 0 for f in files)
+    if total > max_bytes:
+        raise ApiError(
+            400,
+            f"La dimensione totale non può superare {max_bytes // (1024 * 1024)}MB",
+            "batch_too_large",
+            "Batch troppo grande",
+        )
+
+
+async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
+    """Check every file by its content (:func:`api.uploads.inspect_image`: type sniffed from the bytes,
+    size from the header, per-file limit ``settings.max_file_bytes`` and 80 MP) before anything is
+    stored or charged; each file is read once, at most ``max_file_bytes + 1`` bytes, and rewound.
+
+    Raises:
+        ApiError: 400 for the first file that is not an accepted image or is over a limit.
+    """
+    max_bytes = get_settings().max_file_bytes
+    infos = []
+    for upload in files:
+        data = await upload.read(max_bytes + 1)
+        infos.append(await run_in_threadpool(inspect_image, data, upload.filename or "", max_bytes=max_bytes))
+        await upload.seek(0)
+    return infos

@@ -9,7 +9,8 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from fotopronta import ledger
-from fotopronta.models import Profile, User, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Profile, User
 from fotopronta.security import hash_password
 from fotopronta.settings import get_settings
 

@@ -16,7 +16,7 @@ import sys
 def _create_user(args: argparse.Namespace) -> int:
     from fotopronta.accounts import EmailAlreadyRegisteredError, create_user
     from fotopronta.db import session_scope
-    from fotopronta.models import UserRole
+    from fotopronta.domain import UserRole
 
     if len(args.password) < 6:
         print("La password deve essere lunga almeno 6 caratteri.", file=sys.stderr)

@@ -6,7 +6,7 @@ in the same transaction that updates ``profiles.credits_remaining`` (row-locked 
 constraint, never goes negative. Writing an entry whose key already exists is a no-op that returns
 ``False``: Temporal may retry an activity, and the ledger books it once.
 
-Signs (see :class:`fotopronta.models.LedgerKind`): grant +n, reserve −n, charge 0 (makes a
+Signs (see :class:`fotopronta.domain.LedgerKind`): grant +n, reserve −n, charge 0 (makes a
 reservation final), release +n (gives a reservation back), expire −n.
 """
 
@@ -18,10 +18,8 @@ from datetime import datetime
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fotopronta.domain import AI_COST as AI_COST  # re-exported: callers still use ledger.AI_COST
-from fotopronta.domain import HUMAN_COST as HUMAN_COST
-from fotopronta.domain import SMART_BACKGROUND_COST as SMART_BACKGROUND_COST
-from fotopronta.models import CreditLedgerEntry, LedgerKind, Profile
+from fotopronta.domain import LedgerKind
+from fotopronta.models import CreditLedgerEntry, Profile
 
 
 class InsufficientCreditsError(Exception):

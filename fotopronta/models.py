@@ -29,12 +29,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-# the enums live in the pure fotopronta.domain (workflows import them without SQLAlchemy); re-exported
-from fotopronta.domain import JobStatus as JobStatus
-from fotopronta.domain import JobType as JobType
-from fotopronta.domain import LedgerKind as LedgerKind
-from fotopronta.domain import PhotoStatus as PhotoStatus
-from fotopronta.domain import UserRole as UserRole
+from fotopronta.domain import JobStatus, PhotoStatus, UserRole
 
 
 class Base(DeclarativeBase):

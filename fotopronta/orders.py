@@ -8,7 +8,8 @@ import uuid
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fotopronta.models import JobStatus, Order, Photo, PhotoProcessingJob, PhotoStatus
+from fotopronta.domain import JobStatus, PhotoStatus
+from fotopronta.models import Order, Photo, PhotoProcessingJob
 
 FINAL_JOB_STATUSES = (
     JobStatus.completed.value,

@@ -12,7 +12,8 @@ from pathlib import PurePath
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from fotopronta.models import JobStatus, Photo, PhotoProcessingJob
+from fotopronta.domain import JobStatus
+from fotopronta.models import Photo, PhotoProcessingJob
 
 DELIVERED = (JobStatus.completed.value, JobStatus.completed_human.value)
 

@@ -34,8 +34,8 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from fotopronta.domain import JOB_COSTS as JOB_COSTS  # re-exported for api.routes.photos
-from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile
+from fotopronta.domain import JOB_COSTS, JobStatus, JobType
+from fotopronta.models import Photo, PhotoProcessingJob, Profile
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import (
     JOB_SEARCH_ATTRIBUTES,

@@ -16,8 +16,6 @@ from urllib.parse import quote
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
-from sqlalchemy import select
-from sqlalchemy.orm import Session
 from temporalio.api.enums.v1 import EventType
 from temporalio.api.history.v1 import HistoryEvent as HistoryEventProto
 from temporalio.client import Client, WorkflowExecutionStatus
@@ -26,7 +24,7 @@ from temporalio.service import RPCError, RPCStatusCode
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.errors import ApiError
 from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids
-from fotopronta.models import PhotoProcessingJob, Profile
+from api.services import admin_jobs as service
 from fotopronta.settings import get_settings
 from workflows.shared import workflow_id_for_job
 
@@ -121,13 +119,6 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
     return rows
 
 
-def _job_exists(session: Session, job_id: uuid.UUID) -> bool:
-    """Whether the job exists; closes the session, so no connection is held while Temporal answers."""
-    found = session.get(PhotoProcessingJob, job_id) is not None
-    session.close()
-    return found
-
-
 async def _fetch(
     temporal: Client, job_id: uuid.UUID
 ) -> tuple[str, str | None, str | None, list[HistoryEventProto], dict[str, PendingAttempt]]:
@@ -168,7 +159,7 @@ async def job_history(
             when no such job exists, or ``history_not_found`` when Temporal holds no workflow for it
             (never started, or past the namespace's retention); 503 when Temporal does not answer.
     """
-    if not await run_in_threadpool(_job_exists, session, job_id):
+    if not await run_in_threadpool(service.job_exists, session, job_id):
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
     events = (await _fetch(temporal, job_id))[3]
     return flatten_history(events)
@@ -200,17 +191,6 @@ def temporal_ui_url(workflow_id: str, run_id: str | None) -> str:
     return f"{url}/{quote(run_id, safe='')}/history" if run_id else url
 
 
-def _designer_names(session: Session, ids: set[uuid.UUID]) -> dict[str, str]:
-    """``{profile id: "Nome Cognome"}`` (the e-mail when no name) of the given designers; closes the
-    session (blocking: threadpool)."""
-    names: dict[str, str] = {}
-    for person in session.execute(select(Profile).where(Profile.id.in_(ids))).scalars():
-        full = " ".join(x for x in (person.first_name, person.last_name) if x)
-        names[str(person.id)] = full or person.email
-    session.close()
-    return names
-
-
 @router.get("/{job_id}/timeline", response_model=JobTimeline, operation_id="admin-job-timeline")
 async def job_timeline(
     job_id: uuid.UUID, _: AdminUser, session: SessionDep, temporal: TemporalDep
@@ -220,11 +200,11 @@ async def job_timeline(
     Raises:
         ApiError: 401, 403, 404 (``job_not_found``, ``history_not_found``) and 503 as for the history.
     """
-    if not await run_in_threadpool(_job_exists, session, job_id):
+    if not await run_in_threadpool(service.job_exists, session, job_id):
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
     wid, run_id, status, events, pending = await _fetch(temporal, job_id)
     ids = designer_ids(events)
-    names = await run_in_threadpool(_designer_names, session, ids) if ids else {}
+    names = await run_in_threadpool(service.designer_names, session, ids) if ids else {}
     steps = build_timeline(events, names, pending)
     return JobTimeline(
         job_id=job_id,

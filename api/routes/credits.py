@@ -3,9 +3,9 @@
 - ``GET /api/credit-packages``: active packages priced above 0, cheapest first (SPEC §6).
 - ``GET /api/credits/purchases``: the caller's pending purchases, the last 10 completed ones and the
   last 10 whose checkout ended unpaid (``expired``, ``canceled``), newest first; pending ones past
-  their checkout's expiry are marked ``expired`` first (``fotopronta.payments.expire_stale_purchases``), each with its package (``package`` and, as the original client named it,
-  ``credit_packages``).
-- ``GET /api/orders``: the caller's orders, newest first.
+  their checkout's expiry are marked ``expired`` first (``fotopronta.payments.expire_stale_purchases``),
+  each with its package (``package`` and, as the original client named it, ``credit_packages``).
+- ``GET /api/orders``: the caller's orders, newest first (``total_amount`` in credits).
 
 Every query is filtered by the caller's id.
 """
@@ -17,12 +17,10 @@ from datetime import datetime
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import select
-from sqlalchemy.orm import selectinload
 
 from api.deps import CurrentUser, SessionDep
-from fotopronta.models import CreditPackage, CreditPurchase, Order
-from fotopronta.payments import UNPAID_ENDED, expire_stale_purchases
+from api.services import orders, payments
+from fotopronta.models import CreditPackage, Order
 
 router = APIRouter(prefix="/api", tags=["credits"])
 
@@ -71,7 +69,8 @@ class PurchasePublic(BaseModel):
 
 
 class OrderPublic(BaseModel):
-    """SPEC §3 ``orders`` (``total_amount`` in cents)."""
+    """SPEC §3 ``orders``: ``total_amount`` is the credits the batch costs (``JOB_COSTS`` × photos),
+    not money."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -87,46 +86,14 @@ class OrderPublic(BaseModel):
 @router.get("/credit-packages", response_model=list[PackagePublic], operation_id="credit-packages-list")
 def list_packages(user: CurrentUser, session: SessionDep) -> list[CreditPackage]:
     """Purchasable packages: active, price above 0, ascending by price."""
-    return list(
-        session.execute(
-            select(CreditPackage)
-            .where(CreditPackage.is_active.is_(True), CreditPackage.price_cents > 0)
-            .order_by(CreditPackage.price_cents, CreditPackage.name)
-        ).scalars()
-    )
+    return payments.purchasable_packages(session)
 
 
 @router.get("/credits/purchases", response_model=list[PurchasePublic], operation_id="credits-purchases")
 def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePublic]:
     """The caller's pending purchases plus the last 10 completed and the last 10 ended unpaid, newest
     first (stale pending ones are marked expired first)."""
-    if expire_stale_purchases(session, user.id):
-        session.commit()
-    base = (
-        select(CreditPurchase)
-        .options(selectinload(CreditPurchase.package))
-        .where(CreditPurchase.user_id == user.id)
-    )
-    pending = session.execute(base.where(CreditPurchase.status == "pending")).scalars().all()
-    completed = (
-        session.execute(
-            base.where(CreditPurchase.status == "completed")
-            .order_by(CreditPurchase.created_at.desc())
-            .limit(RECENT_COMPLETED)
-        )
-        .scalars()
-        .all()
-    )
-    ended = (
-        session.execute(
-            base.where(CreditPurchase.status.in_(UNPAID_ENDED))
-            .order_by(CreditPurchase.created_at.desc())
-            .limit(RECENT_COMPLETED)
-        )
-        .scalars()
-        .all()
-    )
-    rows = sorted([*pending, *completed, *ended], key=lambda p: p.created_at, reverse=True)
+    rows = payments.recent_purchases(session, user.id, RECENT_COMPLETED)
     out = []
     for p in rows:
         summary = PackageSummary.model_validate(p.package)
@@ -158,8 +125,4 @@ def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePubli
 @router.get("/orders", response_model=list[OrderPublic], operation_id="orders-list")
 def list_orders(user: CurrentUser, session: SessionDep) -> list[Order]:
     """The caller's orders, newest first."""
-    return list(
-        session.execute(
-            select(Order).where(Order.user_id == user.id).order_by(Order.created_at.desc())
-        ).scalars()
-    )
+    return orders.user_orders(session, user.id)

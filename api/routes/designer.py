@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import time
 import uuid
-from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, File, Form, Query, UploadFile
+from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict
-from sqlalchemy import and_, or_, select
-from sqlalchemy.orm import Session
+from pydantic import BaseModel
 
-from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
+from api.deps import DesignerUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
-from api.routes.photos import THUMBNAIL_CACHE_S, _thumbnail_jpeg
+from api.schemas import DesignerJob
+from api.services import designer as service
+from api.services.thumbnails import THUMBNAIL_CACHE_S, decoded_preview, thumbnail_unavailable
 from api.uploads import inspect_image
-from fotopronta.models import JobStatus, JobType, Photo, PhotoProcessingJob, Profile, UserRole
+from fotopronta.domain import UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
 from fotopronta.thumbnails import store_thumbnail, thumbnail_key
 from workflows.photo_job import PhotoJobWorkflow
@@ -40,53 +39,6 @@ ORIGINAL_MEDIA_TYPES = frozenset(
 )
 """Stored original types served with their own Content-Type; anything else (an SVG or a text file
 stored before uploads were checked by content) is served as ``application/octet-stream``."""
-HUMAN_QUEUE_STATUSES = (
-    JobStatus.pending_human.value,
-    JobStatus.assigned_to_graphic.value,
-    JobStatus.in_progress_human.value,
-)
-
-
-def get_designer(user: CurrentUser) -> Profile:
-    """The current user if an active graphic or admin (DESIGN decision: the graphics dashboard is for
-    both). Raises: ApiError 403 with the SPEC §2 wording."""
-    if effective_role(user) not in (UserRole.graphic, UserRole.admin):
-        raise ApiError(
-            403,
-            "Non hai i permessi necessari per accedere alla Dashboard del Team Grafici",
-            "forbidden",
-            "Accesso Negato",
-        )
-    return user
-
-
-DesignerUser = Annotated[Profile, Depends(get_designer)]
-
-
-class DesignerJob(BaseModel):
-    """A human job with the photo facts a designer needs."""
-
-    model_config = ConfigDict(from_attributes=True)
-
-    id: uuid.UUID
-    photo_id: uuid.UUID
-    user_id: uuid.UUID
-    job_type: str
-    status: str
-    priority: int
-    deadline: datetime | None
-    overdue: bool
-    assigned_to: uuid.UUID | None
-    client_notes: str | None
-    graphic_notes: str | None
-    started_at: datetime | None
-    completed_at: datetime | None
-    created_at: datetime
-    original_filename: str
-    file_size: int
-    file_format: str
-    width: int | None
-    height: int | None
 
 
 class RejectBody(BaseModel):
@@ -95,68 +47,13 @@ class RejectBody(BaseModel):
     notes: str | None = None
 
 
-def as_designer_job(job: PhotoProcessingJob, photo: Photo) -> DesignerJob:
-    return DesignerJob.model_validate(
-        {
-            **{c: getattr(job, c) for c in DesignerJob.model_fields if hasattr(job, c)},
-            "original_filename": photo.original_filename,
-            "file_size": photo.file_size,
-            "file_format": photo.file_format,
-            "width": photo.width,
-            "height": photo.height,
-        }
-    )
-
-
-def load_human_job(session: Session, job_id: uuid.UUID) -> tuple[PhotoProcessingJob, Photo]:
-    """The human job and its photo. Raises: ApiError 404 'Lavoro non trovato'."""
-    job = session.get(PhotoProcessingJob, job_id)
-    if job is None or job.job_type != JobType.background_removal_human:
-        raise ApiError(404, "Lavoro non trovato", "job_not_found")
-    return job, session.get_one(Photo, job.photo_id)
-
-
-def reloaded_job(session: Session, job_id: uuid.UUID) -> DesignerJob:
-    """The job as the designer sees it after a workflow update (fresh from the database)."""
-    session.expire_all()
-    return as_designer_job(*load_human_job(session, job_id))
-
-
-def _require_assignee(job: PhotoProcessingJob, user: Profile) -> None:
-    if job.assigned_to != user.id:
-        raise ApiError(403, "Il lavoro è assegnato a un altro grafico.", "not_assignee")
-
-
 @router.get("/jobs", response_model=list[DesignerJob], operation_id="designer-jobs-list")
 def list_jobs(
     user: DesignerUser, session: SessionDep, status: Annotated[str | None, Query()] = None
 ) -> list[DesignerJob]:
     """The queue: unassigned pending human jobs and the caller's assigned/in-progress ones (admins
     see every active human job), by priority then age."""
-    query = (
-        select(PhotoProcessingJob, Photo)
-        .join(Photo, Photo.id == PhotoProcessingJob.photo_id)
-        .where(
-            PhotoProcessingJob.job_type == JobType.background_removal_human.value,
-            PhotoProcessingJob.status.in_(HUMAN_QUEUE_STATUSES),
-        )
-    )
-    if effective_role(user) is not UserRole.admin:
-        query = query.where(
-            or_(
-                and_(
-                    PhotoProcessingJob.status == JobStatus.pending_human.value,
-                    PhotoProcessingJob.assigned_to.is_(None),
-                ),
-                PhotoProcessingJob.assigned_to == user.id,
-            )
-        )
-    if status:
-        query = query.where(PhotoProcessingJob.status == status)
-    rows = session.execute(
-        query.order_by(PhotoProcessingJob.priority.desc(), PhotoProcessingJob.created_at)
-    ).all()
-    return [as_designer_job(job, photo) for job, photo in rows]
+    return service.queue(session, user, status)
 
 
 @router.post(
@@ -166,7 +63,7 @@ async def assign_to_me(
     job_id: uuid.UUID, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Take a pending job (72-hour deadline); refused when inactive or at capacity."""
-    await run_in_threadpool(load_human_job, session, job_id)
+    await run_in_threadpool(service.load_human_job, session, job_id)
     await run_job_update(
         temporal,
         job_id,
@@ -174,7 +71,7 @@ async def assign_to_me(
         AssignInput(designer_id=str(user.id), actor_id=str(user.id)),
         title="Impossibile assegnare il lavoro",
     )
-    return await run_in_threadpool(reloaded_job, session, job_id)
+    return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
 @router.post("/jobs/{job_id}/start", response_model=DesignerJob, operation_id="designer-jobs-start")
@@ -182,8 +79,8 @@ async def start_job(
     job_id: uuid.UUID, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Start one's own assigned job."""
-    job, _ = await run_in_threadpool(load_human_job, session, job_id)
-    _require_assignee(job, user)
+    job, _ = await run_in_threadpool(service.load_human_job, session, job_id)
+    service.require_assignee(job, user)
     await run_job_update(
         temporal,
         job_id,
@@ -191,7 +88,7 @@ async def start_job(
         StartInput(actor_id=str(user.id)),
         title="Impossibile iniziare il lavoro",
     )
-    return await run_in_threadpool(reloaded_job, session, job_id)
+    return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
 @router.post("/jobs/{job_id}/complete", response_model=DesignerJob, operation_id="designer-jobs-complete")
@@ -205,8 +102,8 @@ async def complete_job(
 ) -> DesignerJob:
     """Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
     one's own in-progress job."""
-    job, photo = await run_in_threadpool(load_human_job, session, job_id)
-    _require_assignee(job, user)
+    job, photo = await run_in_threadpool(service.load_human_job, session, job_id)
+    service.require_assignee(job, user)
     content_type = (file.content_type or "").lower()
     if content_type not in DESIGNER_RESULT_TYPES:
         raise ApiError(
@@ -245,7 +142,7 @@ async def complete_job(
         await run_in_threadpool(storage.delete, BUCKET_PROCESSED, key)
         await run_in_threadpool(storage.delete, BUCKET_PROCESSED, thumbnail_key(key))
         raise
-    return await run_in_threadpool(reloaded_job, session, job_id)
+    return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
 @router.post("/jobs/{job_id}/reject", response_model=DesignerJob, operation_id="designer-jobs-reject")
@@ -253,8 +150,8 @@ async def reject_job(
     job_id: uuid.UUID, body: RejectBody, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
     """Reject one's own in-progress job; the notes are the reason the client reads."""
-    job, _ = await run_in_threadpool(load_human_job, session, job_id)
-    _require_assignee(job, user)
+    job, _ = await run_in_threadpool(service.load_human_job, session, job_id)
+    service.require_assignee(job, user)
     await run_job_update(
         temporal,
         job_id,
@@ -262,7 +159,7 @@ async def reject_job(
         RejectInput(actor_id=str(user.id), notes=body.notes),
         title="Impossibile rifiutare il lavoro",
     )
-    return await run_in_threadpool(reloaded_job, session, job_id)
+    return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
 @router.get("/jobs/{job_id}/original", operation_id="designer-jobs-original")
@@ -270,9 +167,9 @@ def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep
     """The original photo of one's own assigned job (admins: any human job), as an attachment named
     like the seller's file (RFC 6266 ``filename=`` ASCII fallback + ``filename*=UTF-8''…``); served as
     ``application/octet-stream`` unless its stored type is an image type we accept."""
-    job, photo = load_human_job(session, job_id)
+    job, photo = service.load_human_job(session, job_id)
     if effective_role(user) is not UserRole.admin:
-        _require_assignee(job, user)
+        service.require_assignee(job, user)
     try:
         data = get_storage().get(BUCKET_UPLOADS, photo.upload_path)
     except ObjectNotFoundError as exc:
@@ -283,15 +180,6 @@ def download_original(job_id: uuid.UUID, user: DesignerUser, session: SessionDep
         media_type=media,
         headers={"Content-Disposition": content_disposition(photo.original_filename)},
     )
-
-
-def can_see_job(job: PhotoProcessingJob, user: Profile) -> bool:
-    """Admins see every human job; a designer the unassigned pending pool and their own jobs."""
-    if effective_role(user) is UserRole.admin:
-        return True
-    if job.assigned_to == user.id:
-        return True
-    return job.status == JobStatus.pending_human.value and job.assigned_to is None
 
 
 @router.get(
@@ -311,16 +199,12 @@ def job_thumbnail(
         ApiError: 404 'Lavoro non trovato' for a job the caller may not see (another designer's, or no
             longer in the queue) and 'Anteprima non disponibile' when the file is gone or unreadable.
     """
-    job, photo = load_human_job(session, job_id)
-    if not can_see_job(job, user):
+    job, photo = service.load_human_job(session, job_id)
+    if not service.can_see_job(job, user):
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
-    unavailable = ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
     if photo.files_deleted_at is not None:
-        raise unavailable
-    try:
-        preview = _thumbnail_jpeg(get_storage().get(BUCKET_UPLOADS, photo.upload_path), size)
-    except (ObjectNotFoundError, OSError, ValueError) as exc:
-        raise unavailable from exc
+        raise thumbnail_unavailable()
+    preview = decoded_preview(BUCKET_UPLOADS, photo.upload_path, size)
     return Response(
         preview, media_type="image/jpeg", headers={"Cache-Control": f"private, max-age={THUMBNAIL_CACHE_S}"}
     )

@@ -23,28 +23,20 @@ import uuid
 from datetime import datetime
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse
 from pydantic import BaseModel
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from api.deps import SessionDep
+from api.deps import OptionalTemporalDep, SessionDep
 from api.errors import ApiError
-from api.routes.payments import complete_by_session_id, resume_after_credit
+from api.job_control import resume_after_credit
+from api.services import payments
+from api.services.dev_mail import outbox
 from fotopronta.links import public_base_url
-from fotopronta.models import CreditPackage, EmailOutbox
-from fotopronta.payments import (
-    TEST_SESSION_PREFIX,
-    UNPAID_ENDED,
-    checkout_expired,
-    end_unpaid_purchase,
-    find_purchase,
-)
+from fotopronta.payments import UNPAID_ENDED
 from fotopronta.settings import get_settings
-
-MAIL_LIMIT = 100
 
 
 def development_only() -> None:
@@ -76,9 +68,6 @@ class MailPublic(BaseModel):
 
 
 def _mails(session: Session, to: str | None) -> list[MailPublic]:
-    query = select(EmailOutbox).order_by(EmailOutbox.created_at.desc(), EmailOutbox.id).limit(MAIL_LIMIT)
-    if to:
-        query = query.where(func.lower(EmailOutbox.to_address) == to.strip().lower())
     return [
         MailPublic(
             id=m.id,
@@ -89,7 +78,7 @@ def _mails(session: Session, to: str | None) -> list[MailPublic]:
             created_at=m.created_at,
             sent_at=m.sent_at,
         )
-        for m in session.execute(query).scalars()
+        for m in outbox(session, to)
     ]
 
 
@@ -130,23 +119,6 @@ def mail_html(session: SessionDep, to: Annotated[str | None, Query(max_length=32
     return HTMLResponse(_PAGE.format(title="Posta in uscita — FotoPronta", body=body))
 
 
-def _checkout_view(session: Session, session_id: str) -> tuple[str, int, int, str, str] | None:
-    purchase = find_purchase(session, session_id)
-    if purchase is None or not session_id.startswith(TEST_SESSION_PREFIX):
-        return None
-    if purchase.status == "pending" and checkout_expired(purchase):
-        end_unpaid_purchase(session, purchase, "expired")
-        session.commit()
-    package = session.get_one(CreditPackage, purchase.package_id)
-    return (
-        package.name,
-        purchase.credits_purchased,
-        purchase.amount_paid_cents,
-        purchase.currency,
-        purchase.status,
-    )
-
-
 def _not_found_page() -> HTMLResponse:
     return HTMLResponse(
         _PAGE.format(title="Pagamento non trovato", body="<h1>Sessione di pagamento non trovata</h1>"),
@@ -162,10 +134,16 @@ def _not_found_page() -> HTMLResponse:
 )
 def checkout_page(session_id: str, session: SessionDep) -> HTMLResponse:
     """The test checkout page with 'Paga' and 'Annulla'."""
-    view = _checkout_view(session, session_id)
+    view = payments.dev_checkout_view(session, session_id)
     if view is None:
         return _not_found_page()
-    name, credits, cents, currency, state = view
+    name, credits, cents, currency, state = (
+        view.package_name,
+        view.credits,
+        view.amount_cents,
+        view.currency,
+        view.status,
+    )
     sid = html.escape(session_id)
     price = f"{cents / 100:.2f}".replace(".", ",")
     done = "<p><b>Questo pagamento è già stato completato.</b></p>" if state == "completed" else ""
@@ -197,17 +175,17 @@ def checkout_page(session_id: str, session: SessionDep) -> HTMLResponse:
     response_model=None,
 )
 async def checkout_pay(
-    session_id: str, session: SessionDep, request: Request
+    session_id: str, session: SessionDep, temporal: OptionalTemporalDep
 ) -> RedirectResponse | HTMLResponse:
     """'Paga': complete the purchase (once) and redirect (303) to the dashboard's success URL."""
-    view = await run_in_threadpool(_checkout_view, session, session_id)
+    view = await run_in_threadpool(payments.dev_checkout_view, session, session_id)
     if view is None:
         return _not_found_page()
-    if view[4] in UNPAID_ENDED:
+    if view.status in UNPAID_ENDED:
         return await run_in_threadpool(checkout_page, session_id, session)
-    result = await run_in_threadpool(complete_by_session_id, session, session_id, None)
+    result = await run_in_threadpool(payments.complete_by_session_id, session, session_id, None)
     if result is not None and result.newly_completed:
-        await resume_after_credit(request, session, result.user_id)
+        await resume_after_credit(temporal, session, result.user_id)
     base = public_base_url()
     return RedirectResponse(f"{base}/dashboard?success=true&session_id={session_id}", status_code=303)
 
@@ -221,7 +199,7 @@ async def checkout_pay(
 def checkout_cancel(session_id: str, session: SessionDep) -> RedirectResponse | HTMLResponse:
     """'Annulla': nothing is charged, a pending purchase becomes ``canceled``; redirect (303) to the
     dashboard's cancel URL."""
-    if not _end_test_session(session, session_id, "canceled"):
+    if not payments.end_dev_session(session, session_id, "canceled"):
         return _not_found_page()
     return RedirectResponse(f"{public_base_url()}/dashboard?canceled=true", status_code=303)
 
@@ -235,17 +213,6 @@ def checkout_cancel(session_id: str, session: SessionDep) -> RedirectResponse | 
 def checkout_expire(session_id: str, session: SessionDep) -> RedirectResponse | HTMLResponse:
     """'Simula scadenza': the session expires unpaid, as Stripe's ``checkout.session.expired`` would
     report; a pending purchase becomes ``expired``. Redirect (303) to ``/credits``."""
-    if not _end_test_session(session, session_id, "expired"):
+    if not payments.end_dev_session(session, session_id, "expired"):
         return _not_found_page()
     return RedirectResponse(f"{public_base_url()}/credits", status_code=303)
-
-
-def _end_test_session(session: Session, session_id: str, status: str) -> bool:
-    """End a test session unpaid (``canceled`` or ``expired``); ``False`` if there is no such session."""
-    if _checkout_view(session, session_id) is None:
-        return False
-    purchase = find_purchase(session, session_id, lock=True)
-    if purchase is not None:
-        end_unpaid_purchase(session, purchase, status)
-        session.commit()
-    return True

@@ -22,9 +22,7 @@ import json
 import time
 import uuid
 from collections.abc import AsyncIterator
-from datetime import UTC, datetime, timedelta
 
-import jwt
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
@@ -32,7 +30,6 @@ from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.background import BackgroundTask
 
 from api.deps import (
-    STREAM_TICKET_PURPOSE,
     CurrentAuth,
     SessionDep,
     StreamAuth,
@@ -41,9 +38,8 @@ from api.deps import (
 )
 from api.errors import ApiError
 from api.events_bus import EventBus, Subscriber, get_bus
+from api.services import auth as auth_service
 from fotopronta.db import session_factory
-from fotopronta.models import OneTimeCode
-from fotopronta.security import JWT_ALGORITHM, new_opaque_token, sha256_hex
 from fotopronta.settings import get_settings
 
 router = APIRouter(prefix="/api/events", tags=["events"])
@@ -99,31 +95,8 @@ def events_ticket(auth: CurrentAuth, session: SessionDep) -> TicketOut:
         ApiError: 401 without a valid access token.
     """
     settings = get_settings()
-    now = datetime.now(UTC)
-    jti = new_opaque_token()
-    expires_at = now + timedelta(seconds=settings.events_ticket_ttl_s)
-    session.add(
-        OneTimeCode(
-            user_id=auth.profile.id,
-            purpose=STREAM_TICKET_PURPOSE,
-            kind="ticket",
-            code_hash=sha256_hex(jti),
-            expires_at=expires_at,
-        )
-    )
-    session.commit()
-    claims = {
-        "typ": "stream",
-        "sub": str(auth.profile.id),
-        "sid": str(auth.session_id),
-        "jti": jti,
-        "iat": now,
-        "exp": expires_at,
-    }
-    return TicketOut(
-        ticket=jwt.encode(claims, settings.jwt_secret, algorithm=JWT_ALGORITHM),
-        expires_in=settings.events_ticket_ttl_s,
-    )
+    ticket = auth_service.new_stream_ticket(session, auth.profile.id, auth.session_id)
+    return TicketOut(ticket=ticket, expires_in=settings.events_ticket_ttl_s)
 
 
 @router.get(

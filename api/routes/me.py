@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from api.deps import CurrentUser, SessionDep
 from api.schemas import ProfilePublic, ProfileUpdate
+from api.services import account
 from fotopronta.models import Profile
 
 router = APIRouter(prefix="/api", tags=["me"])
@@ -20,8 +21,4 @@ def read_me(user: CurrentUser) -> Profile:
 @router.patch("/me", response_model=ProfilePublic, operation_id="me-update")
 def update_me(body: ProfileUpdate, user: CurrentUser, session: SessionDep) -> Profile:
     """Edit first and last name, default brand and default category."""
-    for field in body.model_fields_set:
-        setattr(user, field, getattr(body, field))
-    session.commit()
-    session.refresh(user)
-    return user
+    return account.update_profile(session, user, body)

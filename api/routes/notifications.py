@@ -9,10 +9,9 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, status
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import select, update
 
 from api.deps import CurrentUser, SessionDep
-from api.errors import ApiError
+from api.services import account
 from fotopronta.models import Notification
 
 router = APIRouter(prefix="/api/notifications", tags=["notifications"])
@@ -40,14 +39,7 @@ def list_notifications(
     user: CurrentUser, session: SessionDep, limit: Annotated[int, Query(ge=1, le=50)] = NOTIFICATIONS_LIMIT
 ) -> list[Notification]:
     """The caller's latest notifications, newest first."""
-    return list(
-        session.execute(
-            select(Notification)
-            .where(Notification.user_id == user.id)
-            .order_by(Notification.created_at.desc(), Notification.id)
-            .limit(limit)
-        ).scalars()
-    )
+    return account.latest_notifications(session, user.id, limit)
 
 
 @router.post(
@@ -55,19 +47,10 @@ def list_notifications(
 )
 def mark_read(notification_id: uuid.UUID, user: CurrentUser, session: SessionDep) -> None:
     """Mark one of the caller's notifications read."""
-    note = session.get(Notification, notification_id)
-    if note is None or note.user_id != user.id:
-        raise ApiError(404, "Notifica non trovata", "notification_not_found")
-    note.read = True
-    session.commit()
+    account.mark_read(session, user.id, notification_id)
 
 
 @router.post("/read-all", status_code=status.HTTP_204_NO_CONTENT, operation_id="notifications-read-all")
 def mark_all_read(user: CurrentUser, session: SessionDep) -> None:
     """Mark all the caller's unread notifications read ('Segna tutto')."""
-    session.execute(
-        update(Notification)
-        .where(Notification.user_id == user.id, Notification.read.is_(False))
-        .values(read=True)
-    )
-    session.commit()
+    account.mark_all_read(session, user.id)

@@ -7,8 +7,9 @@
   ``checkout.session.expired`` (a pending purchase becomes ``expired``, 'Scaduto').
 
 Verify and webhook both go through :func:`fotopronta.payments.complete_purchase` (row lock + ledger
-idempotency key ``purchase:{id}``), so credits are added once however often and in whatever order
-they arrive; jobs waiting for credits are resumed after the commit.
+idempotency key ``purchase:{id}``, via :mod:`api.services.payments`), so credits are added once
+however often and in whatever order they arrive; jobs waiting for credits are resumed after the
+commit (:func:`api.job_control.resume_after_credit`).
 """
 
 from __future__ import annotations
@@ -20,25 +21,18 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
-from sqlalchemy.orm import Session
-from temporalio.client import Client
 
-from api.deps import CurrentUser, SessionDep
+from api.deps import CurrentUser, OptionalTemporalDep, SessionDep
 from api.errors import ApiError
-from api.job_control import resume_waiting_jobs
+from api.job_control import resume_after_credit
+from api.services import payments as service
+from api.services.payments import CHECKOUT_TITLE, VERIFY_TITLE
 from fotopronta.links import public_base_url
-from fotopronta.models import CreditPackage, CreditPurchase, Profile
 from fotopronta.payments import (
     CheckoutRequest,
-    CheckoutSession,
     PaymentProviderError,
     PurchaseMismatchError,
-    PurchaseResult,
     WebhookSignatureError,
-    check_session_matches,
-    complete_purchase,
-    end_unpaid_purchase,
-    find_purchase,
     get_payment_provider,
 )
 from fotopronta.settings import get_settings
@@ -46,8 +40,6 @@ from fotopronta.settings import get_settings
 router = APIRouter(prefix="/api/payments", tags=["payments"])
 log = logging.getLogger("fotopronta.api.payments")
 
-CHECKOUT_TITLE = "Impossibile avviare il pagamento"
-VERIFY_TITLE = "Errore Verifica Pagamento"
 NOT_COMPLETED = "Pagamento non completato"
 VERIFY_FAILED = "Verifica pagamento fallita"
 COMPLETING_EVENTS = ("checkout.session.completed", "checkout.session.async_payment_succeeded")
@@ -87,66 +79,6 @@ class VerifyOut(BaseModel):
     error: str | None = None
 
 
-def _temporal(request: Request) -> Client | None:
-    client: Client | None = getattr(request.app.state, "temporal", None)
-    return client
-
-
-async def resume_after_credit(request: Request, session: Session, user_id: uuid.UUID) -> None:
-    """Resume the user's jobs waiting for credits, oldest upload first (after the commit); a Temporal
-    outage is only logged, the credits are booked already."""
-    temporal = _temporal(request)
-    if temporal is None:
-        log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
-        return
-    try:
-        balance = await run_in_threadpool(lambda: session.get_one(Profile, user_id).credits_remaining)
-        await resume_waiting_jobs(temporal, session, user_id, balance=balance)
-    except Exception:
-        log.exception("resuming waiting jobs of %s failed", user_id)
-
-
-def complete_by_session_id(
-    session: Session, session_id: str, checkout: CheckoutSession | None
-) -> PurchaseResult | None:
-    """Lock the purchase of ``session_id`` and complete it (commits); ``None`` if no such purchase.
-
-    Raises:
-        PurchaseMismatchError: the provider's session does not match the purchase.
-    """
-    session.rollback()  # start a fresh transaction: the lock below sees the latest committed row
-    purchase = find_purchase(session, session_id, lock=True)
-    if purchase is None:
-        return None
-    result = complete_purchase(session, purchase=purchase, checkout=checkout)
-    session.commit()
-    return result
-
-
-def expire_by_session(session: Session, checkout: CheckoutSession) -> bool | None:
-    """Mark the pending purchase of an unpaid, expired provider session ``expired`` (commits);
-    ``None`` if no such purchase, else whether it changed.
-
-    Raises:
-        PurchaseMismatchError: the session does not carry this purchase's id, user and amount.
-    """
-    session.rollback()
-    purchase = find_purchase(session, checkout.id, lock=True)
-    if purchase is None:
-        return None
-    check_session_matches(checkout, purchase)
-    changed = end_unpaid_purchase(session, purchase, "expired")
-    session.commit()
-    return changed
-
-
-def _verify_read(session: Session, session_id: str, user_id: uuid.UUID) -> tuple[CreditPurchase, int]:
-    purchase = find_purchase(session, session_id)
-    if purchase is None or purchase.user_id != user_id:
-        raise ApiError(404, "Pagamento non trovato.", "purchase_not_found", VERIFY_TITLE)
-    return purchase, session.get_one(Profile, user_id).credits_remaining
-
-
 @router.post("/checkout", response_model=CheckoutOut, operation_id="payments-checkout")
 async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> CheckoutOut:
     """Start a checkout for an active package priced above 0 (SPEC §6); success URL
@@ -157,9 +89,7 @@ async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> 
     failure; 502 'URL di pagamento non ricevuto'.
     """
     settings = get_settings()
-    package = await run_in_threadpool(session.get, CreditPackage, body.package_id)
-    if package is None or not package.is_active or package.price_cents <= 0:
-        raise ApiError(404, "Pacchetto crediti non disponibile.", "package_not_found", CHECKOUT_TITLE)
+    package = await run_in_threadpool(service.purchasable_package, session, body.package_id)
     base = public_base_url(settings)
     purchase_id = uuid.uuid4()
     request = CheckoutRequest(
@@ -182,36 +112,27 @@ async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> 
     if not created.url:
         raise ApiError(502, "URL di pagamento non ricevuto", "checkout_url_missing", CHECKOUT_TITLE)
 
-    def insert() -> None:
-        session.add(
-            CreditPurchase(
-                id=purchase_id,
-                user_id=user.id,
-                package_id=package.id,
-                credits_purchased=package.credits,
-                amount_paid_cents=package.price_cents,
-                currency=package.currency,
-                status="pending",
-                stripe_payment_intent_id=created.id,
-            )
+    await run_in_threadpool(
+        lambda: service.add_pending_purchase(
+            session, purchase_id=purchase_id, user_id=user.id, package=package, session_id=created.id
         )
-        session.commit()
-
-    await run_in_threadpool(insert)
+    )
     return CheckoutOut(url=created.url, session_id=created.id)
 
 
 @router.post(
     "/verify", response_model=VerifyOut, response_model_by_alias=True, operation_id="payments-verify"
 )
-async def verify(body: VerifyIn, user: CurrentUser, session: SessionDep, request: Request) -> VerifyOut:
+async def verify(
+    body: VerifyIn, user: CurrentUser, session: SessionDep, temporal: OptionalTemporalDep
+) -> VerifyOut:
     """Check a checkout session of the caller and, if paid, add its credits (once).
 
     Returns ``success: false, error: 'Pagamento non completato'`` while unpaid. Errors (title 'Errore
     Verifica Pagamento'): 404 not the caller's session; 502 'Verifica pagamento fallita' when the
     provider cannot be asked.
     """
-    purchase, balance = await run_in_threadpool(_verify_read, session, body.session_id, user.id)
+    purchase, balance = await run_in_threadpool(service.own_purchase, session, body.session_id, user.id)
     if purchase.status == "completed":
         return VerifyOut(success=True, credits_added=purchase.credits_purchased, total_credits=balance)
     try:
@@ -222,24 +143,26 @@ async def verify(body: VerifyIn, user: CurrentUser, session: SessionDep, request
     if not checkout_session.paid:
         if checkout_session.status == "expired":
             try:
-                await run_in_threadpool(expire_by_session, session, checkout_session)
+                await run_in_threadpool(service.expire_by_session, session, checkout_session)
             except PurchaseMismatchError as exc:
                 log.error("verify %s: %s", body.session_id, exc)
             return VerifyOut(success=False, total_credits=balance, error=EXPIRED)
         return VerifyOut(success=False, total_credits=balance, error=NOT_COMPLETED)
     try:
-        result = await run_in_threadpool(complete_by_session_id, session, body.session_id, checkout_session)
+        result = await run_in_threadpool(
+            service.complete_by_session_id, session, body.session_id, checkout_session
+        )
     except PurchaseMismatchError as exc:
         log.error("verify %s: %s", body.session_id, exc)
         raise ApiError(409, VERIFY_FAILED, "purchase_mismatch", VERIFY_TITLE) from exc
     assert result is not None
     if result.newly_completed:
-        await resume_after_credit(request, session, user.id)
+        await resume_after_credit(temporal, session, user.id)
     return VerifyOut(success=True, credits_added=result.credits_added, total_credits=result.total_credits)
 
 
 @router.post("/webhook", operation_id="payments-webhook")
-async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
+async def webhook(request: Request, session: SessionDep, temporal: OptionalTemporalDep) -> dict[str, Any]:
     """Stripe webhook (public, authenticated by the ``Stripe-Signature`` header): a paid
     ``checkout.session.completed`` completes the purchase once; an unpaid ``checkout.session.expired``
     marks a pending purchase ``expired``; other events are acknowledged.
@@ -254,7 +177,7 @@ async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
         raise ApiError(400, "Firma del webhook non valida.", "invalid_signature") from exc
     if event.type == EXPIRING_EVENT and event.session is not None and not event.session.paid:
         try:
-            changed = await run_in_threadpool(expire_by_session, session, event.session)
+            changed = await run_in_threadpool(service.expire_by_session, session, event.session)
         except PurchaseMismatchError as exc:
             log.error("webhook %s: %s", event.id, exc)
             raise ApiError(400, VERIFY_FAILED, "purchase_mismatch") from exc
@@ -262,7 +185,9 @@ async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
     if event.type not in COMPLETING_EVENTS or event.session is None or not event.session.paid:
         return {"received": True, "handled": False}
     try:
-        result = await run_in_threadpool(complete_by_session_id, session, event.session.id, event.session)
+        result = await run_in_threadpool(
+            service.complete_by_session_id, session, event.session.id, event.session
+        )
     except PurchaseMismatchError as exc:
         log.error("webhook %s: %s", event.id, exc)
         raise ApiError(400, VERIFY_FAILED, "purchase_mismatch") from exc
@@ -270,5 +195,5 @@ async def webhook(request: Request, session: SessionDep) -> dict[str, Any]:
         log.warning("webhook %s: no purchase for session %s", event.id, event.session.id)
         return {"received": True, "handled": False}
     if result.newly_completed:
-        await resume_after_credit(request, session, result.user_id)
+        await resume_after_credit(temporal, session, result.user_id)
     return {"received": True, "handled": True}

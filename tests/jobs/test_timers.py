@@ -9,7 +9,8 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 
 from fotopronta import ledger
-from fotopronta.models import JobType, Notification, Photo, Profile, UserRole
+from fotopronta.domain import JobType, UserRole
+from fotopronta.models import Notification, Photo, Profile
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS
 from tests.jobs.conftest import TimeSkipping
 from tests.utils.histories import maybe_record

@@ -24,7 +24,8 @@ from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
 from fotopronta.db import session_scope
-from fotopronta.models import JobType, Photo, PhotoProcessingJob, UserRole
+from fotopronta.domain import JobType, UserRole
+from fotopronta.models import Photo, PhotoProcessingJob
 from tests.utils.factories import login, make_user, product_photo_bytes, undecodable_jpeg
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow

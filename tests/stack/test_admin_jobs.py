@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import select
 
 from fotopronta.db import session_factory, session_scope
-from fotopronta.models import Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Profile
 from tests.stack.test_admin_history import upload, wait_job
 from tests.utils.factories import login, make_user, product_photo_bytes
 from tests.utils.jobs import wait_job_status

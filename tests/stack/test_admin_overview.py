@@ -14,17 +14,8 @@ import pytest
 from sqlalchemy import select
 
 from fotopronta.db import session_scope
-from fotopronta.models import (
-    CreditPackage,
-    CreditPurchase,
-    JobStatus,
-    JobType,
-    Photo,
-    PhotoProcessingJob,
-    Profile,
-    User,
-    UserRole,
-)
+from fotopronta.domain import JobStatus, JobType, UserRole
+from fotopronta.models import CreditPackage, CreditPurchase, Photo, PhotoProcessingJob, Profile, User
 from tests.utils.factories import login, make_user, unique_email
 from tests.utils.stack import Stack
 

@@ -30,7 +30,8 @@ from fastapi import FastAPI
 from sqlalchemy import update
 
 from fotopronta.db import session_scope
-from fotopronta.models import Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Profile
 from tests.utils.factories import login, make_user, product_photo_bytes
 
 pytestmark = pytest.mark.stack
@@ -40,6 +41,7 @@ SIGNED_IN = frozenset({"client", "graphic", "admin"})
 PUBLIC: frozenset[tuple[str, str]] = frozenset(
     {
         ("GET", "/healthz"),
+        ("GET", "/api/config"),
         ("GET", "/metrics"),  # Prometheus; loopback and private networks only (api/metrics.py)
         ("GET", "/{path:path}"),  # the web app (single-page-app fallback)
         ("GET", "/robots.txt"),  # for crawlers

@@ -18,7 +18,8 @@ from sqlalchemy import select, text
 
 from api.events_bus import APPLICATION_NAME, Event, Subscriber, audience_payload, get_bus
 from fotopronta.db import session_scope
-from fotopronta.models import JobStatus, JobType, Notification, Photo, PhotoProcessingJob, Profile, UserRole
+from fotopronta.domain import JobStatus, JobType, UserRole
+from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from tests.utils.factories import make_user, product_photo_bytes
 from tests.utils.live_server import LiveServer, SseEvent, open_stream
 from tests.utils.stack import Stack

@@ -12,7 +12,8 @@ from PIL import Image
 from sqlalchemy import select
 
 from fotopronta.db import session_factory
-from fotopronta.models import Notification, Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Notification, Profile
 from tests.utils.factories import login, product_photo_bytes
 from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_user, wait_job_status

@@ -18,7 +18,8 @@ from PIL import Image
 from sqlalchemy import select
 
 from fotopronta.db import session_factory
-from fotopronta.models import PhotoProcessingJob, Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import PhotoProcessingJob, Profile
 from tests.utils.factories import login, product_photo_bytes
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_user, wait_job_status
 from tests.utils.stack import Stack

@@ -25,8 +25,9 @@ from sqlalchemy import func, select
 
 from fotopronta import ledger
 from fotopronta.db import session_scope
+from fotopronta.domain import UserRole
 from fotopronta.links import public_base_url
-from fotopronta.models import CreditLedgerEntry, CreditPackage, CreditPurchase, Order, Profile, UserRole
+from fotopronta.models import CreditLedgerEntry, CreditPackage, CreditPurchase, Order, Profile
 from tests.utils.factories import login, make_user, product_photo_bytes, settings_env, unique_email
 from tests.utils.fake_stripe import FakeStripe, checkout_completed_event, signed_webhook
 from tests.utils.stack import Stack

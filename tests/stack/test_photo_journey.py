@@ -16,7 +16,8 @@ from sqlalchemy import func, select
 
 from fotopronta import ledger
 from fotopronta.db import session_scope
-from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile
 from tests.utils.factories import (
     login,
     make_user,

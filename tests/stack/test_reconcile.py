@@ -17,7 +17,7 @@ from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
 from fotopronta.db import session_factory
-from fotopronta.models import JobStatus
+from fotopronta.domain import JobStatus
 from fotopronta.storage import get_storage
 from infra.ports import free_port
 from tests.utils.factories import login, make_user, product_photo_bytes

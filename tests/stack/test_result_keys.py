@@ -18,14 +18,8 @@ from sqlalchemy import select
 
 from fotopronta import ledger
 from fotopronta.db import MIGRATIONS_DIR, get_engine, session_scope
-from fotopronta.models import (
-    CreditLedgerEntry,
-    JobStatus,
-    Notification,
-    Photo,
-    PhotoProcessingJob,
-    Profile,
-)
+from fotopronta.domain import JobStatus
+from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, get_storage, new_upload_key
 from tests.utils.factories import login, make_user, product_photo_bytes
 from tests.utils.stack import Stack

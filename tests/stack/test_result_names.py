@@ -16,7 +16,7 @@ import httpx
 import pytest
 
 from fotopronta.db import session_factory
-from fotopronta.models import UserRole
+from fotopronta.domain import UserRole
 from tests.stack.test_human_jobs import _login_id, _png
 from tests.utils.factories import login, make_user, product_photo_bytes
 from tests.utils.jobs import new_user, wait_job_status

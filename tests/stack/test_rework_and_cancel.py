@@ -13,7 +13,8 @@ import pytest
 from sqlalchemy import select
 
 from fotopronta.db import session_factory
-from fotopronta.models import Order, Photo, Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Order, Photo, Profile
 from tests.utils.factories import login, product_photo_bytes
 from tests.utils.histories import maybe_record
 from tests.utils.jobs import count_rows, credits_and_ledger, ledger_kinds, new_user, wait_job_status

@@ -14,7 +14,8 @@ from fastapi import FastAPI
 from sqlalchemy import update
 
 from fotopronta.db import session_factory, session_scope
-from fotopronta.models import Photo, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Photo
 from tests.stack.test_authorization_matrix import api_routes
 from tests.utils.factories import login, make_user, product_photo_bytes, settings_env
 from tests.utils.jobs import wait_job_status

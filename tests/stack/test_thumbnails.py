@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 from fotopronta.db import session_factory
-from fotopronta.models import UserRole
+from fotopronta.domain import UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, get_storage
 from fotopronta.thumbnails import thumbnail_key
 from tests.stack.test_human_jobs import _login_id

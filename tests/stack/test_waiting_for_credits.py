@@ -12,7 +12,8 @@ import pytest
 from sqlalchemy import select
 
 from fotopronta.db import session_factory
-from fotopronta.models import Profile, UserRole
+from fotopronta.domain import UserRole
+from fotopronta.models import Profile
 from tests.utils.factories import login, product_photo_bytes
 from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, new_user

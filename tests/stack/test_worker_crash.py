@@ -19,7 +19,8 @@ from sqlalchemy import select
 from temporalio.api.enums.v1 import PendingActivityState
 
 from fotopronta.db import session_factory
-from fotopronta.models import JobType, Notification
+from fotopronta.domain import JobType
+from fotopronta.models import Notification
 from fotopronta.storage import get_storage
 from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status

@@ -15,7 +15,7 @@ from PIL import Image
 
 from fotopronta.accounts import create_user
 from fotopronta.db import session_scope
-from fotopronta.models import UserRole
+from fotopronta.domain import UserRole
 
 SHARED_PHOTOS = Path(__file__).resolve().parents[2].parent / "shared" / "photos"
 

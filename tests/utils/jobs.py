@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from fotopronta import ledger
 from fotopronta.accounts import create_user
-from fotopronta.models import CreditLedgerEntry, JobType, Photo, PhotoProcessingJob, Profile, UserRole
+from fotopronta.domain import JobType, UserRole
+from fotopronta.models import CreditLedgerEntry, Photo, PhotoProcessingJob, Profile
 from fotopronta.storage import BUCKET_UPLOADS, ObjectStorage, new_upload_key
 from tests.utils.factories import product_photo_bytes, unique_email
 

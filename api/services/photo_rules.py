@@ -1,0 +1,78 @@
+"""What a seller may do with a photo, decided in one place: the free rework and the reprocess rules.
+
+The ``POST /api/photos/{id}/rework`` and ``/reprocess`` routes raise the refusal these functions
+return, and ``PhotoPublic.can_rework`` / ``can_reprocess`` are ``refusal is None``, so the web app
+shows the buttons by the very rule the server enforces (issue 14). Pure over a loaded ``Photo`` (its
+``jobs`` loaded): no query, no commit.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from api.errors import ApiError
+from fotopronta.domain import FREE_REWORK_DAYS, FREE_REWORK_WINDOW, JobStatus
+from fotopronta.models import Photo, PhotoProcessingJob
+from workflows.shared import is_retryable_error
+
+REWORK_TITLE = "Revisione non disponibile"
+REPROCESS_TITLE = "Impossibile avviare la rielaborazione"
+
+
+def latest_job(photo: Photo) -> PhotoProcessingJob | None:
+    """The photo's newest job by ``created_at`` (``None`` without jobs)."""
+    return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
+
+
+def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None:
+    """Why the free rework (DESIGN decisions) is refused for ``photo``, or ``None`` when allowed: asked
+    once per photo, for a latest job ``completed`` by the AI (``completed_at`` set) less than
+    :data:`~fotopronta.domain.FREE_REWORK_DAYS` days before ``now`` (default: the current time), while
+    the files are kept.
+
+    Returns:
+        A fresh :class:`ApiError` to raise: 409 ``rework_already_requested``, ``not_completed`` or
+        ``rework_expired``; 410 ``file_deleted``. Title 'Revisione non disponibile'.
+    """
+    job = latest_job(photo)
+    if any((j.options or {}).get("rework") for j in photo.jobs):
+        return ApiError(
+            409,
+            "Hai già chiesto la revisione gratuita di questa foto.",
+            "rework_already_requested",
+            REWORK_TITLE,
+        )
+    if job is None or job.status != JobStatus.completed or job.completed_at is None:
+        return ApiError(
+            409,
+            "La revisione gratuita è possibile solo per una foto elaborata.",
+            "not_completed",
+            REWORK_TITLE,
+        )
+    if (now or datetime.now(UTC)) - job.completed_at > FREE_REWORK_WINDOW:
+        return ApiError(
+            409,
+            f"La revisione gratuita va chiesta entro {FREE_REWORK_DAYS} giorni dalla consegna.",
+            "rework_expired",
+            REWORK_TITLE,
+        )
+    if photo.files_deleted_at is not None:
+        return ApiError(410, "Il file originale non è più disponibile.", "file_deleted", REWORK_TITLE)
+    return None
+
+
+def reprocess_refusal(photo: Photo) -> ApiError | None:
+    """Why reprocessing ``photo`` is refused (SPEC §4 Reprocess), or ``None`` when allowed: the latest
+    job ``failed`` with a retryable error (:func:`workflows.shared.is_retryable_error`) and the
+    original still stored. The caller's balance (refused at 0 credits) is checked by the route's
+    service, not here: it is the user's, not the photo's.
+
+    Returns:
+        A fresh :class:`ApiError` to raise: 409 ``not_reprocessable``; 410 ``file_deleted``.
+    """
+    job = latest_job(photo)
+    if job is None or job.status != JobStatus.failed or not is_retryable_error(job.error_message):
+        return ApiError(409, "Questa foto non può essere rielaborata.", "not_reprocessable", REPROCESS_TITLE)
+    if photo.files_deleted_at is not None:
+        return ApiError(410, "Il file originale non è più disponibile.", "file_deleted", REPROCESS_TITLE)
+    return None

@@ -1,0 +1,447 @@
+"""Photos: the upload, list, download, reprocess, delete and free-rework transactions behind
+``api/routes/photos.py`` (SPEC §3, §4, §5). What may be reworked or reprocessed is decided in
+:mod:`api.services.photo_rules`."""
+
+from __future__ import annotations
+
+import base64
+import json
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import PurePath
+from typing import Any, Literal
+
+from sqlalchemy import ColumnElement, case, func, or_, select, tuple_
+from sqlalchemy.orm import Session, selectinload
+
+from api.deps import effective_role
+from api.errors import ApiError
+from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
+from api.services.photo_rules import latest_job, reprocess_refusal, rework_refusal
+from api.services.queries import escape_like
+from api.uploads import ImageInfo
+from fotopronta.domain import JOB_COSTS, JobStatus, JobType, UserRole
+from fotopronta.models import CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
+from fotopronta.orders import PACKAGE_LABELS, refresh_order
+from fotopronta.results import download_name, keys_used_elsewhere
+from fotopronta.storage import (
+    BUCKET_PROCESSED,
+    BUCKET_UPLOADS,
+    ObjectNotFoundError,
+    get_storage,
+    new_upload_key,
+)
+from fotopronta.thumbnails import store_thumbnail, thumbnail_key
+
+MEDIA_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
+
+
+@dataclass(frozen=True)
+class UploadedFile:
+    """One checked upload: the client's file name, its bytes and what :func:`api.uploads.inspect_image`
+    found them to be."""
+
+    filename: str
+    data: bytes
+    info: ImageInfo
+
+
+@dataclass(frozen=True)
+class JobOptions:
+    """What the seller chose for a batch (``POST /api/photos`` form fields)."""
+
+    kind: JobType
+    background_category: str | None
+    preset: str
+    shadow: bool
+    brand: str | None
+    category: str | None
+    client_notes: str | None
+
+
+def store_upload(
+    session: Session, user: Profile, files: Sequence[UploadedFile], options: JobOptions
+) -> list[tuple[Photo, PhotoProcessingJob]]:
+    """Store the originals (and their previews) and insert the order (``total_amount``: the credits
+    the batch costs, ``JOB_COSTS[kind]`` × photos), one photo and one pending job per file; commits.
+    On any error the transaction is rolled back and the stored files deleted (blocking: threadpool).
+
+    Returns:
+        ``(photo, job)`` per file, in upload order.
+    """
+    kind = options.kind
+    storage = get_storage()
+    stored: list[str] = []
+    created: list[tuple[Photo, PhotoProcessingJob]] = []
+    try:
+        order = Order(
+            user_id=user.id,
+            package_type=PACKAGE_LABELS[kind.value],
+            total_photos=len(files),
+            processed_photos=0,
+            status="processing",
+            total_amount=JOB_COSTS[kind] * len(files),
+        )
+        session.add(order)
+        session.flush()
+        for upload in files:
+            info, data = upload.info, upload.data
+            key = new_upload_key(user.id, info.ext)
+            storage.put(BUCKET_UPLOADS, key, data, info.mime)
+            stored.append(key)
+            if store_thumbnail(storage, BUCKET_UPLOADS, key, data):
+                stored.append(thumbnail_key(key))
+            uploaded_at = datetime.now(UTC)
+            photo = Photo(
+                user_id=user.id,
+                original_filename=PurePath(upload.filename or "foto").name,
+                file_size=len(data),
+                file_format=info.mime,
+                upload_path=key,
+                status="uploaded",
+                width=info.width,
+                height=info.height,
+                order_id=order.id,
+                created_at=uploaded_at,  # per file, not the transaction's now(): keeps upload order
+            )
+            session.add(photo)
+            session.flush()
+            job = PhotoProcessingJob(
+                created_at=uploaded_at,
+                photo_id=photo.id,
+                user_id=user.id,
+                job_type=kind.value,
+                status=JobStatus.pending.value,
+                background_category={"category": options.background_category}
+                if options.background_category
+                else None,
+                options={
+                    "preset": options.preset,
+                    "shadow": options.shadow,
+                    "brand": options.brand,
+                    "category": options.category,
+                },
+                processing_details={"brand": options.brand, "category": options.category}
+                if (options.brand or options.category)
+                else None,
+                client_notes=options.client_notes if kind is JobType.background_removal_human else None,
+            )
+            session.add(job)
+            session.flush()
+            created.append((photo, job))
+        session.commit()
+    except BaseException:
+        session.rollback()
+        for key in stored:
+            storage.delete(BUCKET_UPLOADS, key)
+        raise
+    return created
+
+
+def reloaded(session: Session, photos: Sequence[Photo]) -> list[PhotoPublic]:
+    """``photos`` as the client sees them, refreshed from the database (blocking: threadpool)."""
+    for photo in photos:
+        session.refresh(photo)
+    return [PhotoPublic.model_validate(photo) for photo in photos]
+
+
+PAGE_DEFAULT = 24
+PAGE_MAX = 100
+PhotoSort = Literal["newest", "oldest", "name"]
+StatusGroup = Literal["all", "completed", "processing", "failed", "pending"]
+
+
+def _latest_status() -> ColumnElement[str | None]:
+    """The status of each photo's newest job (NULL without jobs), as a correlated subquery."""
+    return (
+        select(PhotoProcessingJob.status)
+        .where(PhotoProcessingJob.photo_id == Photo.id)
+        .order_by(PhotoProcessingJob.created_at.desc())
+        .limit(1)
+        .correlate(Photo)
+        .scalar_subquery()
+    )
+
+
+def _status_group(status_col: ColumnElement[str | None]) -> ColumnElement[str]:
+    """The /photos filter groups (SPEC §4, ``filterGroup`` in web/src/lib/photos.ts) in SQL."""
+    return case(
+        (status_col.in_(("completed", "completed_human")), "completed"),
+        (status_col.in_(("processing", "in_progress_human")), "processing"),
+        (status_col.in_(("failed", "rejected_human")), "failed"),
+        else_="pending",
+    )
+
+
+def _encode_cursor(sort: str, photo: Photo) -> str:
+    key = photo.original_filename if sort == "name" else photo.created_at.isoformat()
+    raw = json.dumps([sort, key, str(photo.id)]).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        kind, key, photo_id = json.loads(raw)
+        if kind != sort or not isinstance(key, str):
+            raise ValueError("cursor of another sort")
+        return (key if sort == "name" else datetime.fromisoformat(key)), uuid.UUID(photo_id)
+    except (ValueError, TypeError, json.JSONDecodeError) as exc:
+        raise ApiError(400, "Cursore di paginazione non valido.", "invalid_cursor") from exc
+
+
+def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
+    """The caller's photo counters in one statement: by the newest job's filter group (the /photos
+    summary) and by the photo's own status (the dashboard's Processate / In Coda)."""
+    group = _status_group(_latest_status())
+    row = session.execute(
+        select(
+            func.count(),
+            func.count().filter(group == "completed"),
+            func.count().filter(group == "processing"),
+            func.count().filter(group == "failed"),
+            func.count().filter(group == "pending"),
+            func.count().filter(Photo.status == "processed"),
+            func.count().filter(Photo.status.in_(("uploaded", "processing"))),
+        ).where(Photo.user_id == user_id)
+    ).one()
+    total, completed, processing, failed, pending, processed, queued = (int(v) for v in row)
+    return PhotoCounts(
+        total=total,
+        completed=completed,
+        processing=processing,
+        failed=failed,
+        pending=pending,
+        processed=processed,
+        queued=queued,
+    )
+
+
+def list_photos(
+    session: Session,
+    user_id: uuid.UUID,
+    *,
+    limit: int,
+    cursor: str | None,
+    q: str,
+    status: StatusGroup,
+    sort: PhotoSort,
+) -> PhotoPage:
+    """One page of ``user_id``'s photos with their jobs and the counters (see ``GET /api/photos``):
+    three statements whatever the page size (the page, its jobs, the counts).
+
+    Raises:
+        ApiError: 400 ``invalid_cursor``.
+    """
+    stmt = select(Photo).where(Photo.user_id == user_id).options(selectinload(Photo.jobs))
+    needle = q.strip()
+    if needle:
+        pattern = f"%{escape_like(needle)}%"
+        seo = PhotoProcessingJob.processing_details["seo_filename"].astext
+        stmt = stmt.where(
+            or_(
+                Photo.original_filename.ilike(pattern, escape="\\"),
+                select(PhotoProcessingJob.id)
+                .where(PhotoProcessingJob.photo_id == Photo.id, seo.ilike(pattern, escape="\\"))
+                .exists(),
+            )
+        )
+    if status != "all":
+        stmt = stmt.where(_status_group(_latest_status()) == status)
+    key_col: Any = Photo.original_filename if sort == "name" else Photo.created_at
+    descending = sort == "newest"
+    if cursor:
+        key, after_id = _decode_cursor(cursor, sort)
+        stmt = stmt.where(
+            tuple_(key_col, Photo.id) < tuple_(key, after_id)
+            if descending
+            else tuple_(key_col, Photo.id) > tuple_(key, after_id)
+        )
+    order = (key_col.desc(), Photo.id.desc()) if descending else (key_col.asc(), Photo.id.asc())
+    rows = list(session.execute(stmt.order_by(*order).limit(limit + 1)).scalars().all())
+    page, more = rows[:limit], len(rows) > limit
+    return PhotoPage(
+        items=[PhotoPublic.model_validate(p) for p in page],
+        next_cursor=_encode_cursor(sort, page[-1]) if more else None,
+        counts=photo_counts(session, user_id),
+    )
+
+
+def owned_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> Photo:
+    """The caller's photo (admins: anyone's).
+
+    Raises:
+        ApiError: 404 'Foto non trovata'.
+    """
+    photo = session.get(Photo, photo_id)
+    if photo is None or (photo.user_id != user.id and effective_role(user) is not UserRole.admin):
+        raise ApiError(404, "Foto non trovata", "photo_not_found")
+    return photo
+
+
+def fresh_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> PhotoPublic:
+    """The photo as the client sees it, reloaded after a workflow update (blocking: threadpool)."""
+    session.expire_all()
+    return PhotoPublic.model_validate(owned_photo(session, user, photo_id))
+
+
+def _file_deleted(exc_title: str = "Errore download") -> ApiError:
+    return ApiError(
+        410,
+        "Il file non è più disponibile: le foto vengono eliminate 30 giorni dopo la consegna.",
+        "file_deleted",
+        exc_title,
+    )
+
+
+def download(session: Session, user: Profile, photo_id: uuid.UUID, fmt: str) -> tuple[bytes, str, str]:
+    """The processed image of the caller's photo: WebP when ``fmt`` is ``webp`` and one was stored,
+    else the delivered file. Returns ``(bytes, media type, download file name)``.
+
+    Raises:
+        ApiError: 404 not the caller's photo; 410 files deleted (30 days after delivery); 409 not
+            processed yet.
+    """
+    photo = owned_photo(session, user, photo_id)
+    key = (photo.processed_webp_path if fmt == "webp" else None) or photo.processed_path
+    if photo.files_deleted_at is not None:
+        raise _file_deleted()
+    if photo.status != "processed" or not key:
+        raise ApiError(409, "La foto non è ancora stata elaborata.", "not_processed", "Errore download")
+    try:
+        data = get_storage().get(BUCKET_PROCESSED, key)
+    except ObjectNotFoundError as exc:
+        raise _file_deleted() from exc
+    media = MEDIA_TYPES.get(PurePath(key).suffix.lower(), "application/octet-stream")
+    return data, media, download_name(photo, key)
+
+
+def preview_source(session: Session, user: Profile, photo_id: uuid.UUID, variant: str) -> tuple[str, str]:
+    """``(bucket, key)`` of the file a preview shows: the delivered result when there is one and
+    ``variant`` is ``result``, else the original.
+
+    Raises:
+        ApiError: 404 not the caller's photo, or 'Anteprima non disponibile' once its files are deleted.
+    """
+    photo = owned_photo(session, user, photo_id)
+    if photo.files_deleted_at is not None:
+        raise ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
+    if variant == "result" and photo.status == "processed" and photo.processed_path:
+        return BUCKET_PROCESSED, photo.processed_path
+    return BUCKET_UPLOADS, photo.upload_path
+
+
+ACTIVE_JOB_STATUSES = {
+    JobStatus.pending,
+    JobStatus.waiting_for_credits,
+    JobStatus.processing,
+    JobStatus.pending_human,
+    JobStatus.assigned_to_graphic,
+    JobStatus.in_progress_human,
+}
+
+
+CANCELLABLE_JOB_STATUSES = {JobStatus.pending_human, JobStatus.assigned_to_graphic}
+"""DESIGN decisions: the seller may cancel a photo queued for designers until a designer starts it."""
+
+
+def reprocessable_job(session: Session, user: Profile, photo_id: uuid.UUID) -> PhotoProcessingJob:
+    """The photo's failed, retryable latest job (:func:`~api.services.photo_rules.reprocess_refusal`),
+    if the owner has credits (blocking: threadpool).
+
+    Raises:
+        ApiError: 404 not the caller's photo; 409 not reprocessable; 410 files deleted; 400 no credits.
+    """
+    photo = owned_photo(session, user, photo_id)
+    refusal = reprocess_refusal(photo)
+    if refusal is not None:
+        raise refusal
+    job = latest_job(photo)
+    assert job is not None  # reprocess_refusal: a failed latest job
+    owner = session.get_one(Profile, photo.user_id)
+    if owner.credits_remaining <= 0:
+        raise ApiError(400, "Crediti insufficienti", "insufficient_credits", "Crediti insufficienti")
+    return job
+
+
+def start_details(session: Session, job: PhotoProcessingJob) -> tuple[int, str, str]:
+    """``(reservations so far, owner's e-mail, photo name)`` of a job, to start a new run."""
+    runs = session.execute(
+        select(func.count())
+        .select_from(CreditLedgerEntry)
+        .where(CreditLedgerEntry.job_id == job.id, CreditLedgerEntry.kind == "reserve")
+    ).scalar_one()
+    email = session.execute(select(Profile.email).where(Profile.id == job.user_id)).scalar_one()
+    name = session.execute(select(Photo.original_filename).where(Photo.id == job.photo_id)).scalar_one()
+    return int(runs), email, name
+
+
+def deletable(
+    session: Session, user: Profile, photo_id: uuid.UUID
+) -> tuple[Photo, PhotoProcessingJob | None]:
+    """The caller's photo and its latest job, reloaded (blocking: threadpool)."""
+    session.expire_all()
+    photo = owned_photo(session, user, photo_id)
+    return photo, latest_job(photo)
+
+
+def delete_photo(session: Session, photo: Photo) -> list[uuid.UUID]:
+    """Delete the photo's rows (and its order's when it was the last), then its files unless another
+    photo still uses them; returns its job ids (blocking: threadpool)."""
+    storage = get_storage()
+    shared = keys_used_elsewhere(session, photo)  # never delete a file another photo still uses
+    keys = [
+        (BUCKET_UPLOADS, photo.upload_path),
+        (BUCKET_PROCESSED, photo.processed_path if photo.processed_path not in shared else None),
+        (BUCKET_PROCESSED, photo.processed_webp_path if photo.processed_webp_path not in shared else None),
+    ]
+    job_ids = [j.id for j in photo.jobs]
+    order = session.get(Order, photo.order_id) if photo.order_id else None
+    session.delete(photo)
+    session.flush()
+    if order is not None:
+        order.total_photos = max(order.total_photos - 1, 0)
+        if order.total_photos == 0:
+            session.delete(order)
+        else:
+            refresh_order(session, order.id)
+    session.commit()
+    for bucket, key in keys:
+        if key:
+            storage.delete(bucket, key)
+            storage.delete(bucket, thumbnail_key(key))
+    return job_ids
+
+
+def request_rework(
+    session: Session, user: Profile, photo_id: uuid.UUID, notes: str | None
+) -> tuple[PhotoProcessingJob, str, str]:
+    """Check the free-rework rules (:func:`~api.services.photo_rules.rework_refusal`) and insert the
+    human job at 0 credits (priority 2, the AI job's options plus ``rework``); commits (blocking:
+    threadpool). Returns the job, the owner's e-mail and the photo's name.
+
+    Raises:
+        ApiError: 404 not the caller's photo; 409 already asked, not completed or too late; 410 files
+            deleted.
+    """
+    photo = owned_photo(session, user, photo_id)
+    refusal = rework_refusal(photo)
+    if refusal is not None:
+        raise refusal
+    job = latest_job(photo)
+    assert job is not None  # rework_refusal: a completed latest job
+    rework = PhotoProcessingJob(
+        photo_id=photo.id,
+        user_id=photo.user_id,
+        job_type=JobType.background_removal_human.value,
+        status=JobStatus.pending.value,
+        priority=2,
+        client_notes=notes,
+        options={**(job.options or {}), "rework": True, "cost": 0},
+    )
+    session.add(rework)
+    session.commit()
+    email = session.execute(select(Profile.email).where(Profile.id == photo.user_id)).scalar_one()
+    return rework, email, photo.original_filename
