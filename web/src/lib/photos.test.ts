@@ -1,6 +1,6 @@
 import { makeJob, makePhoto } from '@/test/fixtures';
 import type { Photo } from '@/types/api';
-import { filterGroup, hasActiveJobs, isRetryableError, jobStatusLabel, latestJob, photoStats } from './photos';
+import { filterGroup, hasActiveJobs, jobStatusLabel, latestJob, photoStats } from './photos';
 
 const job = (status: string, created_at = '2025-01-01T10:00:00Z') => makeJob({ id: `j-${status}-${created_at}`, status, created_at });
 
@@ -53,12 +53,5 @@ describe('photo helpers', () => {
       queued: 2,
     });
     expect(photoStats(undefined)).toEqual({ total: 0, processed: 0, queued: 0 });
-  });
-
-  it('recognises retryable errors case-insensitively', () => {
-    expect(isRetryableError('Network Error while contacting model')).toBe(true);
-    expect(isRetryableError('Insufficient credits')).toBe(true);
-    expect(isRetryableError('Immagine non valida')).toBe(false);
-    expect(isRetryableError(null)).toBe(false);
   });
 });

@@ -166,15 +166,6 @@ export function filterGroup(status: string | null | undefined): Exclude<StatusFi
   }
 }
 
-const RETRYABLE = ['insufficient credits', 'processing timeout', 'temporary service unavailable', 'server error', 'network error', 'quota exceeded'];
-
-/** A failed job may be reprocessed when its error is one of the transient kinds (SPEC §4 Reprocess). */
-export function isRetryableError(message: string | null | undefined): boolean {
-  if (!message) return false;
-  const m = message.toLowerCase();
-  return RETRYABLE.some((r) => m.includes(r));
-}
-
 /** Dashboard counters (SPEC §4) from the server's `counts`: processed; uploaded and processing count as in queue. */
 export function photoStats(counts: PhotoCounts | undefined) {
   return { total: counts?.total ?? 0, processed: counts?.processed ?? 0, queued: counts?.queued ?? 0 };

@@ -1,5 +1,14 @@
 import { filterGroup, latestJob, resultDetails } from '@/lib/photos';
-import type { Photo, PhotoJob, Profile } from '@/types/api';
+import type { AppConfig, Photo, PhotoJob, Profile } from '@/types/api';
+
+/** What `GET /api/config` answers with the server's defaults (fotopronta/domain.py, settings). */
+export const TEST_CONFIG: AppConfig = {
+  job_costs: { background_removal: 1, smart_backgrounds: 2, background_removal_human: 3 },
+  free_rework_days: 7,
+  free_credits: 15,
+  max_upload_bytes: 50 * 1024 * 1024,
+  max_upload_megapixels: 80,
+};
 
 export function makeProfile(overrides: Partial<Profile> = {}): Profile {
   return {
@@ -58,6 +67,8 @@ export function makePhoto(overrides: Partial<Photo> = {}, jobOverrides: Partial<
     files_deleted_at: null,
     width: 1200,
     height: 1200,
+    can_rework: false,
+    can_reprocess: false,
     jobs:
       jobOverrides === null
         ? []

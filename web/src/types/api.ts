@@ -87,3 +87,6 @@ export type StreamTicket = Schemas['TicketOut'];
 /** `POST /api/auth/signup` (201) and the password endpoints' `{title, detail}`. */
 export type SignupResult = Schemas['SignupOut'];
 export type MessageResult = Schemas['MessageOut'];
+
+/** `GET /api/config` (public): the server's product constants, so the web app never re-types them. */
+export type AppConfig = Schemas['AppConfig'];

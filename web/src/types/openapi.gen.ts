@@ -420,6 +420,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Config
+         * @description Credit costs per job type, the free-rework window (days), the sign-up credits and the upload
+         *     limits (:class:`api.schemas.AppConfig`). Public: the landing and sign-up pages show them too.
+         */
+        get: operations["config-get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/credit-packages": {
         parameters: {
             query?: never;
@@ -912,7 +933,8 @@ export interface paths {
          *     is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest`` or ``name``.
          *     ``next_cursor`` (opaque, keyset on the sort key and the id) fetches the next page; ``counts`` are
          *     over all the caller's photos, whatever the filters. Three statements whatever the page size: the
-         *     page, its jobs (``selectinload``) and the counts.
+         *     page, its jobs (``selectinload``) and the counts. Each photo says whether a free rework
+         *     (``can_rework``) or a reprocess (``can_reprocess``) would be accepted.
          */
         get: operations["photos-list"];
         put?: never;
@@ -1195,6 +1217,25 @@ export interface components {
             users_total: number;
             /** Users Without Credits */
             users_without_credits: number;
+        };
+        /**
+         * AppConfig
+         * @description ``GET /api/config`` (public): the server's product constants the web app shows, so it never
+         *     re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings.
+         */
+        AppConfig: {
+            /** Free Credits */
+            free_credits: number;
+            /** Free Rework Days */
+            free_rework_days: number;
+            /** Job Costs */
+            job_costs: {
+                [key: string]: number;
+            };
+            /** Max Upload Bytes */
+            max_upload_bytes: number;
+            /** Max Upload Megapixels */
+            max_upload_megapixels: number;
         };
         /**
          * AssignBody
@@ -1605,7 +1646,8 @@ export interface components {
         };
         /**
          * OrderPublic
-         * @description SPEC §3 ``orders`` (``total_amount`` in cents).
+         * @description SPEC §3 ``orders``: ``total_amount`` is the credits the batch costs (``JOB_COSTS`` × photos),
+         *     not money.
          */
         OrderPublic: {
             /**
@@ -1699,6 +1741,16 @@ export interface components {
          * @description A ``photos`` row with its jobs nested (SPEC §3).
          */
         PhotoPublic: {
+            /**
+             * Can Reprocess
+             * @default false
+             */
+            can_reprocess: boolean;
+            /**
+             * Can Rework
+             * @default false
+             */
+            can_rework: boolean;
             /**
              * Created At
              * Format: date-time
@@ -2646,6 +2698,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "config-get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AppConfig"];
                 };
             };
         };
