@@ -148,6 +148,11 @@ def effective_role(profile: Profile) -> UserRole:
     return role
 
 
+def owner_or_admin(user: Profile, owner_id: uuid.UUID) -> bool:
+    """Whether ``user`` may see a row owned by ``owner_id``: its owner, or an active admin."""
+    return user.id == owner_id or effective_role(user) is UserRole.admin
+
+
 def get_admin_user(user: CurrentUser) -> Profile:
     """The current user if an active admin. Raises: ApiError 403."""
     if effective_role(user) is not UserRole.admin:

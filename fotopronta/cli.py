@@ -12,11 +12,12 @@ import argparse
 import os
 import sys
 
+from fotopronta.domain import UserRole
+
 
 def _create_user(args: argparse.Namespace) -> int:
     from fotopronta.accounts import EmailAlreadyRegisteredError, create_user
     from fotopronta.db import session_scope
-    from fotopronta.domain import UserRole
 
     if len(args.password) < 6:
         print("La password deve essere lunga almeno 6 caratteri.", file=sys.stderr)
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     cu = sub.add_parser("create-user", help="crea un utente confermato e attivo")
     cu.add_argument("--email", required=True)
     cu.add_argument("--password", required=True)
-    cu.add_argument("--role", choices=["client", "graphic", "admin"], default="client")
+    cu.add_argument("--role", choices=[r.value for r in UserRole], default=UserRole.client.value)
     cu.add_argument("--first-name", default=None)
     cu.add_argument("--last-name", default=None)
     cu.set_defaults(func=_create_user)

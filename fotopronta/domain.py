@@ -40,7 +40,8 @@ class JobStatus(enum.StrEnum):
     """``photo_processing_jobs.status`` (SPEC §4 Job status) plus ``waiting_for_credits``.
 
     ``waiting_for_credits`` is the durable wait of DESIGN.md (insufficient credits: the workflow
-    waits for a ``credits_added`` signal); the UI shows it as 'Crediti terminati'.
+    waits until the API's ``resume`` update, sent after a purchase or an admin grant, or a
+    ``credits_added`` signal); the UI shows it as 'Crediti terminati'.
     """
 
     pending = "pending"

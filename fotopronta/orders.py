@@ -8,7 +8,7 @@ import uuid
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fotopronta.domain import JobStatus, PhotoStatus
+from fotopronta.domain import JobStatus, JobType, PhotoStatus
 from fotopronta.models import Order, Photo, PhotoProcessingJob
 
 FINAL_JOB_STATUSES = (
@@ -18,10 +18,10 @@ FINAL_JOB_STATUSES = (
     JobStatus.rejected_human.value,
 )
 
-PACKAGE_LABELS = {
-    "background_removal": "Ritocco AI",
-    "smart_backgrounds": "Sfondi intelligenti",
-    "background_removal_human": "Ritocco del team grafico",
+PACKAGE_LABELS: dict[str, str] = {
+    JobType.background_removal: "Ritocco AI",
+    JobType.smart_backgrounds: "Sfondi intelligenti",
+    JobType.background_removal_human: "Ritocco del team grafico",
 }
 """``orders.package_type`` shown on /orders, by job type."""
 

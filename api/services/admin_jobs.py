@@ -6,13 +6,13 @@ from __future__ import annotations
 import uuid
 from datetime import date, datetime, time, timedelta
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
 from api.job_timeline import format_it
 from api.schemas import AdminJob, AdminJobPage, DesignerJob
 from api.services.designer import as_designer_job, load_human_job
-from api.services.queries import like_pattern
+from api.services.queries import contains_any, sorted_page
 from fotopronta.domain import JobStatus, JobType
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 
@@ -63,13 +63,7 @@ def jobs_page(
     )
     term = q.strip()
     if term:
-        pattern = like_pattern(term)
-        query = query.where(
-            or_(
-                func.lower(owner.email).like(pattern, escape="\\"),
-                func.lower(Photo.original_filename).like(pattern, escape="\\"),
-            )
-        )
+        query = query.where(contains_any(term, owner.email, Photo.original_filename))
     if status:
         query = query.where(PhotoProcessingJob.status == status)
     if job_type:
@@ -78,7 +72,6 @@ def jobs_page(
         query = query.where(PhotoProcessingJob.created_at >= _day_start(date_from))
     if date_to:
         query = query.where(PhotoProcessingJob.created_at < _day_start(date_to + timedelta(days=1)))
-    total = session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
     column = {
         "created_at": PhotoProcessingJob.created_at,
         "status": PhotoProcessingJob.status,
@@ -87,10 +80,9 @@ def jobs_page(
         "job_type": PhotoProcessingJob.job_type,
         "completed_at": PhotoProcessingJob.completed_at,
     }[sort]
-    direction = column.asc().nulls_last() if order == "asc" else column.desc().nulls_last()
-    found = session.execute(
-        query.order_by(direction, PhotoProcessingJob.id).offset((page - 1) * size).limit(size)
-    ).all()
+    found, total = sorted_page(
+        session, query, column, PhotoProcessingJob.id, order=order, page=page, size=size
+    )
     items = [
         AdminJob(
             id=job.id,

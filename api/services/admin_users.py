@@ -7,11 +7,11 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import String, cast, exists, func, or_, select
+from sqlalchemy import String, cast, exists, func, select
 from sqlalchemy.orm import Session
 
 from api.errors import ApiError
-from api.services.queries import like_pattern
+from api.services.queries import contains_any, sorted_page
 from fotopronta import ledger
 from fotopronta.models import CreditLedgerEntry, CreditPackage, CreditPurchase, Profile
 from fotopronta.settings import get_settings
@@ -31,19 +31,10 @@ def search_users(
     query = select(Profile)
     term = q.strip()
     if term:
-        pattern = like_pattern(term)
-        query = query.where(
-            or_(
-                *(
-                    func.lower(func.coalesce(col, "")).like(pattern, escape="\\")
-                    for col in (Profile.email, Profile.first_name, Profile.last_name)
-                )
-            )
-        )
+        query = query.where(contains_any(term, Profile.email, Profile.first_name, Profile.last_name))
     if page is None:
         newest = query.order_by(Profile.created_at.desc()).limit(SEARCH_LIMIT)
         return list(session.execute(newest).scalars()), None
-    total = session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
     column: Any = {
         "created_at": Profile.created_at,
         "email": Profile.email,
@@ -54,11 +45,8 @@ def search_users(
         "credits_remaining": Profile.credits_remaining,
         "credits_expiry_date": Profile.credits_expiry_date,
     }[sort]
-    direction = column.asc().nulls_last() if order == "asc" else column.desc().nulls_last()
-    rows = session.execute(
-        query.order_by(direction, Profile.id).offset((page - 1) * size).limit(size)
-    ).scalars()
-    return list(rows), total
+    rows, total = sorted_page(session, query, column, Profile.id, order=order, page=page, size=size)
+    return [row[0] for row in rows], total
 
 
 def grant_credits(

@@ -423,22 +423,11 @@ def forgot_password(session: Session, email: str) -> mailer.Email | None:
     _burn_unused(session, user.id, "recovery", now)
     code = f"{secrets.randbelow(1_000_000):06d}"
     token = new_opaque_token()
-    _new_secret(
-        session,
-        user_id=user.id,
-        purpose="recovery",
-        kind="code",
-        secret=code,
-        ttl_s=settings.recovery_code_ttl_s,
-    )
-    _new_secret(
-        session,
-        user_id=user.id,
-        purpose="recovery",
-        kind="link",
-        secret=token,
-        ttl_s=settings.recovery_link_ttl_s,
-    )
+    for kind, secret, ttl_s in (
+        ("code", code, settings.recovery_code_ttl_s),
+        ("link", token, settings.recovery_link_ttl_s),
+    ):
+        _new_secret(session, user_id=user.id, purpose="recovery", kind=kind, secret=secret, ttl_s=ttl_s)
     session.commit()
     link = mailer.public_link("/auth/callback", token_hash=token, type="recovery")
     return mailer.password_reset_email(

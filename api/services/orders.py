@@ -11,9 +11,9 @@ from pathlib import PurePath
 from sqlalchemy import select
 from sqlalchemy.orm import Session, selectinload
 
-from api.deps import effective_role
+from api.deps import owner_or_admin
 from api.errors import ApiError
-from fotopronta.domain import PhotoStatus, UserRole
+from fotopronta.domain import PhotoStatus
 from fotopronta.models import Order, Photo, Profile
 from fotopronta.results import download_name
 from fotopronta.storage import BUCKET_PROCESSED, ObjectNotFoundError, get_storage
@@ -35,7 +35,7 @@ def owned_order(session: Session, user: Profile, order_id: uuid.UUID) -> Order:
         ApiError: 404 'Ordine non trovato'.
     """
     order = session.get(Order, order_id)
-    if order is None or (order.user_id != user.id and effective_role(user) is not UserRole.admin):
+    if order is None or not owner_or_admin(user, order.user_id):
         raise ApiError(404, "Ordine non trovato", "order_not_found")
     return order
 

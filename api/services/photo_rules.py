@@ -76,3 +76,17 @@ def reprocess_refusal(photo: Photo) -> ApiError | None:
     if photo.files_deleted_at is not None:
         return ApiError(410, "Il file originale non è più disponibile.", "file_deleted", REPROCESS_TITLE)
     return None
+
+
+def require_allowed(photo: Photo, refusal: ApiError | None) -> PhotoProcessingJob:
+    """The photo's latest job, once ``refusal`` (from :func:`rework_refusal` or
+    :func:`reprocess_refusal`, which both need a latest job) is ``None``.
+
+    Raises:
+        ApiError: ``refusal`` itself.
+    """
+    job = latest_job(photo)
+    if refusal is not None:
+        raise refusal
+    assert job is not None  # both rules refuse a photo without jobs
+    return job

@@ -16,13 +16,13 @@ from typing import Any, Literal
 from sqlalchemy import ColumnElement, case, func, or_, select, tuple_
 from sqlalchemy.orm import Session, selectinload
 
-from api.deps import effective_role
+from api.deps import owner_or_admin
 from api.errors import ApiError
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
-from api.services.photo_rules import latest_job, reprocess_refusal, rework_refusal
+from api.services.photo_rules import latest_job, reprocess_refusal, require_allowed, rework_refusal
 from api.services.queries import escape_like
 from api.uploads import ImageInfo
-from fotopronta.domain import JOB_COSTS, JobStatus, JobType, UserRole
+from fotopronta.domain import JOB_COSTS, JobStatus, JobType, LedgerKind, PhotoStatus
 from fotopronta.models import CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
 from fotopronta.results import download_name, keys_used_elsewhere
@@ -100,7 +100,7 @@ def store_upload(
                 file_size=len(data),
                 file_format=info.mime,
                 upload_path=key,
-                status="uploaded",
+                status=PhotoStatus.uploaded.value,
                 width=info.width,
                 height=info.height,
                 order_id=order.id,
@@ -168,9 +168,9 @@ def _latest_status() -> ColumnElement[str | None]:
 def _status_group(status_col: ColumnElement[str | None]) -> ColumnElement[str]:
     """The /photos filter groups (SPEC §4, ``filterGroup`` in web/src/lib/photos.ts) in SQL."""
     return case(
-        (status_col.in_(("completed", "completed_human")), "completed"),
-        (status_col.in_(("processing", "in_progress_human")), "processing"),
-        (status_col.in_(("failed", "rejected_human")), "failed"),
+        (status_col.in_((JobStatus.completed, JobStatus.completed_human)), "completed"),
+        (status_col.in_((JobStatus.processing, JobStatus.in_progress_human)), "processing"),
+        (status_col.in_((JobStatus.failed, JobStatus.rejected_human)), "failed"),
         else_="pending",
     )
 
@@ -203,8 +203,8 @@ def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
             func.count().filter(group == "processing"),
             func.count().filter(group == "failed"),
             func.count().filter(group == "pending"),
-            func.count().filter(Photo.status == "processed"),
-            func.count().filter(Photo.status.in_(("uploaded", "processing"))),
+            func.count().filter(Photo.status == PhotoStatus.processed),
+            func.count().filter(Photo.status.in_((PhotoStatus.uploaded, PhotoStatus.processing))),
         ).where(Photo.user_id == user_id)
     ).one()
     total, completed, processing, failed, pending, processed, queued = (int(v) for v in row)
@@ -276,7 +276,7 @@ def owned_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> Photo:
         ApiError: 404 'Foto non trovata'.
     """
     photo = session.get(Photo, photo_id)
-    if photo is None or (photo.user_id != user.id and effective_role(user) is not UserRole.admin):
+    if photo is None or not owner_or_admin(user, photo.user_id):
         raise ApiError(404, "Foto non trovata", "photo_not_found")
     return photo
 
@@ -308,7 +308,7 @@ def download(session: Session, user: Profile, photo_id: uuid.UUID, fmt: str) -> 
     key = (photo.processed_webp_path if fmt == "webp" else None) or photo.processed_path
     if photo.files_deleted_at is not None:
         raise _file_deleted()
-    if photo.status != "processed" or not key:
+    if photo.status != PhotoStatus.processed or not key:
         raise ApiError(409, "La foto non è ancora stata elaborata.", "not_processed", "Errore download")
     try:
         data = get_storage().get(BUCKET_PROCESSED, key)
@@ -328,7 +328,7 @@ def preview_source(session: Session, user: Profile, photo_id: uuid.UUID, variant
     photo = owned_photo(session, user, photo_id)
     if photo.files_deleted_at is not None:
         raise ApiError(404, "Anteprima non disponibile", "thumbnail_unavailable")
-    if variant == "result" and photo.status == "processed" and photo.processed_path:
+    if variant == "result" and photo.status == PhotoStatus.processed and photo.processed_path:
         return BUCKET_PROCESSED, photo.processed_path
     return BUCKET_UPLOADS, photo.upload_path
 
@@ -355,11 +355,7 @@ def reprocessable_job(session: Session, user: Profile, photo_id: uuid.UUID) -> P
         ApiError: 404 not the caller's photo; 409 not reprocessable; 410 files deleted; 400 no credits.
     """
     photo = owned_photo(session, user, photo_id)
-    refusal = reprocess_refusal(photo)
-    if refusal is not None:
-        raise refusal
-    job = latest_job(photo)
-    assert job is not None  # reprocess_refusal: a failed latest job
+    job = require_allowed(photo, reprocess_refusal(photo))
     owner = session.get_one(Profile, photo.user_id)
     if owner.credits_remaining <= 0:
         raise ApiError(400, "Crediti insufficienti", "insufficient_credits", "Crediti insufficienti")
@@ -371,7 +367,7 @@ def start_details(session: Session, job: PhotoProcessingJob) -> tuple[int, str, 
     runs = session.execute(
         select(func.count())
         .select_from(CreditLedgerEntry)
-        .where(CreditLedgerEntry.job_id == job.id, CreditLedgerEntry.kind == "reserve")
+        .where(CreditLedgerEntry.job_id == job.id, CreditLedgerEntry.kind == LedgerKind.reserve)
     ).scalar_one()
     email = session.execute(select(Profile.email).where(Profile.id == job.user_id)).scalar_one()
     name = session.execute(select(Photo.original_filename).where(Photo.id == job.photo_id)).scalar_one()
@@ -427,11 +423,7 @@ def request_rework(
             deleted.
     """
     photo = owned_photo(session, user, photo_id)
-    refusal = rework_refusal(photo)
-    if refusal is not None:
-        raise refusal
-    job = latest_job(photo)
-    assert job is not None  # rework_refusal: a completed latest job
+    job = require_allowed(photo, rework_refusal(photo))
     rework = PhotoProcessingJob(
         photo_id=photo.id,
         user_id=photo.user_id,

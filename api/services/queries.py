@@ -1,6 +1,11 @@
-"""Small SQL helpers the services share."""
+"""Small SQL helpers the services share: LIKE patterns and one sorted page with its total."""
 
 from __future__ import annotations
+
+from typing import Any, TypeVarTuple
+
+from sqlalchemy import ColumnElement, Row, Select, func, or_, select
+from sqlalchemy.orm import Session
 
 
 def escape_like(text: str) -> str:
@@ -11,3 +16,30 @@ def escape_like(text: str) -> str:
 def like_pattern(term: str) -> str:
     """``%term%`` lower-cased for a case-insensitive LIKE on ``lower(column)``, wildcards escaped."""
     return "%" + escape_like(term.lower()) + "%"
+
+
+def contains_any(term: str, *columns: Any) -> ColumnElement[bool]:
+    """Any of ``columns`` (NULL as empty) contains ``term``, case-insensitively."""
+    pattern = like_pattern(term)
+    return or_(*(func.lower(func.coalesce(col, "")).like(pattern, escape="\\") for col in columns))
+
+
+_Cols = TypeVarTuple("_Cols")
+
+
+def sorted_page(
+    session: Session,
+    query: Select[*_Cols],
+    column: Any,
+    tiebreak: Any,
+    *,
+    order: str,
+    page: int,
+    size: int,
+) -> tuple[list[Row[*_Cols]], int]:
+    """Page ``page`` (from 1) of ``size`` rows of ``query`` ordered by ``column`` (``order`` ``asc`` or
+    ``desc``, nulls last) then ``tiebreak``, and how many rows the whole query has."""
+    total = session.execute(select(func.count()).select_from(query.subquery())).scalar_one()
+    direction = column.asc().nulls_last() if order == "asc" else column.desc().nulls_last()
+    rows = session.execute(query.order_by(direction, tiebreak).offset((page - 1) * size).limit(size)).all()
+    return list(rows), int(total)
