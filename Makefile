@@ -6,7 +6,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
 
-.PHONY: dev test install web model lint pytest webtest browser e2e bench-quality bench-speed bench-memory bench-load bench-faults clean
+.PHONY: dev test install web model lint pytest webtest api-types api-types-check browser e2e bench-quality bench-speed bench-memory bench-load bench-faults clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -34,8 +34,24 @@ lint: install
 pytest: install model
 	$(VENV)/bin/pytest -q
 
-webtest: web
+webtest: web api-types-check
 	@if [ -f web/package.json ]; then cd web && npm run lint --silent && npm test --silent; fi
+
+# issue 14: the web app's request/response types are generated from the API's OpenAPI document, dumped
+# without a server (api/openapi_dump.py) into web/openapi.json, then web/src/types/openapi.gen.ts.
+api-types: install web
+	$(PY) -m api.openapi_dump > web/openapi.json
+	cd web && npm run --silent gen:api
+
+# Fails when a schema or route changed without `make api-types` (run by `make webtest`, so `make test`).
+api-types-check: install web
+	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	$(PY) -m api.openapi_dump > "$$tmp/openapi.json" && \
+	( cd web && npx --no-install openapi-typescript "$$tmp/openapi.json" -o "$$tmp/openapi.gen.ts" >/dev/null 2>&1 ) && \
+	git --no-pager diff --no-index --exit-code --stat "$$tmp/openapi.json" web/openapi.json && \
+	git --no-pager diff --no-index --exit-code --stat "$$tmp/openapi.gen.ts" web/src/types/openapi.gen.ts \
+	|| { echo "web/openapi.json or web/src/types/openapi.gen.ts is stale: run make api-types" >&2; exit 1; }
+	@echo "api types: web/openapi.json and web/src/types/openapi.gen.ts are up to date"
 
 # Debian's chromium for the end-to-end tests (Playwright's own browser download does not work here).
 browser:

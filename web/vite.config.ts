@@ -36,12 +36,13 @@ export default defineConfig({
         // never answered with the app shell; src/app/server-page-rescue.ts recovers from older workers.
         navigateFallbackDenylist: SERVER_PATH_PATTERNS,
         globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
-        // Offline (issue 12 item 13): the last answers of the signed-in pages' reads, network first.
+        // Offline (issue 12 item 13): the last answers of the signed-in pages' reads and of /api/config
+        // (the credit costs the upload page shows), network first.
         // Cache name shared with src/stores/session.ts, which deletes it on sign-out.
         runtimeCaching: [
           {
             urlPattern: ({ url, request }) =>
-              request.method === 'GET' && url.origin === self.location.origin && /^\/api\/(me|photos|notifications|orders|credits\/[\w-]+)$/.test(url.pathname),
+              request.method === 'GET' && url.origin === self.location.origin && /^\/api\/(me|config|photos|notifications|orders|credits\/[\w-]+)$/.test(url.pathname),
             handler: 'NetworkFirst',
             options: { cacheName: 'fotopronta-api', expiration: { maxEntries: 50, maxAgeSeconds: 7 * 24 * 3600 } },
           },

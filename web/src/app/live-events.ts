@@ -6,6 +6,7 @@ import { api, buildUrl } from '@/lib/api-client';
 import { ME_QUERY_KEY } from '@/lib/auth';
 import { PHOTOS_KEY } from '@/lib/photos';
 import { useSessionStore } from '@/stores/session';
+import type { StreamTicket } from '@/types/api';
 
 /** What `GET /api/events` sends (the database trigger's payload). */
 interface ChangeEvent {
@@ -14,11 +15,6 @@ interface ChangeEvent {
   id: string;
 }
 
-/** `POST /api/events/ticket`: a short-lived, single-use ticket for one `GET /api/events?ticket=…`. */
-interface StreamTicket {
-  ticket: string;
-  expires_in: number;
-}
 
 /** Waits before reconnecting after the 1st, 2nd, 3rd and later failures (SPEC §9 realtime). */
 export const RECONNECT_DELAYS_MS = [1000, 2000, 5000, 10000];

@@ -2,7 +2,7 @@ import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
 import { createBrowserRouter, Navigate, type RouteObject } from 'react-router-dom';
 import { ErrorBoundary } from '@/components/errors/error-boundary';
 import { FullPageSpinner } from '@/components/ui/spinner';
-import { LandingPage } from '@/features/landing/landing-page';
+import { LandingPage } from '@/features/landing';
 
 /**
  * Route-level code splitting: only the landing page is in the entry chunk (a fast first visit, issue
@@ -20,19 +20,19 @@ const VerifyOtpPage = lazyNamed(auth, 'VerifyOtpPage');
 const ResetPasswordPage = lazyNamed(auth, 'ResetPasswordPage');
 const RequireAuth = lazyNamed(auth, 'RequireAuth');
 const RequireRole = lazy(async () => ({ default: (await auth()).RequireRole }));
-const legal = () => import('@/features/legal/legal-pages');
+const legal = () => import('@/features/legal');
 const PrivacyPolicyPage = lazyNamed(legal, 'PrivacyPolicyPage');
 const TermsOfServicePage = lazyNamed(legal, 'TermsOfServicePage');
 const CookiePolicyPage = lazyNamed(legal, 'CookiePolicyPage');
-const NotFoundPage = lazyNamed(() => import('@/features/misc/not-found-page'), 'NotFoundPage');
+const NotFoundPage = lazyNamed(() => import('@/features/misc'), 'NotFoundPage');
 const AppLayout = lazyNamed(() => import('./layouts/app-layout'), 'AppLayout');
-const DashboardPage = lazyNamed(() => import('@/features/dashboard/dashboard-page'), 'DashboardPage');
-const UploadPage = lazyNamed(() => import('@/features/upload/upload-page'), 'UploadPage');
-const PhotosPage = lazyNamed(() => import('@/features/photos/photos-page'), 'PhotosPage');
-const OrdersPage = lazyNamed(() => import('@/features/orders/orders-page'), 'OrdersPage');
-const CreditsPage = lazyNamed(() => import('@/features/credits/credits-page'), 'CreditsPage');
-const ProfilePage = lazyNamed(() => import('@/features/profile/profile-page'), 'ProfilePage');
-const staff = () => import('@/features/staff/staff-pages');
+const DashboardPage = lazyNamed(() => import('@/features/dashboard'), 'DashboardPage');
+const UploadPage = lazyNamed(() => import('@/features/upload'), 'UploadPage');
+const PhotosPage = lazyNamed(() => import('@/features/photos'), 'PhotosPage');
+const OrdersPage = lazyNamed(() => import('@/features/orders'), 'OrdersPage');
+const CreditsPage = lazyNamed(() => import('@/features/credits'), 'CreditsPage');
+const ProfilePage = lazyNamed(() => import('@/features/profile'), 'ProfilePage');
+const staff = () => import('@/features/staff');
 const GraphicsDashboardPage = lazyNamed(staff, 'GraphicsDashboardPage');
 const AdminDashboardPage = lazyNamed(staff, 'AdminDashboardPage');
 

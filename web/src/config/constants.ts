@@ -1,7 +1,7 @@
-/** Business constants shown or enforced by the web app (SPEC §9). */
+/** Constants of the web app itself (SPEC §9); the server's rules (credit costs, sign-up credits, the
+ * free-rework window) come from `GET /api/config` (`useConfig`, lib/app-config.ts). */
 export const PRODUCT_NAME = 'FotoPronta';
 export const CONTACT_EMAIL = 'info@fotopronta.it';
-export const FREE_CREDITS = 15;
 
 const MB = 1024 * 1024;
 

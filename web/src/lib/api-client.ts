@@ -68,7 +68,7 @@ async function toApiError(response: Response): Promise<ApiError> {
     const text = await response.text();
     body = text ? JSON.parse(text) : null;
   } catch {
-    body = null;
+    /* not JSON: the generic message */
   }
   const { detail, code, title } = detailFrom(body);
   return new ApiError(response.status, detail ?? GENERIC_ERROR, code, title ?? null);

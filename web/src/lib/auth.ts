@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import { useSessionStore } from '@/stores/session';
-import type { Profile, Session, UserRole } from '@/types/api';
+import type { LoginInput, Profile, Session, UserRole } from '@/types/api';
 
 export const ME_QUERY_KEY = ['me'] as const;
 
@@ -38,11 +38,6 @@ export function roleLabel(role: string | null | undefined): string {
 /** Where a user lands after signing in: designers on /graphics-dashboard, everyone else on /dashboard. */
 export function homePath(profile: Pick<Profile, 'user_role' | 'is_active'> | null | undefined): string {
   return effectiveRole(profile) === 'graphic' ? '/graphics-dashboard' : '/dashboard';
-}
-
-export interface LoginInput {
-  email: string;
-  password: string;
 }
 
 export const login = (input: LoginInput) => api<Session>('/api/auth/login', { method: 'POST', json: input, anonymous: true });

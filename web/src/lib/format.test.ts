@@ -1,5 +1,4 @@
 import { effectiveRole, roleLabel } from '@/lib/auth';
-import { unreadBadge } from '@/features/notifications';
 import { notificationTime, relativeTime } from './format';
 
 const now = new Date('2025-03-10T12:00:00Z');
@@ -17,14 +16,6 @@ describe('dates in Italian', () => {
     expect(notificationTime(ago(3 * 3_600_000), now)).toBe('3h fa');
     expect(notificationTime(ago(6 * 86_400_000), now)).toBe('6g fa');
     expect(notificationTime(new Date(2025, 1, 20, 9), now)).toBe('20/02');
-  });
-});
-
-describe('notification badge', () => {
-  it('shows the count, then 9+', () => {
-    expect(unreadBadge(0)).toBe('');
-    expect(unreadBadge(9)).toBe('9');
-    expect(unreadBadge(10)).toBe('9+');
   });
 });
 

@@ -1,27 +1,11 @@
+import { makeJob, makePhoto } from '@/test/fixtures';
 import type { Photo } from '@/types/api';
-import { filterGroup, hasActiveJobs, isRetryableError, jobStatusLabel, latestJob, photoStats } from './photos';
+import { filterGroup, hasActiveJobs, jobStatusLabel, latestJob, photoStats } from './photos';
 
-const job = (status: string, created_at = '2025-01-01T10:00:00Z') => ({
-  id: `j-${status}-${created_at}`,
-  job_type: 'background_removal',
-  status,
-  progress_percentage: 0,
-  error_message: null,
-  processing_details: null,
-  created_at,
-  completed_at: null,
-});
+const job = (status: string, created_at = '2025-01-01T10:00:00Z') => makeJob({ id: `j-${status}-${created_at}`, status, created_at });
 
-const photo = (status: string, jobs: ReturnType<typeof job>[] = []): Photo => ({
-  id: `p-${Math.random()}`,
-  original_filename: 'scarpa.jpg',
-  file_size: 1000,
-  file_format: 'image/jpeg',
-  status,
-  created_at: '2025-01-01T10:00:00Z',
-  processed_path: null,
-  jobs,
-});
+const photo = (status: string, jobs: ReturnType<typeof job>[] = []): Photo =>
+  makePhoto({ id: `p-${Math.random()}`, original_filename: 'scarpa.jpg', file_size: 1000, status, created_at: '2025-01-01T10:00:00Z', processed_path: null, jobs });
 
 describe('job status badges (SPEC §4)', () => {
   it.each([
@@ -69,12 +53,5 @@ describe('photo helpers', () => {
       queued: 2,
     });
     expect(photoStats(undefined)).toEqual({ total: 0, processed: 0, queued: 0 });
-  });
-
-  it('recognises retryable errors case-insensitively', () => {
-    expect(isRetryableError('Network Error while contacting model')).toBe(true);
-    expect(isRetryableError('Insufficient credits')).toBe(true);
-    expect(isRetryableError('Immagine non valida')).toBe(false);
-    expect(isRetryableError(null)).toBe(false);
   });
 });

@@ -2,28 +2,9 @@ import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-qu
 import type { BadgeTone } from '@/components/ui/badge';
 import { PHOTOS_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
-import type { Photo, PhotoJob, ProcessingDetails } from '@/types/api';
+import type { Photo, PhotoCounts, PhotoJob, PhotoPage, ProcessingDetails } from '@/types/api';
 
 export const PHOTOS_KEY = ['photos'] as const;
-
-/** Counters over all the caller's photos (`GET /api/photos` → `counts`): by the newest job's filter group, and
- * by the photo's own status for the dashboard (`processed`; `queued` = uploaded or processing). */
-export interface PhotoCounts {
-  total: number;
-  completed: number;
-  processing: number;
-  failed: number;
-  pending: number;
-  processed: number;
-  queued: number;
-}
-
-/** One page of `GET /api/photos` (DESIGN: `limit` default 24, max 100; `next_cursor` null on the last page). */
-export interface PhotoPage {
-  items: Photo[];
-  next_cursor: string | null;
-  counts: PhotoCounts;
-}
 
 export type PhotoSort = 'newest' | 'oldest' | 'name';
 
@@ -183,15 +164,6 @@ export function filterGroup(status: string | null | undefined): Exclude<StatusFi
     default:
       return 'pending';
   }
-}
-
-const RETRYABLE = ['insufficient credits', 'processing timeout', 'temporary service unavailable', 'server error', 'network error', 'quota exceeded'];
-
-/** A failed job may be reprocessed when its error is one of the transient kinds (SPEC §4 Reprocess). */
-export function isRetryableError(message: string | null | undefined): boolean {
-  if (!message) return false;
-  const m = message.toLowerCase();
-  return RETRYABLE.some((r) => m.includes(r));
 }
 
 /** Dashboard counters (SPEC §4) from the server's `counts`: processed; uploaded and processing count as in queue. */

@@ -1,12 +1,15 @@
+import { TEST_CONFIG } from './fixtures';
 import { jsonResponse } from './utils';
 
 type Handler = (init: RequestInit, url: URL) => Response | Promise<Response>;
 
 /**
  * A tiny fetch fake: routes are "METHOD /path" → handler. Unknown routes answer 404 in the API's
- * error shape. Returns the mock so tests can inspect calls.
+ * error shape; `GET /api/config` answers {@link TEST_CONFIG} unless given. Returns the mock so tests
+ * can inspect calls.
  */
-export function fakeServer(routes: Record<string, Handler | unknown>) {
+export function fakeServer(given: Record<string, Handler | unknown>) {
+  const routes: Record<string, Handler | unknown> = { 'GET /api/config': TEST_CONFIG, ...given };
   const mock = vi.fn(async (input: RequestInfo | URL, init: RequestInit = {}) => {
     const url = new URL(String(input), 'http://localhost');
     const key = `${(init.method ?? 'GET').toUpperCase()} ${url.pathname}`;

@@ -1,5 +1,14 @@
 import { filterGroup, latestJob, resultDetails } from '@/lib/photos';
-import type { Photo, Profile } from '@/types/api';
+import type { AppConfig, Photo, PhotoJob, Profile } from '@/types/api';
+
+/** What `GET /api/config` answers with the server's defaults (fotopronta/domain.py, settings). */
+export const TEST_CONFIG: AppConfig = {
+  job_costs: { background_removal: 1, smart_backgrounds: 2, background_removal_human: 3 },
+  free_rework_days: 7,
+  free_credits: 15,
+  max_upload_bytes: 50 * 1024 * 1024,
+  max_upload_megapixels: 80,
+};
 
 export function makeProfile(overrides: Partial<Profile> = {}): Profile {
   return {
@@ -11,7 +20,35 @@ export function makeProfile(overrides: Partial<Profile> = {}): Profile {
     credits_remaining: 15,
     credits_expiry_date: null,
     is_active: true,
+    max_concurrent_jobs: 5,
+    specializations: null,
+    default_brand: null,
+    default_category: null,
     created_at: '2025-01-01T10:00:00Z',
+    updated_at: '2025-01-01T10:00:00Z',
+    ...overrides,
+  };
+}
+
+/** A job as `JobPublic` sends it: an AI background removal, pending; `overrides` for the rest. */
+export function makeJob(overrides: Partial<PhotoJob> = {}): PhotoJob {
+  return {
+    id: 'j1',
+    photo_id: 'p1',
+    job_type: 'background_removal',
+    status: 'pending',
+    progress_percentage: 0,
+    error_message: null,
+    processing_details: null,
+    background_category: null,
+    priority: 1,
+    assigned_to: null,
+    client_notes: null,
+    graphic_notes: null,
+    deadline: null,
+    started_at: null,
+    created_at: '2025-01-01T10:00:00Z',
+    completed_at: null,
     ...overrides,
   };
 }
@@ -19,22 +56,26 @@ export function makeProfile(overrides: Partial<Profile> = {}): Profile {
 export function makePhoto(overrides: Partial<Photo> = {}, jobOverrides: Partial<Photo['jobs'][number]> | null = {}): Photo {
   return {
     id: 'p1',
+    user_id: 'u1',
     original_filename: 'IMG_0001.jpg',
+    upload_path: 'u1/original.jpg',
     file_size: 204800,
     file_format: 'image/jpeg',
     status: 'processed',
     created_at: new Date(Date.now() - 5 * 60_000).toISOString(),
     processed_path: 'u1/processed.jpg',
+    files_deleted_at: null,
+    width: 1200,
+    height: 1200,
+    can_rework: false,
+    can_reprocess: false,
     jobs:
       jobOverrides === null
         ? []
         : [
-            {
-              id: 'j1',
-              job_type: 'background_removal',
+            makeJob({
               status: 'completed',
               progress_percentage: 100,
-              error_message: null,
               processing_details: {
                 seo_filename: 'nike-scarpa-running-rossa.jpg',
                 brand: 'Nike',
@@ -47,10 +88,9 @@ export function makePhoto(overrides: Partial<Photo> = {}, jobOverrides: Partial<
                   { hex: '#0000ff', name: 'blu' },
                 ],
               },
-              created_at: '2025-01-01T10:00:00Z',
               completed_at: '2025-01-01T10:01:00Z',
               ...jobOverrides,
-            },
+            }),
           ],
     ...overrides,
   };

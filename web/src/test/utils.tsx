@@ -4,6 +4,7 @@ import type { ReactElement } from 'react';
 import { createMemoryRouter, RouterProvider, type RouteObject } from 'react-router-dom';
 import { Toaster } from '@/components/ui/toast';
 import type { Session } from '@/types/api';
+import { makeProfile } from './fixtures';
 
 export function jsonResponse(body: unknown, status = 200): Response {
   return new Response(body === undefined ? null : JSON.stringify(body), {
@@ -18,7 +19,8 @@ export const testSession: Session = {
   token_type: 'bearer',
   expires_in: 3600,
   expires_at: 4102444800,
-  user: { id: 'u1', email: 'mario@example.com' },
+  user: makeProfile(),
+  password_required: false,
 };
 
 /** Renders routes in a memory router with a fresh query cache and the toaster. */

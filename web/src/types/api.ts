@@ -1,56 +1,23 @@
-/** Shapes of the FotoPronta HTTP API (DESIGN.md, "HTTP API"). */
+/**
+ * Shapes of the FotoPronta HTTP API, named for the web app: aliases of the types generated from the
+ * server's OpenAPI document (`openapi.gen.ts`, `npm run gen:api`; `make api-types` regenerates both).
+ * Change the server's schema, not these: `make webtest` fails while the generated file is stale.
+ */
+import type { components, operations } from './openapi.gen';
 
+type Schemas = components['schemas'];
+
+/** The roles the UI acts on (SPEC §6); the server sends `user_role` as a free string. */
 export type UserRole = 'client' | 'graphic' | 'admin';
 
-export interface SessionUser {
-  id: string;
-  email: string;
-  [key: string]: unknown;
-}
+/** `GET /api/me`, `PATCH /api/me`. */
+export type Profile = Schemas['ProfilePublic'];
 
-export interface Session {
-  access_token: string;
-  refresh_token: string;
-  token_type: string;
-  expires_in: number;
-  expires_at: number;
-  user: SessionUser;
-  /**
-   * After a sign-up link opened in another browser than the sign-up: the address is confirmed but the
-   * password given at sign-up was discarded (it may be someone else's); this one-time session only
-   * sets a new password (`POST /api/auth/password/reset`).
-   */
-  password_required?: boolean;
-}
+/** `POST /api/auth/login`, `/verify`, `/refresh`. `password_required`: after a sign-up link opened in
+ * another browser, this one-time session only sets a new password (`POST /api/auth/password/reset`). */
+export type Session = Schemas['SessionOut'];
 
-export interface Profile {
-  id: string;
-  email: string;
-  first_name: string | null;
-  last_name: string | null;
-  user_role: UserRole | string | null;
-  credits_remaining: number;
-  credits_expiry_date: string | null;
-  is_active: boolean;
-  /** Defaults for SEO file names, prefilled in the upload form. */
-  default_brand?: string | null;
-  default_category?: string | null;
-  created_at: string;
-  updated_at?: string;
-}
-
-export type JobStatus =
-  | 'pending'
-  | 'processing'
-  | 'completed'
-  | 'failed'
-  | 'pending_human'
-  | 'assigned_to_graphic'
-  | 'in_progress_human'
-  | 'completed_human'
-  | 'rejected_human'
-  | 'waiting_for_credits';
-
+/** Job types the upload form offers (`job_type` of `POST /api/photos`, a string on the server). */
 export type JobType = 'background_removal' | 'background_removal_human' | 'smart_backgrounds';
 
 export interface ColorInfo {
@@ -58,6 +25,10 @@ export interface ColorInfo {
   name: string;
 }
 
+/**
+ * The keys of a job's `processing_details` the web app reads. The server sends the object as it is
+ * stored (written by the retouch pipeline and the designers), so its schema is an open dictionary.
+ */
 export interface ProcessingDetails {
   seo_filename?: string | null;
   brand?: string | null;
@@ -69,66 +40,53 @@ export interface ProcessingDetails {
   needs_review?: boolean | null;
 }
 
-export interface PhotoJob {
-  id: string;
-  job_type: JobType | string;
-  status: JobStatus | string;
-  progress_percentage: number | null;
-  error_message: string | null;
+/** One job of a photo (`JobPublic`), with `processing_details` read as {@link ProcessingDetails}. */
+export type PhotoJob = Omit<Schemas['JobPublic'], 'processing_details'> & {
   processing_details: ProcessingDetails | null;
-  created_at: string;
-  completed_at: string | null;
-}
+};
 
-export type PhotoStatus = 'uploaded' | 'processing' | 'processed';
+/** `GET /api/photos` items (`PhotoPublic`). `files_deleted_at` is set when retention (30 days after
+ * delivery) removed the files; the row stays. */
+export type Photo = Omit<Schemas['PhotoPublic'], 'jobs'> & { jobs: PhotoJob[] };
 
-export interface Photo {
-  id: string;
-  original_filename: string;
-  file_size: number;
-  file_format: string;
-  status: PhotoStatus | string;
-  created_at: string;
-  processed_path: string | null;
-  /** Set when retention (30 days after delivery) removed the files; the row stays. */
-  files_deleted_at?: string | null;
-  order_id?: string | null;
-  jobs: PhotoJob[];
-}
+/** `GET /api/photos`: one page and the counters over all the caller's photos. */
+export type PhotoPage = Omit<Schemas['PhotoPage'], 'items'> & { items: Photo[] };
+export type PhotoCounts = Schemas['PhotoCounts'];
 
-export type NotificationType = 'success' | 'warning' | 'error' | 'assignment' | 'info' | string;
+export type AppNotification = Schemas['NotificationPublic'];
 
-export interface AppNotification {
-  id: string;
-  title: string;
-  message: string;
-  type: NotificationType;
-  read: boolean;
-  created_at: string;
-  related_job_id: string | null;
-}
+export type Order = Schemas['OrderPublic'];
 
-export interface Order {
-  id: string;
-  package_type: string | null;
-  total_photos: number | null;
-  processed_photos: number | null;
-  status: string;
-  created_at: string;
-  total_amount: number | null;
-}
+/** `GET /api/orders/{id}`: an order with its photos. */
+export type OrderDetail = Omit<Schemas['OrderDetail'], 'photos'> & { photos: Photo[] };
 
-export interface CreditPurchase {
-  id: string;
-  package_id?: string | null;
-  credits_purchased: number;
-  amount_paid_cents: number;
-  currency: string | null;
-  status: string;
-  created_at: string;
-  credits_expiry_date?: string | null;
-  /** The checkout session id to verify (named after the original schema). */
-  stripe_payment_intent_id?: string | null;
-  credit_packages?: { name: string; credits: number; price_cents: number } | null;
-  package?: { name: string; credits: number; price_cents: number } | null;
-}
+/** `GET /api/credits/purchases`; `stripe_payment_intent_id` is the checkout session id to verify. */
+export type CreditPurchase = Schemas['PurchasePublic'];
+
+/** `GET /api/credit-packages`. */
+export type CreditPackage = Schemas['PackagePublic'];
+
+/** `POST /api/payments/checkout`. */
+export type CheckoutResult = Schemas['CheckoutOut'];
+
+/** `POST /api/payments/verify` (the server answers by alias: `creditsAdded`, `totalCredits`). */
+export type VerifyResult = Schemas['VerifyOut'];
+
+/** `asc` or `desc`, the `order` of the admin's searches. */
+export type SortOrder = NonNullable<NonNullable<operations['admin-jobs-list']['parameters']['query']>['order']>;
+
+/** Request bodies. */
+export type LoginInput = Schemas['LoginIn'];
+export type SignupInput = Schemas['SignupIn'];
+/** `PATCH /api/me`: the name and the upload form's defaults. */
+export type ProfileInput = Schemas['ProfileUpdate'];
+export type VerifyOtpInput = Schemas['VerifyOtpIn'];
+
+/** `POST /api/events/ticket`: a short-lived, single-use ticket for one `GET /api/events?ticket=…`. */
+export type StreamTicket = Schemas['TicketOut'];
+/** `POST /api/auth/signup` (201) and the password endpoints' `{title, detail}`. */
+export type SignupResult = Schemas['SignupOut'];
+export type MessageResult = Schemas['MessageOut'];
+
+/** `GET /api/config` (public): the server's product constants, so the web app never re-types them. */
+export type AppConfig = Schemas['AppConfig'];

@@ -10,8 +10,6 @@ const FOCUSABLE = 'button:not([disabled]), [href], input:not([disabled]), select
 export function Dialog({ title, description, onClose, children, wide = false }: { title: string; description?: ReactNode; onClose: () => void; children: ReactNode; wide?: boolean }) {
   const ref = useRef<HTMLDivElement>(null);
   const titleId = useId();
-  const onCloseRef = useRef(onClose);
-  onCloseRef.current = onClose;
 
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
@@ -27,7 +25,7 @@ export function Dialog({ title, description, onClose, children, wide = false }: 
   const onKeyDown = (e: React.KeyboardEvent) => {
     if (e.key === 'Escape') {
       e.stopPropagation();
-      onCloseRef.current();
+      onClose();
       return;
     }
     if (e.key !== 'Tab' || !ref.current) return;
@@ -44,13 +42,13 @@ export function Dialog({ title, description, onClose, children, wide = false }: 
   };
 
   return (
-    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onCloseRef.current()}>
+    <div className="overlay" onMouseDown={(e) => e.target === e.currentTarget && onClose()}>
       <div ref={ref} className={`card dialog ${wide ? 'dialog-wide' : ''}`} role="dialog" aria-modal="true" aria-labelledby={titleId} tabIndex={-1} onKeyDown={onKeyDown}>
         <div className="dialog-head">
           <h2 id={titleId} className="card-title">
             {title}
           </h2>
-          <button type="button" className="btn btn-ghost btn-sm" aria-label="Chiudi" onClick={() => onCloseRef.current()}>
+          <button type="button" className="btn btn-ghost btn-sm" aria-label="Chiudi" onClick={onClose}>
             <X aria-hidden="true" size={18} />
           </button>
         </div>

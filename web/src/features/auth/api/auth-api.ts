@@ -1,15 +1,8 @@
 import { api } from '@/lib/api-client';
-import type { Session } from '@/types/api';
-
-export interface SignupInput {
-  email: string;
-  password: string;
-  first_name: string;
-  last_name: string;
-}
+import type { MessageResult, Session, SignupInput, SignupResult, VerifyOtpInput } from '@/types/api';
 
 /** `POST /api/auth/signup` → 201 (the account must be confirmed from the e-mailed link). */
-export const signup = (input: SignupInput) => api<unknown>('/api/auth/signup', { method: 'POST', json: input, anonymous: true });
+export const signup = (input: SignupInput) => api<SignupResult>('/api/auth/signup', { method: 'POST', json: input, anonymous: true });
 
 /** `POST /api/auth/verify` with the e-mailed link's token → a session like login. */
 export const verifyLink = (input: { token_hash: string; type: string }) =>
@@ -17,11 +10,11 @@ export const verifyLink = (input: { token_hash: string; type: string }) =>
 
 /** `POST /api/auth/password/forgot` → sends a 6-digit code (and a reset link) by e-mail. */
 export const forgotPassword = (email: string) =>
-  api<unknown>('/api/auth/password/forgot', { method: 'POST', json: { email }, anonymous: true });
+  api<MessageResult>('/api/auth/password/forgot', { method: 'POST', json: { email }, anonymous: true });
 
 /** `POST /api/auth/password/verify-otp` → sets the new password when the code is right. */
-export const verifyOtp = (input: { email: string; token: string; password: string }) =>
-  api<unknown>('/api/auth/password/verify-otp', { method: 'POST', json: input, anonymous: true });
+export const verifyOtp = (input: VerifyOtpInput) =>
+  api<MessageResult>('/api/auth/password/verify-otp', { method: 'POST', json: input, anonymous: true });
 
 /** `POST /api/auth/password/reset` for a signed-in recovery session (reached from the e-mailed link). */
-export const resetPassword = (password: string) => api<unknown>('/api/auth/password/reset', { method: 'POST', json: { password } });
+export const resetPassword = (password: string) => api<MessageResult>('/api/auth/password/reset', { method: 'POST', json: { password } });

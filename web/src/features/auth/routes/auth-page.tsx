@@ -2,7 +2,8 @@ import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { Field, PasswordField } from '@/components/ui/field';
 import { toast } from '@/components/ui/toast';
-import { FREE_CREDITS, PRODUCT_NAME } from '@/config/constants';
+import { PRODUCT_NAME } from '@/config/constants';
+import { useConfig } from '@/lib/app-config';
 import { errorMessage } from '@/lib/api-client';
 import { login } from '@/lib/auth';
 import { useSessionStore } from '@/stores/session';
@@ -159,6 +160,7 @@ export function AuthPage() {
   const session = useSessionStore((s) => s.session);
   const recovery = params.get('type') === 'recovery';
   const freeTrial = params.get('from') === 'free-trial';
+  const freeCredits = useConfig().data?.free_credits ?? '…';
   const [tab, setTab] = useState<Tab>(freeTrial ? 'signup' : 'login');
 
   if (session && !recovery) return <SignedInRedirect />;
@@ -181,7 +183,7 @@ export function AuthPage() {
       title={freeTrial ? 'Inizia la tua prova gratuita' : 'Benvenuto'}
       subtitle={
         freeTrial
-          ? `Crea il tuo account e ricevi ${FREE_CREDITS} crediti gratuiti: ${FREE_CREDITS} foto elaborate senza pagare nulla.`
+          ? `Crea il tuo account e ricevi ${freeCredits} crediti gratuiti: ${freeCredits} foto elaborate senza pagare nulla.`
           : 'Accedi o crea un account per elaborare le tue foto prodotto.'
       }
     >

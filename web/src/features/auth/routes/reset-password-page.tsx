@@ -6,7 +6,7 @@ import { errorMessage } from '@/lib/api-client';
 import { useSessionStore } from '@/stores/session';
 import { resetPassword, verifyLink } from '../api/auth-api';
 import { AuthShell } from '../components/auth-shell';
-import { validateResetForm } from '../validation';
+import { validateResetForm } from '../lib/validation';
 
 function readParams() {
   const q = new URLSearchParams(window.location.search);

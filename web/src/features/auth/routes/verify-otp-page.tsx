@@ -5,7 +5,7 @@ import { toast } from '@/components/ui/toast';
 import { ApiError, errorMessage } from '@/lib/api-client';
 import { forgotPassword, verifyOtp } from '../api/auth-api';
 import { AuthShell } from '../components/auth-shell';
-import { otpFailureMessage, validateOtpForm } from '../validation';
+import { otpFailureMessage, validateOtpForm } from '../lib/validation';
 
 export function VerifyOtpPage() {
   const navigate = useNavigate();

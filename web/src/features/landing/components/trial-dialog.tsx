@@ -1,6 +1,6 @@
 import { useId, useState, type FormEvent } from 'react';
 import { Dialog } from '@/components/ui/dialog';
-import { trialMailto, validateTrial, type TrialErrors, type TrialRequest } from '../trial';
+import { trialMailto, validateTrial, type TrialErrors, type TrialRequest } from '../lib/trial';
 
 /** Opens the visitor's mail client on a `mailto:` address (through a link, as a click would). */
 function openMailClient(href: string) {

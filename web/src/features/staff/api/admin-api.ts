@@ -1,6 +1,6 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
-import type { AddCreditsResult, AdminJob, AdminOverview, AdminUserRow, AssignMissingResult, DesignerJob, DesignerLoad, JobTimeline, Page, SortOrder } from '../types';
+import type { AddCreditsResult, AdminJobPage, AdminOverview, AssignMissingResult, DesignerJob, DesignerLoad, JobTimeline, SortOrder, UserPage } from './types';
 
 export const ADMIN_KEY = ['admin'] as const;
 export const OVERVIEW_KEY = [...ADMIN_KEY, 'overview'] as const;
@@ -41,7 +41,7 @@ export interface JobSearch {
 }
 
 export const searchJobs = (s: JobSearch) =>
-  api<Page<AdminJob>>('/api/admin/jobs', {
+  api<AdminJobPage>('/api/admin/jobs', {
     query: {
       q: s.q.trim() || undefined,
       status: s.status || undefined,
@@ -76,7 +76,7 @@ export interface UserSearch {
 }
 
 export const searchUsersPage = (s: UserSearch) =>
-  api<Page<AdminUserRow>>('/api/admin/users', {
+  api<UserPage>('/api/admin/users', {
     query: { q: s.q.trim() || undefined, sort: s.sort, order: s.order, page: String(s.page), size: String(s.size) },
   });
 /** One sorted page of users matching `q`; keeps the previous rows while the next page loads. */

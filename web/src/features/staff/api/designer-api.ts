@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { api, apiFetch } from '@/lib/api-client';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from './types';
 
 export const DESIGNER_JOBS_KEY = ['designer', 'jobs'] as const;
 /** The graphics dashboard polls its queue every 10 s. */

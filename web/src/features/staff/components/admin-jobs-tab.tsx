@@ -5,6 +5,7 @@ import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { formatDateTime } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
+import { useOnChange } from '@/lib/use-on-change';
 import { useJobSearch, type JobSearch } from '../api/admin-api';
 import { jobTypeLabel } from '../lib/timeline';
 import { JobTimelineView } from './job-timeline';
@@ -37,7 +38,7 @@ export function AdminJobsTab() {
   const [page, setPage] = useState(1);
   const [open, setOpen] = useState<string | null>(null);
   const q = useDebounced(text, SEARCH_DELAY_MS);
-  useEffect(() => setPage(1), [q, status, dateFrom, dateTo, sort]);
+  useOnChange([q, status, dateFrom, dateTo, sort], () => setPage(1));
   const search: JobSearch = { q, status, dateFrom, dateTo, sort: sort.sort, order: sort.order, page, size: PAGE_SIZE };
   const jobs = useJobSearch(search);
   const rows = jobs.data?.items ?? [];

@@ -9,7 +9,7 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { formatBytes, relativeTime } from '@/lib/format';
 import { ADMIN_KEY, assignJob, useDesigners, usePendingPool } from '../api/admin-api';
 import { personName, sortJobs } from '../lib/jobs';
-import type { DesignerJob, DesignerLoad } from '../types';
+import type { DesignerJob, DesignerLoad } from '../api/types';
 import { DASHBOARD_LOAD_ERROR } from './admin-overview-tab';
 import { JobTimelineView } from './job-timeline';
 import { Deadline, PriorityBadge } from './priority-badge';

@@ -8,9 +8,10 @@ import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { roleLabel } from '@/lib/auth';
 import { daysUntil, formatDate } from '@/lib/format';
+import { useOnChange } from '@/lib/use-on-change';
 import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsersPage } from '../api/admin-api';
 import { parseCreditAmount } from '../lib/jobs';
-import type { AdminUserRow } from '../types';
+import type { AdminUserRow } from '../api/types';
 import { Pagination, SortableHeader, type SortState } from './table-controls';
 
 const PAGE_SIZE = 20;
@@ -83,7 +84,7 @@ export function AdminUsersTab() {
   const q = useDebounced(search, SEARCH_DELAY_MS);
   const [sort, setSort] = useState<SortState>({ sort: 'created_at', order: 'desc' });
   const [page, setPage] = useState(1);
-  useEffect(() => setPage(1), [q, sort]);
+  useOnChange([q, sort], () => setPage(1));
   const users = useUsersPage({ q, sort: sort.sort, order: sort.order, page, size: PAGE_SIZE });
   const header = (label: string, column: string) => <SortableHeader label={label} column={column} state={sort} onSort={setSort} />;
 

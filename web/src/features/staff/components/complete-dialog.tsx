@@ -6,7 +6,7 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { formatBytes } from '@/lib/format';
 import { completeJob, fetchOriginal } from '../api/designer-api';
 import { checkResultFile, RESULT_TYPES } from '../lib/jobs';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 type Original = { state: 'loading' } | { state: 'ready'; url: string } | { state: 'error'; message: string };
 
@@ -15,6 +15,7 @@ function useObjectUrl(file: Blob | null): string | null {
   const [url, setUrl] = useState<string | null>(null);
   useEffect(() => {
     if (!file) {
+      // eslint-disable-next-line react-hooks/set-state-in-effect -- the URL is an external resource, created and revoked with the file
       setUrl(null);
       return;
     }

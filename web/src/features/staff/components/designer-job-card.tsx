@@ -3,7 +3,7 @@ import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
 import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
 import { jobAction } from '../lib/jobs';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 import { Deadline, PriorityBadge } from './priority-badge';
 
 interface Props {

@@ -1,6 +1,6 @@
 import { Badge } from '@/components/ui/badge';
 import { deadlineInfo, priorityTone } from '../lib/jobs';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 export function PriorityBadge({ priority }: { priority: number }) {
   return <Badge tone={priorityTone(priority)}>Priorità {priority}</Badge>;

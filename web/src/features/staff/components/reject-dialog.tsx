@@ -3,7 +3,7 @@ import { Dialog } from '@/components/ui/dialog';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { rejectJob } from '../api/designer-api';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 /** Reject an in-progress job; the notes are the reason the client reads (SPEC §4 step 4). */
 export function RejectDialog({ job, onClose, onDone }: { job: DesignerJob; onClose: () => void; onDone: () => void }) {

@@ -1,4 +1,4 @@
-import type { SortOrder } from '../types';
+import type { SortOrder } from '../api/types';
 
 /** Current sort of a server-sorted table. */
 export interface SortState {

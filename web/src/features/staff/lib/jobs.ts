@@ -1,7 +1,7 @@
 import { formatDistance, isValid, parseISO } from 'date-fns';
 import { it } from 'date-fns/locale';
 import type { BadgeTone } from '@/components/ui/badge';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 /** Priority badge colour (SPEC §9): 4 or more red, 2 or more amber, else green. */
 export function priorityTone(priority: number): BadgeTone {

@@ -1,4 +1,4 @@
-import type { StepOutcome } from '../types';
+import type { StepOutcome } from '../api/types';
 
 /** "850 ms", "4,2 s", "3 min 5 s", "2 h 10 min", "30 g 2 h". */
 export function formatDuration(ms: number | null | undefined): string {

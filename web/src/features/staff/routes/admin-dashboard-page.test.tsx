@@ -5,7 +5,7 @@ import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
 import { makeProfile } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
-import type { AdminOverview, DesignerJob, DesignerLoad } from '../types';
+import type { AdminOverview, DesignerJob, DesignerLoad } from '../api/types';
 
 const overview: AdminOverview = {
   users_total: 42,

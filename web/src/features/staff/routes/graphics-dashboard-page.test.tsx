@@ -5,7 +5,7 @@ import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
 import { makeProfile } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 const ME = 'g1';
 

@@ -14,7 +14,7 @@ import { CompleteDialog } from '../components/complete-dialog';
 import { DesignerJobCard } from '../components/designer-job-card';
 import { RejectDialog } from '../components/reject-dialog';
 import { jobCounters, personName, sortJobs } from '../lib/jobs';
-import type { DesignerJob } from '../types';
+import type { DesignerJob } from '../api/types';
 
 type Filter = 'all' | 'pending_human' | 'assigned_to_graphic' | 'in_progress_human';
 const FILTERS: Filter[] = ['all', 'pending_human', 'assigned_to_graphic', 'in_progress_human'];
@@ -53,6 +53,7 @@ export function GraphicsDashboardPage() {
   // One toast when loading starts failing (the query keeps polling meanwhile).
   useEffect(() => {
     if (jobs.isError) toast({ title: 'Impossibile caricare i lavori', description: errorMessage(jobs.error), variant: 'destructive' });
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once when failing starts, not again for each failed poll's error
   }, [jobs.isError]);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: DESIGNER_JOBS_KEY });

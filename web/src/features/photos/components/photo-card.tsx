@@ -3,9 +3,9 @@ import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
-import { confidencePercent, isRetryableError, jobStatusLabel, jobStatusTone, latestJob, needsReview, resultDetails } from '@/lib/photos';
+import { confidencePercent, jobStatusLabel, jobStatusTone, latestJob, needsReview, resultDetails } from '@/lib/photos';
 import type { Photo } from '@/types/api';
-import type { DownloadFormat } from './photos-api';
+import type { DownloadFormat } from '../api/photos-api';
 
 const MAX_COLORS = 4;
 
@@ -27,18 +27,9 @@ export function isDownloadable(photo: Photo): boolean {
   return photo.processed_path !== null && photo.status === 'processed' && photo.files_deleted_at == null;
 }
 
-const REWORK_WINDOW_MS = 7 * 24 * 60 * 60 * 1000;
-
-/** Free rework: once, for an AI result delivered less than 7 days ago (DESIGN decisions). */
-export function canRequestRework(photo: Photo, now = Date.now()): boolean {
-  const job = latestJob(photo);
-  if (!job || job.status !== 'completed' || !job.completed_at || photo.jobs.length !== 1) return false;
-  return now - new Date(job.completed_at).getTime() < REWORK_WINDOW_MS;
-}
-
 /** Why a flagged result goes to a designer, in the seller's words (issue 10). */
 export const REVIEW_REASON = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: un grafico può rifinirlo gratis.';
-/** The same doubt once the free rework is no longer available (asked already, or after 7 days). */
+/** The same doubt once the free rework is no longer available (asked already, or the window is over). */
 export const REVIEW_REASON_NO_REWORK = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: controlla il risultato prima di usarlo.';
 
 /** Original and result side by side, for a result flagged 'Da verificare'. */
@@ -68,9 +59,10 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
   const version = encodeURIComponent(`${photo.status}:${photo.processed_path ?? ''}`);
   const thumb = useAuthImage(photo.files_deleted_at ? null : `/api/photos/${photo.id}/thumbnail?v=${version}`);
   const inProgress = job?.status === 'processing' || job?.status === 'in_progress_human';
-  const canReprocess = (job?.status === 'failed' || job?.status === 'rejected_human') && isRetryableError(job.error_message);
+  // the server decides both, by the rules its rework and reprocess endpoints enforce
+  const canReprocess = photo.can_reprocess;
   const flagged = needsReview(photo);
-  const canRework = canRequestRework(photo);
+  const canRework = photo.can_rework;
   const confidence = flagged ? confidencePercent(job) : null;
   // a free rework the designers rejected: the earlier result stays (DESIGN decisions)
   const reworkRejected = job?.status === 'rejected_human' && canDownload;

@@ -1,19 +1,12 @@
 import { makePhoto } from '@/test/fixtures';
 import { confidencePercent, needsReview, resultDetails } from '@/lib/photos';
-import { canRequestRework, isDownloadable } from './photo-card';
+import { isDownloadable } from './photo-card';
 
-const DAY = 24 * 60 * 60 * 1000;
-
-describe('free rework and download rules', () => {
-  it('offers the free rework once, within 7 days of an AI delivery', () => {
-    const now = Date.now();
-    const recent = makePhoto({}, { completed_at: new Date(now - 2 * DAY).toISOString() });
-    expect(canRequestRework(recent, now)).toBe(true);
-    expect(canRequestRework(makePhoto({}, { completed_at: new Date(now - 8 * DAY).toISOString() }), now)).toBe(false);
-    expect(canRequestRework(makePhoto({}, { status: 'failed', completed_at: null }), now)).toBe(false);
+describe("download rules (the free rework and reprocess are the server's can_rework / can_reprocess)", () => {
+  it('keeps the first result downloadable during a free rework', () => {
+    const recent = makePhoto();
     const asked = { ...recent, jobs: [...recent.jobs, { ...recent.jobs[0], id: 'j2', job_type: 'background_removal_human', status: 'pending_human' }] };
-    expect(canRequestRework(asked, now)).toBe(false);
-    expect(isDownloadable(asked)).toBe(true); // the first result stays downloadable during the rework
+    expect(isDownloadable(asked)).toBe(true);
   });
 
   it('hides downloads once retention removed the files', () => {

@@ -47,7 +47,7 @@ describe('photo dialogs', () => {
     const server = fakeServer({
       'GET /api/me': makeProfile(),
       'GET /api/notifications': [],
-      'GET /api/photos': photoListHandler([makePhoto({}, { completed_at: new Date(Date.now() - 60_000).toISOString() })]),
+      'GET /api/photos': photoListHandler([makePhoto({ can_rework: true }, { completed_at: new Date(Date.now() - 60_000).toISOString() })]),
       'POST /api/photos/p1/rework': { ok: true },
     });
     const user = userEvent.setup();

@@ -4,8 +4,8 @@ import { Card } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { useMe } from '@/lib/auth';
 import { photoStats, useRecentPhotos } from '@/lib/photos';
-import { greeting } from './greeting';
-import { PaymentReturn } from './payment-return';
+import { greeting } from '../lib/greeting';
+import { PaymentReturn } from '../components/payment-return';
 
 function StatCard({ label, value, icon: Icon }: { label: string; value: number | string; icon: LucideIcon }) {
   return (

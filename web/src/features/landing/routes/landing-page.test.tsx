@@ -1,9 +1,11 @@
 import { screen, within } from '@testing-library/react';
+import { fakeServer } from '@/test/fake-server';
 import { renderWithProviders } from '@/test/utils';
 import { LandingPage } from './landing-page';
 
 describe('LandingPage', () => {
   it('has the nav anchors, the hero and closing calls to action, all pointing to /auth', async () => {
+    fakeServer({}); // GET /api/config: the sign-up credits
     const { container } = renderWithProviders(<LandingPage />);
     const nav = screen.getByRole('navigation', { name: 'Navigazione principale' });
     for (const [label, href] of [
@@ -16,7 +18,7 @@ describe('LandingPage', () => {
       expect(within(nav).getByRole('link', { name: label })).toHaveAttribute('href', href);
       expect(container.querySelector(href)).not.toBeNull();
     }
-    expect(screen.getByRole('link', { name: 'Inizia ora - 15 foto gratis' })).toHaveAttribute('href', '/auth');
+    expect(await screen.findByRole('link', { name: 'Inizia ora - 15 foto gratis' })).toHaveAttribute('href', '/auth');
     expect(screen.getByRole('link', { name: 'Trasforma 15 foto gratis' })).toHaveAttribute('href', '/auth');
     expect(within(nav).getByRole('link', { name: 'Accedi' })).toHaveAttribute('href', '/auth');
     expect(within(nav).getByRole('link', { name: 'Inizia Gratis' })).toHaveAttribute('href', '/auth');
@@ -25,6 +27,7 @@ describe('LandingPage', () => {
   });
 
   it('shows the three packages with Standard marked as most requested', () => {
+    fakeServer({}); // GET /api/config
     renderWithProviders(<LandingPage />);
     const standard = screen.getByRole('article', { name: 'Standard' });
     expect(within(standard).getByText('Più richiesto')).toBeInTheDocument();

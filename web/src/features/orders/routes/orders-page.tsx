@@ -1,4 +1,3 @@
-import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
@@ -6,11 +5,11 @@ import { Card } from '@/components/ui/card';
 import { Progress } from '@/components/ui/progress';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
-import { api, apiFetch, errorMessage } from '@/lib/api-client';
-import { saveBlob } from '@/lib/download';
+import { errorMessage } from '@/lib/api-client';
 import { formatCents, formatDate } from '@/lib/format';
 import { jobStatusLabel } from '@/lib/photos';
-import type { CreditPurchase, Order, Photo } from '@/types/api';
+import type { CreditPurchase, Order } from '@/types/api';
+import { downloadOrder, useOptionalPurchases, useOrderDetail, useOrders } from '../api/orders-api';
 
 interface Row {
   id: string;
@@ -32,16 +31,6 @@ const STATUS: Record<string, { label: string; tone: BadgeTone }> = {
   processing: { label: 'In lavorazione', tone: 'info' },
   failed: { label: 'Errore', tone: 'danger' },
 };
-
-/** A list endpoint that may not exist yet: answers [] instead of failing the page. */
-async function optionalList<T>(path: string): Promise<T[]> {
-  try {
-    const data = await api<T[]>(path);
-    return Array.isArray(data) ? data : [];
-  } catch {
-    return [];
-  }
-}
 
 function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
   const rows: Row[] = [
@@ -71,26 +60,16 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
   return rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
-interface OrderDetail extends Order {
-  photos: Photo[];
-}
-
 /** Details (the order's photos) and Download (a ZIP of its completed photos) for one batch order. */
 function OrderActions({ orderId, completed }: { orderId: string; completed: boolean }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
-  const detail = useQuery({
-    queryKey: ['order', orderId],
-    queryFn: () => api<OrderDetail>(`/api/orders/${orderId}`),
-    enabled: open,
-  });
+  const detail = useOrderDetail(orderId, open);
 
   async function download() {
     setBusy(true);
     try {
-      const response = await apiFetch(`/api/orders/${orderId}/download`);
-      const name = /filename="([^"]+)"/.exec(response.headers.get('Content-Disposition') ?? '')?.[1];
-      saveBlob(await response.blob(), name ?? `ordine-${orderId.slice(0, 8)}.zip`);
+      await downloadOrder(orderId);
     } catch (error) {
       toast({ title: 'Errore download', description: errorMessage(error, 'Impossibile scaricare la foto'), variant: 'destructive' });
     } finally {
@@ -129,8 +108,8 @@ function OrderActions({ orderId, completed }: { orderId: string; completed: bool
 }
 
 export function OrdersPage() {
-  const orders = useQuery({ queryKey: ['orders'], queryFn: () => optionalList<Order>('/api/orders') });
-  const purchases = useQuery({ queryKey: ['credit-purchases-optional'], queryFn: () => optionalList<CreditPurchase>('/api/credits/purchases') });
+  const orders = useOrders();
+  const purchases = useOptionalPurchases();
   const loading = orders.isPending || purchases.isPending;
   const rows = toRows(orders.data ?? [], purchases.data ?? []);
 

@@ -3,14 +3,8 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
-import { api, errorMessage } from '@/lib/api-client';
-
-interface VerifyResult {
-  success: boolean;
-  creditsAdded?: number;
-  totalCredits?: number;
-  error?: string;
-}
+import { errorMessage } from '@/lib/api-client';
+import { verifyPayment } from '@/lib/payments';
 
 type State = 'idle' | 'verifying' | 'verified' | 'failed';
 
@@ -37,7 +31,7 @@ export function PaymentReturn() {
     if (!sessionId) return;
     setState('verifying');
     try {
-      const result = await api<VerifyResult>('/api/payments/verify', { method: 'POST', json: { session_id: sessionId } });
+      const result = await verifyPayment(sessionId);
       if (!result?.success) throw new Error(result?.error || 'Verifica pagamento fallita');
       setState('verified');
       setMessage(result.creditsAdded ? `Sono stati aggiunti ${result.creditsAdded} crediti.` : 'Pagamento verificato.');

@@ -8,9 +8,9 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { confidencePercent, latestJob, PHOTOS_KEY, usePhotoPages, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
-import { isDownloadable, PhotoCard } from './photo-card';
-import { DeletePhotoDialog, ReworkDialog } from './photo-dialogs';
-import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from './photos-api';
+import { isDownloadable, PhotoCard } from '../components/photo-card';
+import { DeletePhotoDialog, ReworkDialog } from '../components/photo-dialogs';
+import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from '../api/photos-api';
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: 'all', label: 'Tutte' },

@@ -1,24 +1,16 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { Badge } from '@/components/ui/badge';
 import { Card, CardHeader } from '@/components/ui/card';
 import { Field } from '@/components/ui/field';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
-import { api, errorMessage } from '@/lib/api-client';
+import { errorMessage } from '@/lib/api-client';
 import { logout, ME_QUERY_KEY, roleLabel, useMe } from '@/lib/auth';
 import { formatDate } from '@/lib/format';
-import type { Profile } from '@/types/api';
-
-interface ProfileInput {
-  first_name: string;
-  last_name: string;
-  default_brand: string;
-  default_category: string;
-}
-
-const updateProfile = (input: ProfileInput) => api<Profile>('/api/me', { method: 'PATCH', json: input });
+import { useOnChange } from '@/lib/use-on-change';
+import { updateProfile } from '../api/profile-api';
 
 export function ProfilePage() {
   const { data: profile, isPending } = useMe();
@@ -29,12 +21,13 @@ export function ProfilePage() {
   const [brand, setBrand] = useState('');
   const [category, setCategory] = useState('');
 
-  useEffect(() => {
+  // the form follows the saved profile (loaded, or saved and read again)
+  useOnChange([profile?.first_name, profile?.last_name, profile?.default_brand, profile?.default_category], () => {
     setFirstName(profile?.first_name ?? '');
     setLastName(profile?.last_name ?? '');
     setBrand(profile?.default_brand ?? '');
     setCategory(profile?.default_category ?? '');
-  }, [profile?.first_name, profile?.last_name, profile?.default_brand, profile?.default_category]);
+  });
 
   const save = useMutation({
     mutationFn: updateProfile,

@@ -2,11 +2,12 @@ import { Menu, X } from 'lucide-react';
 import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
-import { CONTACT_EMAIL, FREE_CREDITS, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
-import { TrialDialog } from './components/trial-dialog';
-import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from './content';
+import { CONTACT_EMAIL, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
+import { useConfig } from '@/lib/app-config';
+import { TrialDialog } from '../components/trial-dialog';
+import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from '../lib/content';
 
-const BeforeAfterSlider = lazy(() => import('./components/before-after-slider'));
+const BeforeAfterSlider = lazy(() => import('../components/before-after-slider'));
 
 const TITLE = `${PRODUCT_NAME} – Foto prodotto professionali per e-commerce da €0,20 a foto`;
 const DESCRIPTION =
@@ -82,6 +83,8 @@ function Header() {
 }
 
 export function LandingPage() {
+  // the sign-up credits, from the server ('…' while they load)
+  const freeCredits = useConfig().data?.free_credits ?? '…';
   usePageMeta();
   const [trialOpen, setTrialOpen] = useState(false);
   return (
@@ -98,13 +101,13 @@ export function LandingPage() {
             </p>
             <div className="hero-cta">
               <Link to="/auth" className="btn btn-primary btn-lg">
-                Inizia ora - {FREE_CREDITS} foto gratis
+                Inizia ora - {freeCredits} foto gratis
               </Link>
               <a href="#before-after" className="btn btn-outline btn-lg">
                 Guarda il prima e dopo
               </a>
             </div>
-            <p className="muted hero-note">Nessuna carta di credito richiesta · {FREE_CREDITS} crediti gratuiti alla registrazione</p>
+            <p className="muted hero-note">Nessuna carta di credito richiesta · {freeCredits} crediti gratuiti alla registrazione</p>
             <p className="hero-trial">
               Preferisci vedere prima il risultato sulle tue foto?{' '}
               <button type="button" className="link-button" onClick={() => setTrialOpen(true)}>
@@ -186,7 +189,7 @@ export function LandingPage() {
             <div className="mid-cta">
               <p>Caricamenti fino a 10 immagini alla volta, e fino a 900 foto in 24-48 ore lavorative.</p>
               <Link to="/auth" className="btn btn-primary">
-                Prova gratis con {FREE_CREDITS} foto
+                Prova gratis con {freeCredits} foto
               </Link>
             </div>
           </div>
@@ -294,9 +297,9 @@ export function LandingPage() {
         <section className="section final-cta" aria-labelledby="final-title">
           <div className="container narrow center-text">
             <h2 id="final-title">Pronto a migliorare le foto dei tuoi prodotti?</h2>
-            <p>Registrati e ricevi {FREE_CREDITS} crediti gratuiti. Da €0,20 a foto dopo la prova.</p>
+            <p>Registrati e ricevi {freeCredits} crediti gratuiti. Da €0,20 a foto dopo la prova.</p>
             <Link to="/auth" className="btn btn-lg btn-light">
-              Trasforma {FREE_CREDITS} foto gratis
+              Trasforma {freeCredits} foto gratis
             </Link>
           </div>
         </section>

@@ -1,8 +1,9 @@
 import { screen, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
+import { fakeServer } from '@/test/fake-server';
 import { renderWithProviders } from '@/test/utils';
 import { LandingPage } from './landing-page';
-import { normaliseSite, trialMailto, validateTrial } from './trial';
+import { normaliseSite, trialMailto, validateTrial } from '../lib/trial';
 
 describe("'Prova gratuita' form (SPEC §2, §5)", () => {
   it('requires nome and a valid email, and sito only as a URL', () => {
@@ -29,6 +30,7 @@ describe("'Prova gratuita' form (SPEC §2, §5)", () => {
       clicks.push(this.href);
     });
     const user = userEvent.setup();
+    fakeServer({}); // GET /api/config
     renderWithProviders(<LandingPage />);
     await user.click(screen.getByRole('button', { name: 'Prova gratuita: 3 foto' }));
     let dialog = screen.getByRole('dialog', { name: 'Prova gratuita' });

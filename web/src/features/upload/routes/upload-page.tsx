@@ -11,8 +11,10 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { formatBytes } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos } from '@/lib/photos';
-import { JOB_COSTS, OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from './upload-api';
-import { checkBatch, estimatedMinutes } from './validation';
+import { creditsPerPhoto, useConfig } from '@/lib/app-config';
+import { useOnChange } from '@/lib/use-on-change';
+import { OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from '../api/upload-api';
+import { checkBatch, estimatedMinutes } from '../lib/validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
 
@@ -52,20 +54,24 @@ export function UploadPage() {
   // the seller's defaults from /profile prefill brand and category (until edited here)
   const defaultBrand = me.data?.default_brand ?? '';
   const defaultCategory = me.data?.default_category ?? '';
-  useEffect(() => {
+  useOnChange([defaultBrand, defaultCategory], () => {
     if (defaultBrand) setBrand((current) => current || defaultBrand);
     if (defaultCategory) setProductCategory((current) => current || defaultCategory);
-  }, [defaultBrand, defaultCategory]);
+  });
 
   const role = effectiveRole(me.data);
   const limits = role === 'admin' ? UPLOAD_LIMITS.admin : UPLOAD_LIMITS.standard;
   const credits = me.data?.credits_remaining;
   const creditsLoading = me.isPending;
   const queued = items.filter((i) => i.status === 'queued');
-  const costPerPhoto = JOB_COSTS[jobType];
+  // credits per photo by job type, from the server (undefined while loading)
+  const costs = useConfig().data?.job_costs;
+  const costPerPhoto = costs?.[jobType];
 
   const itemsRef = useRef(items);
-  itemsRef.current = items;
+  useEffect(() => {
+    itemsRef.current = items;
+  }, [items]);
   // Revoke the previews when leaving the page.
   useEffect(() => () => itemsRef.current.forEach((i) => i.preview && URL.revokeObjectURL(i.preview)), []);
 
@@ -135,7 +141,7 @@ export function UploadPage() {
   };
 
   const photoById = new Map((photos.data?.items ?? []).map((p) => [p.id, p]));
-  const notEnoughCredits = credits !== undefined && queued.length * costPerPhoto > credits;
+  const notEnoughCredits = credits !== undefined && costPerPhoto !== undefined && queued.length * costPerPhoto > credits;
 
   return (
     <div className="page">
@@ -153,15 +159,15 @@ export function UploadPage() {
             <legend>Tipo di elaborazione</legend>
             <label className="radio">
               <input type="radio" name="job_type" value="background_removal" checked={jobType === 'background_removal'} onChange={() => setJobType('background_removal')} />
-              Sfondo bianco (AI) – 1 credito a foto
+              Sfondo bianco (AI) – {creditsPerPhoto(costs?.background_removal)}
             </label>
             <label className="radio">
               <input type="radio" name="job_type" value="smart_backgrounds" checked={jobType === 'smart_backgrounds'} onChange={() => setJobType('smart_backgrounds')} />
-              Sfondo creativo (AI) – 2 crediti a foto
+              Sfondo creativo (AI) – {creditsPerPhoto(costs?.smart_backgrounds)}
             </label>
             <label className="radio">
               <input type="radio" name="job_type" value="background_removal_human" checked={jobType === 'background_removal_human'} onChange={() => setJobType('background_removal_human')} />
-              Ritocco del team grafico – 3 crediti a foto, consegna in 24-48 ore lavorative
+              Ritocco del team grafico – {creditsPerPhoto(costs?.background_removal_human)}, consegna in 24-48 ore lavorative
             </label>
             {jobType === 'background_removal_human' ? (
               <div className="field">
@@ -247,7 +253,7 @@ export function UploadPage() {
             {creditsLoading ? '…' : (credits ?? 0)}
           </p>
           <p className="muted">
-            In coda: {queued.length} foto · costo {queued.length * costPerPhoto} crediti
+            In coda: {queued.length} foto · costo {costPerPhoto === undefined ? '…' : queued.length * costPerPhoto} crediti
           </p>
           {queued.length > LARGE_BATCH_THRESHOLD ? (
             <p className="notice" role="note">

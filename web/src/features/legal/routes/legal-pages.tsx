@@ -1,5 +1,5 @@
 import { CONTACT_EMAIL, PRODUCT_NAME } from '@/config/constants';
-import { LegalLayout } from './legal-layout';
+import { LegalLayout } from '../components/legal-layout';
 
 const UPDATED = '1 gennaio 2025';
 const Mail = () => <a href={`mailto:${CONTACT_EMAIL}`}>{CONTACT_EMAIL}</a>;

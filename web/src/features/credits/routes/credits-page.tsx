@@ -8,7 +8,8 @@ import { errorMessage } from '@/lib/api-client';
 import type { CreditPurchase } from '@/types/api';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { daysUntil, formatCents, formatDate } from '@/lib/format';
-import { purchaseName, startCheckout, usePackages, usePurchases, verifyPayment } from './credits-api';
+import { verifyPayment } from '@/lib/payments';
+import { purchaseName, startCheckout, usePackages, usePurchases } from '../api/credits-api';
 
 function expiryText(date: string | null | undefined): { text: string; soon: boolean } {
   if (!date) return { text: 'Non impostata', soon: false };

@@ -18,13 +18,6 @@ export const OUTPUT_PRESETS = [
   { value: 'shopify', label: 'Shopify – 2048×2048' },
 ] as const;
 
-/** Credits per photo by job type (SPEC §9). */
-export const JOB_COSTS: Record<JobType, number> = {
-  background_removal: 1,
-  smart_backgrounds: 2,
-  background_removal_human: 3,
-};
-
 export interface UploadInput {
   files: File[];
   jobType: JobType;

@@ -1,0 +1,1 @@
+export { DashboardPage } from './routes/dashboard-page';

@@ -1,0 +1,1 @@
+export { CookiePolicyPage, PrivacyPolicyPage, TermsOfServicePage } from './routes/legal-pages';

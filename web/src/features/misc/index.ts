@@ -1,0 +1,1 @@
+export { NotFoundPage } from './routes/not-found-page';

@@ -1,0 +1,1 @@
+export { PhotosPage } from './routes/photos-page';
