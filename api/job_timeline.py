@@ -132,7 +132,7 @@ LOCAL_ACTIVITY_MARKER = "core_local_activity"
 JSON with ``activity_type``, ``attempt``, ``original_schedule_time`` and ``complete_time``."""
 
 
-def _local_activity(attrs: Any, at: datetime) -> _Activity | None:
+def local_activity(attrs: Any, at: datetime) -> _Activity | None:
     """The :class:`_Activity` of a local activity's marker (``workflow.patched("local-db-activities")``:
     the database activities), or None for another marker. A local activity's input is not in the
     history, so its step is labelled by its name only."""
@@ -288,7 +288,7 @@ def build_timeline(
             if kind == "activity_task_timed_out_event_attributes" and not act.failure:
                 act.failure = "tempo scaduto"
         elif kind == "marker_recorded_event_attributes":
-            local = _local_activity(attrs, at)
+            local = local_activity(attrs, at)
             if local is not None:
                 order.append((local.scheduled, ev.event_id, local))
         elif kind == "activity_task_canceled_event_attributes":
