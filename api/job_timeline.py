@@ -110,6 +110,48 @@ def _payload(payloads: Payloads) -> Any:
         return None
 
 
+def _proto_time(value: Any) -> datetime | None:
+    """``{"seconds": s, "nanos": n}`` (a protobuf ``Timestamp`` as JSON) as an aware UTC datetime."""
+    if not isinstance(value, dict) or "seconds" not in value:
+        return None
+    return datetime.fromtimestamp(int(value["seconds"]) + int(value.get("nanos") or 0) / 1e9, UTC)
+
+
+def _failure_of(activity: _Activity, failure: Any) -> None:
+    """Mark ``activity`` failed with the innermost message and application error type of ``failure``."""
+    cause = failure
+    while cause.HasField("cause") and not cause.message:
+        cause = cause.cause
+    activity.failure = cause.message or None
+    if cause.HasField("application_failure_info"):
+        activity.error_type = cause.application_failure_info.type or None
+
+
+LOCAL_ACTIVITY_MARKER = "core_local_activity"
+"""Marker name of a local activity's result in a history (Temporal's Core SDK); its ``data`` detail is
+JSON with ``activity_type``, ``attempt``, ``original_schedule_time`` and ``complete_time``."""
+
+
+def local_activity(attrs: Any, at: datetime) -> _Activity | None:
+    """The :class:`_Activity` of a local activity's marker (``workflow.patched("local-db-activities")``:
+    the database activities), or None for another marker. A local activity's input is not in the
+    history, so its step is labelled by its name only."""
+    if attrs.marker_name != LOCAL_ACTIVITY_MARKER or "data" not in attrs.details:
+        return None
+    meta = _payload(attrs.details["data"])
+    if not isinstance(meta, dict) or not meta.get("activity_type"):
+        return None
+    scheduled = _proto_time(meta.get("original_schedule_time")) or at
+    act = _Activity(str(meta["activity_type"]), scheduled, None, None)
+    act.activity_id = str(meta.get("activity_id") or "")
+    act.started, act.attempt = scheduled, int(meta.get("attempt") or 1)
+    act.ended, act.outcome = _proto_time(meta.get("complete_time")) or at, "ok"
+    if attrs.HasField("failure"):
+        act.outcome = "failed"
+        _failure_of(act, attrs.failure)
+    return act
+
+
 ITALY = ZoneInfo("Europe/Rome")
 
 
@@ -242,14 +284,13 @@ def build_timeline(
         elif kind in ("activity_task_failed_event_attributes", "activity_task_timed_out_event_attributes"):
             act = activities[attrs.scheduled_event_id]
             act.ended, act.outcome = at, "failed"
-            cause = attrs.failure
-            while cause.HasField("cause") and not cause.message:
-                cause = cause.cause
-            act.failure = cause.message or None
-            if cause.HasField("application_failure_info"):
-                act.error_type = cause.application_failure_info.type or None
+            _failure_of(act, attrs.failure)
             if kind == "activity_task_timed_out_event_attributes" and not act.failure:
                 act.failure = "tempo scaduto"
+        elif kind == "marker_recorded_event_attributes":
+            local = local_activity(attrs, at)
+            if local is not None:
+                order.append((local.scheduled, ev.event_id, local))
         elif kind == "activity_task_canceled_event_attributes":
             act = activities[attrs.scheduled_event_id]
             act.ended, act.outcome = at, "cancelled"

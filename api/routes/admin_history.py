@@ -23,7 +23,7 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.errors import ApiError
-from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids
+from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids, local_activity
 from api.services import admin_jobs as service
 from fotopronta.settings import get_settings
 from workflows.shared import workflow_id_for_job
@@ -42,7 +42,9 @@ class HistoryEvent(BaseModel):
     event); ``update_name`` on update events, ``signal_name`` on signals; ``failure_message`` on failed
     or timed-out activities, workflow tasks, updates and workflows (for activities: the message the
     seller sees, e.g. "Impossibile leggere l'immagine…"); ``attempt`` (1-based) on workflow-started,
-    workflow-task-scheduled and activity started/completed/failed/timed-out events.
+    workflow-task-scheduled and activity started/completed/failed/timed-out events. A local activity
+    (``workflow.patched("local-db-activities")``: the ledger and delivery activities) is one
+    ``MARKER_RECORDED`` event carrying its ``activity_type``, ``attempt`` and ``failure_message``.
     """
 
     event_id: int
@@ -101,6 +103,11 @@ def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
             row["attempt"] = attempts.get(attrs.started_event_id)
             if kind in ("activity_task_failed_event_attributes", "activity_task_timed_out_event_attributes"):
                 row["failure_message"] = attrs.failure.message or None
+        elif kind == "marker_recorded_event_attributes":
+            local = local_activity(attrs, row["time"])  # a local activity: the database activities
+            if local is not None:
+                row["activity_type"], row["attempt"] = local.name, local.attempt
+                row["failure_message"] = local.failure
         elif kind == "workflow_execution_update_admitted_event_attributes":
             row["update_name"] = attrs.request.input.name or None
         elif kind == "workflow_execution_update_accepted_event_attributes":
