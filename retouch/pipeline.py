@@ -32,7 +32,7 @@ from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .pick import details as pick_details
-from .pick import pick_product
+from .pick import guard, pick_product
 from .presets import Preset, get_preset
 from .segment import DEFAULT_MODEL
 
@@ -151,8 +151,8 @@ def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -
     h, w = rgb.shape[:2]
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    coarse = pick_product(small, model_name).mask
-    alpha = refine_matte(small, coarse, **kw)
+    pick = pick_product(small, model_name)
+    alpha, _ = guard(small, refine_matte(small, pick.mask, **kw), pick)
     return upsample_matte(alpha, (w, h))
 
 
@@ -356,8 +356,9 @@ def _retouch_decoded(
         _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
         pick = pick_product(small, model_name)
+        # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
+        alpha_small, _ = guard(small, refine_matte(small, pick.mask), pick)
         seg_details = pick_details(pick)
-        alpha_small = refine_matte(small, pick.mask)
         del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = upsample_matte(alpha_small, (w, h))
