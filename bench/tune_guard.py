@@ -5,8 +5,8 @@ Reads the tuning GT fold and tuning composites (``bench/composites.py``) made fr
 :data:`bench.composites.HOLDOUT_SEED`; never the held-out data. For every photo, at the working resolution, it
 records the first (256 px) mask's signals and the IoU against the ground truth of: the single-pass matte, the
 matte of the forced second look, plain rembg's 320 px mask (raw, the baseline) and the guard's fallback (that
-mask refined). The guard's inputs (our matte's IoU with rembg's mask, outline sharpness of both, areas) are
-recorded too, so every combination of :data:`retouch.pick.DOUBT_UNCERTAIN`, :data:`retouch.pick.EMPTY_SHARE`,
+mask itself; the refined one is recorded too). The guard's inputs (our matte's IoU with rembg's mask,
+outline sharpness of both, areas) are recorded too, so every combination of a threshold on ``uncertain`` (tried, not used), :data:`retouch.pick.EMPTY_SHARE`,
 :data:`retouch.pick.DISAGREE_IOU` and :data:`retouch.pick.DECISIVE_SHARP` can be scored offline: mean IoU,
 photos more than 0.05 IoU below rembg, and how many photos pay for the second look.
 
@@ -76,10 +76,7 @@ def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
     look_alpha = refine_matte(small, forced.mask)
     safe = forced.safe
     safe_b = safe >= 0.5
-    fallback = refine_matte(small, safe, ghosts=False, trapped=False)
-    if int((fallback >= 0.5).sum()) < 0.5 * int(safe_b.sum()):
-        fallback = safe
-    first_fb = refine_matte(small, forced.first, ghosts=False, trapped=False)
+    refined_safe = refine_matte(small, safe, ghosts=False, trapped=False)  # a fallback tried and left out
     sig = {
         k: float(v)
         for k, v in first_sig.items()
@@ -93,8 +90,9 @@ def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
         "iou_first": _iou(first_alpha >= 0.5, gb, valid),
         "iou_look": _iou(look_b, gb, valid),
         "iou_rembg": _iou(safe_b, gb, valid),
-        "iou_fallback": _iou(fallback >= 0.5, gb, valid),
-        "iou_first_fallback": _iou(first_fb >= 0.5, gb, valid),
+        "iou_fallback": _iou(safe_b, gb, valid),  # the guard falls back to rembg's mask as it is
+        "iou_fallback_refined": _iou(refined_safe >= 0.5, gb, valid),
+        "iou_first_fallback": _iou(forced.first >= 0.5, gb, valid),
         "look_safe_iou": _iou(look_b, safe_b, valid_all),
         "look_area": float(look_b.mean()),
         "first_alpha_area": float((first_alpha >= 0.5).mean()),
