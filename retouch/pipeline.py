@@ -357,7 +357,7 @@ def _retouch_decoded(
     else:
         pick = pick_product(small, model_name)
         # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
-        alpha_small, _ = guard(small, refine_matte(small, pick.mask), pick)
+        alpha_small, fell_back = guard(small, refine_matte(small, pick.mask), pick)
         seg_details = pick_details(pick)
         del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
@@ -366,14 +366,15 @@ def _retouch_decoded(
         # edge pixels that still show the old background: lower their alpha (full resolution, band only)
         bg_est = local_background(small, alpha_small)
         fg_est = local_background(small, alpha_small, foreground=True)
-        a_full = matte.astype(np.float32) / 255.0
-        identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
-        # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
-        tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
-        a_full *= 255.0
-        a_full += 0.5
-        matte = a_full.astype(np.uint8)
-        del a_full
+        if fell_back is None:  # a fallback is plain rembg's mask: its edges are not tightened either
+            a_full = matte.astype(np.float32) / 255.0
+            identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
+            # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
+            tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
+            a_full *= 255.0
+            a_full += 0.5
+            matte = a_full.astype(np.uint8)
+            del a_full
     bbox = product_bbox(matte)
     if bbox is None:
         raise BadImageError("Nessun prodotto riconosciuto nell'immagine")
