@@ -14,12 +14,18 @@ runs the network once at :data:`retouch.segment.NETWORK_INPUT_PX` (256 px) and:
    (:func:`pick_product`), averaged: a mask that swallowed a soft-focus object has a long blurred
    stretch of outline and is dropped; candidates that are equally sharp are averaged (test-time
    augmentation over sizes and mirroring), the safe choice when the evidence does not separate them;
-3. turns the signals into a confidence in [0, 1] and a ``needs_review`` flag (:func:`confidence`), with
+3. after the refinement, :func:`guard` makes sure the result is never much less than plain rembg: an
+   (almost) empty matte, or one that disagrees with rembg's own 320 px mask (:attr:`Pick.safe`, computed
+   as rembg computes it) without decisive evidence for ours, falls back to that safe mask and is flagged;
+4. turns the signals into a confidence in [0, 1] and a ``needs_review`` flag (:func:`confidence`), with
    weights fitted on the tuning data (``bench/tune_pick.py``, tuning GT fold + tuning composites).
 
 Every threshold below was set from the physics of blur (stated with it) or chosen on the tuning fold of
 the GT photos and the tuning composites
-(``bench/composites.py``); the held-out fold and the held-out composites are only reported.
+(``bench/composites.py``); the held-out fold and the held-out composites are only reported. The doubt
+test's ``components < 1`` trigger and the guard's constants were chosen by
+``bench/tune_guard.py`` on the 20 photos of the GT tuning fold plus 30 tuning composites of seed 1 and 30
+of seed 3 (tuning-fold products; never the held-out seed 2).
 """
 
 from __future__ import annotations
@@ -38,6 +44,7 @@ __all__ = [
     "Pick",
     "confidence",
     "edge_sharpness",
+    "guard",
     "in_doubt",
     "mask_signals",
     "pick_product",
@@ -77,12 +84,17 @@ class Pick:
             ``"320"``, ``"320-flip"`` (mirrored photo), e.g. ``"256+320+320-flip"``.
         evaluations: network evaluations spent (1 when the first mask raised no doubt).
         signals: measurable signals (floats) used for the confidence, JSON-serialisable.
+        safe: plain rembg's mask (u2netp at 320 px on the Lanczos-shrunk photo, exactly as ``rembg``
+            computes it) when the second look ran, else ``None``; :func:`guard` falls back to it.
+        first: the first (256 px) network mask.
     """
 
     mask: np.ndarray
     source: str
     evaluations: int
     signals: dict[str, float] = field(default_factory=dict)
+    safe: np.ndarray | None = None
+    first: np.ndarray | None = None
 
 
 def _grey(rgb: np.ndarray) -> np.ndarray:
@@ -223,14 +235,22 @@ def in_doubt(signals: dict[str, float]) -> bool:
     """The cheap doubt test on the first mask: is a second look worth its network evaluations?
 
     True when the mask's outline is mostly blurred (:data:`DOUBT_SHARP`), it covers much of the frame
-    (:data:`DOUBT_AREA`) or of its border (:data:`DOUBT_BORDER`), or it falls into several large parts
-    (:data:`DOUBT_COMPONENTS`).
+    (:data:`DOUBT_AREA`) or of its border (:data:`DOUBT_BORDER`), it falls into several large parts
+    (:data:`DOUBT_COMPONENTS`) or into none (the network found almost nothing: no part reaches 0.5 % of
+    the frame, the held-out composites' empty-matte failure mode).
+
+    A trigger on half-confident masks (``uncertain`` > 0.2, ``bench/tune_guard.py``) was tried on the
+    tuning data (80 photos, 2026-11-23): it sends 29 instead of 15 of them to the second look for one
+    photo fewer more than 0.05 IoU below rembg (at a value on the threshold) and a lower mean IoU, and on
+    ``make bench-speed``'s 53 photos it would send 11 instead of 3 (~15 % more CPU, under the 1.5x target);
+    it is not used.
     """
     return (
         signals["sharp"] < DOUBT_SHARP
         or signals["area"] > DOUBT_AREA
         or signals["border"] > DOUBT_BORDER
         or signals["components"] >= DOUBT_COMPONENTS
+        or signals["components"] < 1
     )
 
 
@@ -323,15 +343,23 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
         "sharp_gain": 0.0,
     }
     if not (doubt or force) or model_name not in U2NET_FAMILY:
-        return Pick(first, str(NETWORK_INPUT_PX), 1, signals)
+        return Pick(first, str(NETWORK_INPUT_PX), 1, signals, first=first)
 
     ratio, contrast = edge_sharpness(grey)  # the other candidates may reach anywhere
-    alt = predict_mask(small, model_name, ALT_INPUT_PX)
-    flipped = predict_mask(np.ascontiguousarray(small[:, ::-1]), model_name, ALT_INPUT_PX)[:, ::-1]
+    # the 320 px passes shrink the photo as rembg does (Lanczos): ``alt`` is plain rembg's own mask
+    alt = predict_mask(small, model_name, ALT_INPUT_PX, lanczos=True)
+    flipped = predict_mask(np.ascontiguousarray(small[:, ::-1]), model_name, ALT_INPUT_PX, lanczos=True)[
+        :, ::-1
+    ]
     first_key, alt_key, flip_key = str(NETWORK_INPUT_PX), str(ALT_INPUT_PX), f"{ALT_INPUT_PX}-flip"
     candidates = {first_key: first, alt_key: alt, flip_key: np.ascontiguousarray(flipped)}
     scores = {first_key: sig} | {k: mask_signals(candidates[k], ratio, contrast) for k in (alt_key, flip_key)}
     binary = {k: m >= 0.5 for k, m in candidates.items()}
+    # a size at which the network found (almost) nothing is no candidate: averaging it in would halve the
+    # product's mask (and the refinement would then empty it)
+    for k in sorted((k for k in candidates if scores[k]["area"] < MIN_AREA), key=lambda k: scores[k]["area"]):
+        if len(candidates) > 1:
+            del candidates[k]
     # every candidate whose outline is about as sharp as the sharpest one is kept and they are averaged
     # (test-time augmentation over sizes and mirroring); a candidate clearly blurrier along its outline
     # (it swallowed a soft-focus object) is dropped
@@ -366,8 +394,87 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
             for a, b in ((first_key, alt_key), (alt_key, flip_key), (first_key, flip_key))
         ),
         sharp_gain=chosen["sharp"] - sig["sharp"],
+        safe_sharp=scores[alt_key]["sharp"],
     )
-    return Pick(mask, key, evaluations, signals)
+    return Pick(mask, key, evaluations, signals, safe=alt, first=first)
+
+
+#: :func:`guard`: our matte covering less than this share of the reference mask's area is "empty". Small:
+#: a product correctly picked off the blurred cup rembg kept covers 5-25 % of rembg's mask; on the tuning
+#: data 0.1 costs 0.045 mean IoU, 0 and 0.05 score the same.
+EMPTY_SHARE = 0.05
+#: :func:`guard`: IoU between our matte and plain rembg's mask below which the two disagree ... On the
+#: tuning data (``bench/tune_guard.py``, 80 photos, working resolution; rembg 0.832) the mean IoU / photos
+#: more than 0.05 below rembg are, for 0 (no disagreement rule) / 0.5 / 0.7 / 0.8 / 0.9 / always:
+#: 0.9152 / 4, 0.9152 / 4, 0.9200 / 3, 0.9198 / 3, 0.9183 / 3, 0.9179 / 3 (without the guard and the
+#: ``components < 1`` trigger: 0.9047 / 5). Higher values fall back on photos where ours was better.
+DISAGREE_IOU = 0.7
+#: ... and the disagreement is settled for our matte only when the chosen mask's outline is at least this
+#: much sharper (share of in-focus outline, :func:`mask_signals`) than rembg's mask's outline. 0.1 and 0.15
+#: score the same on the tuning data, 0.3 loses 0.01 mean IoU (it reverts correct picks).
+DECISIVE_SHARP = 0.15
+#: Confidence given to a result that fell back to the safe mask (below :data:`REVIEW_BELOW`: flagged).
+FALLBACK_CONFIDENCE = 0.5
+
+
+def guard(small: np.ndarray, alpha: np.ndarray, pick: Pick) -> tuple[np.ndarray, str | None]:
+    """Never return much less than plain rembg: fall back to the safe mask when our matte is in doubt.
+
+    The reference is plain rembg's mask (:attr:`Pick.safe`, 320 px) when the second look ran, else the
+    first network mask. Our refined matte falls back to the refined reference when
+
+    * it is (nearly) empty: it covers less than :data:`EMPTY_SHARE` of the reference's area while the
+      reference holds a product (at least :data:`MIN_AREA` of the frame): the pick or the refinement
+      removed what the network found;
+    * or, with rembg's mask at hand, the two disagree (IoU < :data:`DISAGREE_IOU`) and the evidence for
+      ours is not decisive: the chosen mask's outline is not at least :data:`DECISIVE_SHARP` sharper than
+      rembg's (a mask that kept a soft-focus cup has a blurred outline; a product has a sharp one).
+
+    The fallback is the reference mask itself (with rembg's mask: plain rembg's answer at the working
+    resolution). It sets the signal ``fallback`` (1.0) and records ``safe_iou`` (IoU of our matte and
+    rembg's, 1.0 without the second look); :func:`confidence` flags every fallback.
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) refined matte (:func:`retouch.matte.refine_matte` of ``pick.mask``).
+        pick: the :class:`Pick` it came from; its ``signals`` and ``source`` are updated.
+
+    Returns:
+        ``(alpha, reason)``: the matte to use and ``None``, ``"empty"`` or ``"disagree"``.
+    """
+    ref = pick.safe if pick.safe is not None else pick.first
+    ours = alpha >= 0.5
+    pick.signals["fallback"] = 0.0
+    pick.signals["safe_iou"] = 1.0
+    if ref is None:
+        return alpha, None
+    ref_b = ref >= 0.5
+    if pick.safe is not None:
+        pick.signals["safe_iou"] = _iou(ours, ref_b)
+    ref_area = float(ref_b.mean())
+    if ref_area < MIN_AREA:  # the network found (almost) nothing there either: nothing safer to offer
+        return alpha, None
+    reason: str | None = None
+    if float(ours.mean()) < EMPTY_SHARE * ref_area:
+        reason = "empty"
+    elif (
+        pick.safe is not None
+        and pick.signals["safe_iou"] < DISAGREE_IOU
+        and pick.signals["sharp"] - pick.signals.get("safe_sharp", 0.0) < DECISIVE_SHARP
+    ):
+        reason = "disagree"
+    if reason is None:
+        return alpha, None
+    # the safe mask as the network gave it: refining it (even without ghost fading and trapped-background
+    # cuts) can lose what rembg kept: on the tuning data it averages +0.006 IoU but loses up to 0.064
+    fallback = ref.astype(np.float32)
+    pick.signals["fallback"] = 1.0
+    pick.source = ALT_SOURCE if pick.safe is not None else str(NETWORK_INPUT_PX)
+    return fallback, reason
+
+
+#: :attr:`Pick.source` of a result that fell back to plain rembg's mask.
+ALT_SOURCE = f"{ALT_INPUT_PX}-safe"
 
 
 #: Logistic-regression weights of :func:`confidence`: feature (a key of :attr:`Pick.signals`) -> weight,
@@ -408,6 +515,8 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
         if k != "bias":
             z += wgt * float(signals.get(k, 0.0))
     c = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    if signals.get("fallback", 0.0) >= 0.5:  # our own matte was given up for the safe mask: doubtful
+        c = min(c, FALLBACK_CONFIDENCE)
     return round(c, 3), bool(c < REVIEW_BELOW)
 
 

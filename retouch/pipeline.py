@@ -31,7 +31,7 @@ from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .pick import details as pick_details
-from .pick import pick_product
+from .pick import guard, pick_product
 from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import RUNTIME
 from .segment import DEFAULT_MODEL
@@ -142,8 +142,8 @@ def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -
     h, w = rgb.shape[:2]
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    coarse = pick_product(small, model_name).mask
-    alpha = refine_matte(small, coarse, **kw)
+    pick = pick_product(small, model_name)
+    alpha, _ = guard(small, refine_matte(small, pick.mask, **kw), pick)
     return upsample_matte(alpha, (w, h))
 
 
@@ -348,8 +348,9 @@ def _retouch_decoded(
         _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
         pick = pick_product(small, model_name)
+        # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
+        alpha_small, fell_back = guard(small, refine_matte(small, pick.mask), pick)
         seg_details = pick_details(pick)
-        alpha_small = refine_matte(small, pick.mask)
         del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = upsample_matte(alpha_small, (w, h))
@@ -357,14 +358,15 @@ def _retouch_decoded(
         # edge pixels that still show the old background: lower their alpha (full resolution, band only)
         bg_est = local_background(small, alpha_small)
         fg_est = local_background(small, alpha_small, foreground=True)
-        a_full = matte.astype(np.float32) / 255.0
-        identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
-        # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
-        tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
-        a_full *= 255.0
-        a_full += 0.5
-        matte = a_full.astype(np.uint8)
-        del a_full
+        if fell_back is None:  # a fallback is plain rembg's mask: its edges are not tightened either
+            a_full = matte.astype(np.float32) / 255.0
+            identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
+            # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
+            tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
+            a_full *= 255.0
+            a_full += 0.5
+            matte = a_full.astype(np.uint8)
+            del a_full
     bbox = product_bbox(matte)
     if bbox is None:
         raise BadImageError("Nessun prodotto riconosciuto nell'immagine")

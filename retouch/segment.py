@@ -218,7 +218,11 @@ def warm_up(model_name: str = DEFAULT_MODEL, input_px: int | None = NETWORK_INPU
 
 
 def predict_mask(
-    rgb: np.ndarray, model_name: str = DEFAULT_MODEL, input_px: int | None = NETWORK_INPUT_PX
+    rgb: np.ndarray,
+    model_name: str = DEFAULT_MODEL,
+    input_px: int | None = NETWORK_INPUT_PX,
+    *,
+    lanczos: bool = False,
 ) -> np.ndarray:
     """Run the segmentation network on an RGB image.
 
@@ -227,6 +231,9 @@ def predict_mask(
         model_name: rembg model name (see :func:`get_session`).
         input_px: square network input in px (multiple of 32) for :data:`U2NET_FAMILY` models;
             ``None`` (and any other model) = rembg's own ``predict`` at the model's native size.
+        lanczos: shrink the photo to the network input with Lanczos, as rembg's own ``predict`` does
+            (with ``input_px=320`` this is plain rembg's mask, the "safe" mask of
+            :func:`retouch.pick.pick_product`); default bilinear (see :func:`_predict_u2net`).
 
     Returns:
         float32 array (H, W) in [0, 1], 1 = foreground (the network's min-max normalised saliency).
@@ -235,7 +242,7 @@ def predict_mask(
     ``predict`` one at a time.
     """
     if input_px is not None and model_name in U2NET_FAMILY:
-        return _predict_u2net(rgb, model_name, input_px)
+        return _predict_u2net(rgb, model_name, input_px, lanczos=lanczos)
     session = get_session(model_name)
     with _REMBG_LOCK:
         masks = session.predict(Image.fromarray(rgb, "RGB"))
@@ -253,20 +260,26 @@ def predict_mask(
     return mask
 
 
-def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int) -> np.ndarray:
+def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int, *, lanczos: bool = False) -> np.ndarray:
     """U^2-Net saliency at ``input_px`` x ``input_px``, returned at the size of ``rgb`` (float32 [0, 1]).
 
     Same pre- and post-processing as rembg's ``U2netpSession.predict`` (image scaled by its maximum,
-    ImageNet normalisation, min-max of the fused map d0), with bilinear instead of Lanczos resampling:
-    the mask is refined at the working resolution afterwards, so the resampling kernel does not show.
+    ImageNet normalisation, min-max of the fused map d0), with bilinear instead of Lanczos resampling
+    unless ``lanczos``: the mask is refined at the working resolution afterwards. The kernel that shrinks
+    the *input* does matter to the network: on the GT tuning fold the 256 px mask's mean IoU is 0.906 with
+    bilinear and 0.895 with Lanczos, while the 320 px mask is 0.826 / 0.832 (2026-11-23), so the first pass
+    stays bilinear and the 320 px "safe" mask is computed as rembg computes it (``lanczos=True``).
     """
     if input_px % 32:
         raise ValueError(f"input_px deve essere un multiplo di 32, non {input_px}")
     network = get_network(model_name)
     h, w = rgb.shape[:2]
-    small = Image.fromarray(rgb, "RGB").resize(
-        (input_px, input_px), Image.Resampling.BILINEAR, reducing_gap=2.0
-    )
+    if lanczos:
+        small = Image.fromarray(rgb, "RGB").resize((input_px, input_px), Image.Resampling.LANCZOS)
+    else:
+        small = Image.fromarray(rgb, "RGB").resize(
+            (input_px, input_px), Image.Resampling.BILINEAR, reducing_gap=2.0
+        )
     x = np.asarray(small, dtype=np.float32)
     x *= 1.0 / max(float(x.max()), 1e-6)
     x -= _MEAN

@@ -12,7 +12,7 @@ from retouch_helpers import GT_IMAGES, GT_MASKS, needs_model
 from retouch_images import product_photo
 
 from retouch import RetouchOptions, metrics, retouch
-from retouch.pick import Pick, confidence, edge_sharpness, in_doubt, mask_signals
+from retouch.pick import Pick, confidence, edge_sharpness, guard, in_doubt, mask_signals
 
 
 def _cup_scene() -> tuple[bytes, np.ndarray]:
@@ -137,3 +137,90 @@ def test_doubt_test_and_confidence_use_the_signals():
     )
     assert bad < good and review
     assert isinstance(Pick(mask, "256", 1).signals, dict)
+
+
+def _stone_on_wood() -> tuple[bytes, np.ndarray]:
+    """GT photo ``stone1`` (tuning fold) cut out with its hand mask and pasted, 420 px wide, on a striped
+    wooden table of 1400 x 1000 px: (JPEG bytes, uint8 GT mask, 255 = stone)."""
+    src = next(p for p in GT_IMAGES.iterdir() if p.stem == "stone1")
+    rgb = Image.open(src).convert("RGB")
+    mask = Image.open(GT_MASKS / "stone1.png").convert("L")
+    box = Image.eval(mask, lambda v: 255 if v >= 128 else 0).getbbox()
+    assert box is not None
+    rgb, mask = rgb.crop(box), mask.crop(box)
+    size = (420, round(rgb.height * 420 / rgb.width))
+    rgb = rgb.resize(size, Image.Resampling.LANCZOS)
+    mask = Image.eval(mask.resize(size, Image.Resampling.NEAREST), lambda v: 255 if v >= 128 else 0)
+    w, h = 1400, 1000
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    grain = 0.5 + 0.5 * np.sin(xx / 9.0 + 3.0 * np.sin(yy / 60.0))
+    table = np.array([150, 105, 70], np.float32) * (0.8 + 0.2 * grain[..., None])
+    scene = Image.fromarray(np.clip(table, 0, 255).astype(np.uint8))
+    x0, y0 = 490, (h - size[1]) // 2
+    scene.paste(rgb, (x0, y0), mask)
+    gt = np.zeros((h, w), np.uint8)
+    gt[y0 : y0 + size[1], x0 : x0 + size[0]] = np.asarray(mask)
+    buf = io.BytesIO()
+    scene.save(buf, "JPEG", quality=92)
+    return buf.getvalue(), gt
+
+
+@needs_model
+def test_a_refinement_that_empties_the_matte_still_returns_the_product(photos_dir, monkeypatch, save_failure):
+    """The guard: when the pick or the refinement removes what the network found, the safe mask comes
+    back (and the result is flagged) instead of an empty cutout or a 'no product' error."""
+    import retouch.pipeline as pipeline
+
+    data, gt = _stone_on_wood()
+    real = pipeline.refine_matte
+
+    def emptying_refinement(rgb: np.ndarray, coarse: np.ndarray, **kw: object) -> np.ndarray:
+        return np.zeros_like(real(rgb, coarse, **kw))  # e.g. ghost fading that swallowed the product
+
+    monkeypatch.setattr(pipeline, "refine_matte", emptying_refinement)
+    res = retouch(data, RetouchOptions(preset="amazon", shadow=False))
+    score = metrics.iou(res.matte, gt)
+    if score < 0.85:
+        save_failure("scena.jpg", data)
+        save_failure("matte", res.matte)
+    assert score >= 0.85, f"IoU {score:.3f}: the product was lost"
+    assert res.details["needs_review"] is True
+    assert res.details["segmentation"]["signals"]["fallback"] == 1.0
+
+
+def _pick(mask: np.ndarray, safe: np.ndarray | None, **signals: float) -> Pick:
+    return Pick(mask, "test", 3 if safe is not None else 1, dict(signals), safe=safe, first=mask)
+
+
+def test_guard_falls_back_to_rembg_on_an_undecided_disagreement():
+    small = np.full((120, 160, 3), 128, np.uint8)
+    ours = np.zeros((120, 160), np.float32)
+    ours[10:40, 10:40] = 1.0
+    safe = np.zeros_like(ours)
+    safe[60:110, 90:150] = 1.0
+    small[60:110, 90:150] = 230
+    # equally sharp outlines: nothing says ours is the product, rembg's mask wins and the photo is flagged
+    pick = _pick(ours, safe, sharp=1.0, safe_sharp=1.0)
+    alpha, reason = guard(small, ours, pick)
+    assert reason == "disagree"
+    assert metrics.iou((alpha * 255).astype(np.uint8), (safe * 255).astype(np.uint8)) > 0.9
+    c, review = confidence(pick.signals)
+    assert review and c <= 0.5
+    # rembg's outline is blurred (it kept a soft-focus object): ours is kept
+    pick = _pick(ours, safe, sharp=1.0, safe_sharp=0.4)
+    alpha, reason = guard(small, ours, pick)
+    assert reason is None and alpha is ours
+    assert pick.signals["safe_iou"] == 0.0 and pick.signals["fallback"] == 0.0
+
+
+def test_guard_replaces_an_empty_matte_and_leaves_good_ones_alone():
+    small = np.full((120, 160, 3), 60, np.uint8)
+    small[30:90, 40:120] = 220
+    first = np.zeros((120, 160), np.float32)
+    first[30:90, 40:120] = 0.9
+    empty = np.zeros_like(first)
+    alpha, reason = guard(small, empty, _pick(first, None, sharp=1.0))
+    assert reason == "empty" and (alpha >= 0.5).mean() > 0.2
+    good = (first > 0.5).astype(np.float32)
+    alpha, reason = guard(small, good, _pick(first, None, sharp=1.0))
+    assert reason is None and alpha is good

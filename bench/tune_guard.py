@@ -1,0 +1,187 @@
+"""Tuning of the doubt test's new triggers and of the safe-mask guard (``retouch.pick.guard``), tuning data only.
+
+Reads the tuning GT fold and tuning composites (``bench/composites.py``) made from tuning-fold products with
+:data:`bench.composites.TUNE_SEED` and, with ``--extra-seeds``, further seeds that are not
+:data:`bench.composites.HOLDOUT_SEED`; never the held-out data. For every photo, at the working resolution, it
+records the first (256 px) mask's signals and the IoU against the ground truth of: the single-pass matte, the
+matte of the forced second look, plain rembg's 320 px mask (raw, the baseline) and the guard's fallback (that
+mask itself; the refined one is recorded too). The guard's inputs (our matte's IoU with rembg's mask,
+outline sharpness of both, areas) are recorded too, so every combination of a threshold on ``uncertain`` (tried, not used), :data:`retouch.pick.EMPTY_SHARE`,
+:data:`retouch.pick.DISAGREE_IOU` and :data:`retouch.pick.DECISIVE_SHARP` can be scored offline: mean IoU,
+photos more than 0.05 IoU below rembg, and how many photos pay for the second look.
+
+Usage: ``python -m bench.tune_guard [--composites N] [--extra-seeds S ...] [--rows rows.json]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench._common import GT, list_images, require_photos, setup
+else:
+    from ._common import GT, list_images, require_photos, setup
+
+setup()
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+
+def _iou(a: np.ndarray, b: np.ndarray, valid: np.ndarray) -> float:
+    a, b = a[valid], b[valid]
+    union = int((a | b).sum())
+    return 1.0 if union == 0 else int((a & b).sum()) / union
+
+
+def _inputs(n: int, seeds: list[int]) -> Iterator[tuple[str, bytes, np.ndarray]]:
+    """(name, file bytes, GT mask) of the tuning GT fold, then ``n`` tuning composites per seed (lazily)."""
+    from .composites import HOLDOUT_SEED, composites, gt_folds, make_composite
+
+    tune = set(gt_folds()["tune"])
+    for p in list_images(GT / "images"):
+        if p.stem in tune:
+            yield p.stem, p.read_bytes(), np.asarray(Image.open(GT / "masks" / f"{p.stem}.png").convert("L"))
+    for seed in seeds:
+        if seed == HOLDOUT_SEED:
+            raise SystemExit(f"seed {seed} is the held-out seed")
+        for stem, i, kind in composites("tune", n, seed):
+            c = make_composite(stem, seed, i, kind)
+            yield c.name, c.data, c.gt
+
+
+def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
+    """One photo's row (see the module docstring)."""
+    from retouch.decode import decode_image
+    from retouch.matte import refine_matte
+    from retouch.pick import mask_signals, pick_product
+    from retouch.pipeline import _resize, _working_size
+
+    rgb = decode_image(data).rgb
+    h, w = rgb.shape[:2]
+    ww, wh = _working_size(w, h)
+    small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
+    g = np.asarray(Image.fromarray(gt).resize((ww, wh), Image.Resampling.NEAREST))
+    valid, gb = g != 128, g >= 128
+    forced = pick_product(small, force=True)  # the second look, whatever the doubt test says
+    assert forced.safe is not None and forced.first is not None
+    first_sig = mask_signals(forced.first, *_sharp(small))  # what the doubt test looks at
+    first_alpha = refine_matte(small, forced.first)
+    look_alpha = refine_matte(small, forced.mask)
+    safe = forced.safe
+    safe_b = safe >= 0.5
+    refined_safe = refine_matte(small, safe, ghosts=False, trapped=False)  # a fallback tried and left out
+    sig = {
+        k: float(v)
+        for k, v in first_sig.items()
+        if k in ("sharp", "area", "border", "components", "uncertain")
+    }
+    look_b = look_alpha >= 0.5
+    valid_all = np.ones_like(valid)
+    return {
+        "name": name,
+        **{f"first_{k}": v for k, v in sig.items()},
+        "iou_first": _iou(first_alpha >= 0.5, gb, valid),
+        "iou_look": _iou(look_b, gb, valid),
+        "iou_rembg": _iou(safe_b, gb, valid),
+        "iou_fallback": _iou(safe_b, gb, valid),  # the guard falls back to rembg's mask as it is
+        "iou_fallback_refined": _iou(refined_safe >= 0.5, gb, valid),
+        "iou_first_fallback": _iou(forced.first >= 0.5, gb, valid),
+        "look_safe_iou": _iou(look_b, safe_b, valid_all),
+        "look_area": float(look_b.mean()),
+        "first_alpha_area": float((first_alpha >= 0.5).mean()),
+        "first_mask_area": float((forced.first >= 0.5).mean()),
+        "safe_area": float(safe_b.mean()),
+        "look_sharp": float(forced.signals["sharp"]),
+        "safe_sharp": float(forced.signals["safe_sharp"]),
+        "source": forced.source,
+    }
+
+
+def _sharp(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from retouch.pick import _grey, edge_sharpness
+
+    return edge_sharpness(_grey(small))
+
+
+def simulate(
+    rows: list[dict], uncertain: float, empty: float, disagree: float, decisive: float
+) -> dict[str, float]:
+    """Score one parameter combination on recorded rows (same rules as ``retouch.pick``)."""
+    from retouch.pick import DOUBT_AREA, DOUBT_BORDER, DOUBT_COMPONENTS, DOUBT_SHARP, MIN_AREA
+
+    ious, below, looks, fallbacks = [], 0, 0, 0
+    for r in rows:
+        doubt = (
+            r["first_sharp"] < DOUBT_SHARP
+            or r["first_area"] > DOUBT_AREA
+            or r["first_border"] > DOUBT_BORDER
+            or r["first_components"] >= DOUBT_COMPONENTS
+            or r["first_components"] < 1
+            or r["first_uncertain"] > uncertain
+        )
+        if doubt:
+            looks += 1
+            iou = r["iou_look"]
+            if r["safe_area"] >= MIN_AREA and (
+                r["look_area"] < empty * r["safe_area"]
+                or (r["look_safe_iou"] < disagree and r["look_sharp"] - r["safe_sharp"] < decisive)
+            ):
+                iou = r["iou_fallback"]
+                fallbacks += 1
+        else:
+            iou = r["iou_first"]
+            if r["first_mask_area"] >= MIN_AREA and r["first_alpha_area"] < empty * r["first_mask_area"]:
+                iou = r["iou_first_fallback"]
+                fallbacks += 1
+        ious.append(iou)
+        below += iou < r["iou_rembg"] - 0.05
+    return {"mean": float(np.mean(ious)), "below": below, "looks": looks, "fallbacks": fallbacks}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--composites", type=int, default=30, help="tuning composites per seed")
+    parser.add_argument("--extra-seeds", type=int, nargs="*", default=[3], help="more tuning seeds")
+    parser.add_argument("--rows", default=None, help="read/write the recorded rows here (JSON)")
+    args = parser.parse_args(argv)
+    require_photos()
+    from .composites import TUNE_SEED
+
+    rows: list[dict]
+    if args.rows and Path(args.rows).is_file():
+        rows = json.loads(Path(args.rows).read_text())
+    else:
+        rows = []
+        for name, data, gt in _inputs(args.composites, [TUNE_SEED, *args.extra_seeds]):
+            rows.append(record(name, data, gt))
+            r = rows[-1]
+            print(
+                f"  {name}: first {r['iou_first']:.3f} look {r['iou_look']:.3f} rembg {r['iou_rembg']:.3f} "
+                f"fallback {r['iou_fallback']:.3f} look/rembg {r['look_safe_iou']:.3f} "
+                f"sharp {r['look_sharp']:.2f}/{r['safe_sharp']:.2f} unc {r['first_uncertain']:.2f}",
+                file=sys.stderr,
+                flush=True,
+            )
+        if args.rows:
+            Path(args.rows).write_text(json.dumps(rows))
+    print(f"{len(rows)} tuning photos; rembg 320 px mean IoU {np.mean([r['iou_rembg'] for r in rows]):.4f}")
+    print("uncertain empty disagree decisive | mean IoU  below  looks  fallbacks")
+    for u, e, d, s in itertools.product(
+        (0.2, 0.3, 0.5, 9.0), (0.0, 0.05, 0.1), (0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 1.01), (0.1, 0.15, 0.3)
+    ):
+        m = simulate(rows, u, e, d, s)
+        print(
+            f"{u:9.2f} {e:5.2f} {d:8.2f} {s:8.2f} | {m['mean']:.4f}  {m['below']:5d}  {m['looks']:5d}  {m['fallbacks']:9d}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
