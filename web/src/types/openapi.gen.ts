@@ -1441,7 +1441,9 @@ export interface components {
          *     event); ``update_name`` on update events, ``signal_name`` on signals; ``failure_message`` on failed
          *     or timed-out activities, workflow tasks, updates and workflows (for activities: the message the
          *     seller sees, e.g. "Impossibile leggere l'immagine…"); ``attempt`` (1-based) on workflow-started,
-         *     workflow-task-scheduled and activity started/completed/failed/timed-out events.
+         *     workflow-task-scheduled and activity started/completed/failed/timed-out events. A local activity
+         *     (``workflow.patched("local-db-activities")``: the ledger and delivery activities) is one
+         *     ``MARKER_RECORDED`` event carrying its ``activity_type``, ``attempt`` and ``failure_message``.
          */
         HistoryEvent: {
             /** Activity Type */
