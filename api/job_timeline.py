@@ -25,6 +25,8 @@ from pydantic import BaseModel
 from temporalio.api.common.v1 import Payloads
 from temporalio.api.history.v1 import HistoryEvent as HistoryEventProto
 
+from fotopronta.domain import JobStatus
+
 DEADLINE_LABEL = "Scadenza dell'assegnazione (72 ore)"
 Outcome = Literal["ok", "failed", "retry", "running", "waiting", "scheduled", "cancelled"]
 
@@ -46,11 +48,11 @@ ACTIVITY_LABELS = {
 """Italian names of the activities of ``PhotoJobWorkflow`` (``set_job_status`` is described by its
 target status instead, see :data:`STATUS_LABELS`)."""
 
-STATUS_LABELS = {
-    "waiting_for_credits": "In attesa di crediti",
-    "processing": "Inizio elaborazione",
-    "pending_human": "In coda per i grafici",
-    "pending": "Rielaborazione richiesta",
+STATUS_LABELS: dict[str, str] = {
+    JobStatus.waiting_for_credits: "In attesa di crediti",
+    JobStatus.processing: "Inizio elaborazione",
+    JobStatus.pending_human: "In coda per i grafici",
+    JobStatus.pending: "Rielaborazione richiesta",
 }
 UPDATE_LABELS = {
     "assign": "Richiesta di assegnazione",
