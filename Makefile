@@ -47,7 +47,7 @@ api-types: install web
 api-types-check: install web
 	@tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
 	$(PY) -m api.openapi_dump > "$$tmp/openapi.json" && \
-	( cd web && npx --no-install openapi-typescript "$$tmp/openapi.json" -o "$$tmp/openapi.gen.ts" >/dev/null 2>&1 ) && \
+	( cd web && npx --no-install openapi-typescript "$$tmp/openapi.json" --enum-values -o "$$tmp/openapi.gen.ts" >/dev/null 2>&1 ) && \
 	git --no-pager diff --no-index --exit-code --stat "$$tmp/openapi.json" web/openapi.json && \
 	git --no-pager diff --no-index --exit-code --stat "$$tmp/openapi.gen.ts" web/src/types/openapi.gen.ts \
 	|| { echo "web/openapi.json or web/src/types/openapi.gen.ts is stale: run make api-types" >&2; exit 1; }

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, model_validator
 
 from api.services.photo_rules import reprocess_refusal, rework_refusal
-from fotopronta.domain import FREE_REWORK_DAYS
+from fotopronta.domain import FREE_REWORK_DAYS, JobStatus, JobType, PhotoStatus
 from fotopronta.models import Photo
 
 
@@ -92,8 +92,8 @@ class JobPublic(BaseModel):
 
     id: uuid.UUID
     photo_id: uuid.UUID
-    job_type: str
-    status: str
+    job_type: JobType
+    status: JobStatus
     background_category: dict[str, Any] | None
     error_message: str | None
     started_at: datetime | None
@@ -120,7 +120,7 @@ class PhotoPublic(BaseModel):
     file_format: str
     upload_path: str
     processed_path: str | None
-    status: str
+    status: PhotoStatus
     width: int | None
     height: int | None
     created_at: datetime
@@ -195,8 +195,8 @@ class DesignerJob(BaseModel):
     id: uuid.UUID
     photo_id: uuid.UUID
     user_id: uuid.UUID
-    job_type: str
-    status: str
+    job_type: JobType
+    status: JobStatus
     priority: int
     deadline: datetime | None
     overdue: bool
@@ -221,8 +221,8 @@ class AdminJob(BaseModel):
     user_id: uuid.UUID
     user_email: str
     original_filename: str
-    job_type: str
-    status: str
+    job_type: JobType
+    status: JobStatus
     error_message: str | None
     priority: int
     overdue: bool

@@ -27,7 +27,7 @@ STATUSES: list[tuple[str | None, str]] = [
     ("completed", "processed"),
     ("completed_human", "processed"),
     ("processing", "processing"),
-    ("failed", "failed"),
+    ("failed", "uploaded"),  # a failed job puts its photo back to uploaded (SPEC §4: no failed photo)
     ("pending", "uploaded"),
     ("waiting_for_credits", "uploaded"),
     (None, "uploaded"),

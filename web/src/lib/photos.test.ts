@@ -1,10 +1,10 @@
 import { makeJob, makePhoto } from '@/test/fixtures';
-import type { Photo } from '@/types/api';
+import type { JobStatus, Photo, PhotoStatus } from '@/types/api';
 import { filterGroup, hasActiveJobs, jobStatusLabel, latestJob, photoStats } from './photos';
 
-const job = (status: string, created_at = '2025-01-01T10:00:00Z') => makeJob({ id: `j-${status}-${created_at}`, status, created_at });
+const job = (status: JobStatus, created_at = '2025-01-01T10:00:00Z') => makeJob({ id: `j-${status}-${created_at}`, status, created_at });
 
-const photo = (status: string, jobs: ReturnType<typeof job>[] = []): Photo =>
+const photo = (status: PhotoStatus, jobs: ReturnType<typeof job>[] = []): Photo =>
   makePhoto({ id: `p-${Math.random()}`, original_filename: 'scarpa.jpg', file_size: 1000, status, created_at: '2025-01-01T10:00:00Z', processed_path: null, jobs });
 
 describe('job status badges (SPEC §4)', () => {

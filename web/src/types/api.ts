@@ -5,6 +5,8 @@
  */
 import type { components, operations } from './openapi.gen';
 
+export { jobStatusValues, jobTypeValues, photoStatusValues } from './openapi.gen';
+
 type Schemas = components['schemas'];
 
 /** The roles the UI acts on (SPEC §6); the server sends `user_role` as a free string. */
@@ -17,8 +19,12 @@ export type Profile = Schemas['ProfilePublic'];
  * another browser, this one-time session only sets a new password (`POST /api/auth/password/reset`). */
 export type Session = Schemas['SessionOut'];
 
-/** Job types the upload form offers (`job_type` of `POST /api/photos`, a string on the server). */
-export type JobType = 'background_removal' | 'background_removal_human' | 'smart_backgrounds';
+/** Job types (`fotopronta.domain.JobType` on the server, an enum in the OpenAPI document). */
+export type JobType = Schemas['JobType'];
+/** Job statuses (`fotopronta.domain.JobStatus`; SPEC §4 plus `waiting_for_credits`). */
+export type JobStatus = Schemas['JobStatus'];
+/** Photo statuses (`fotopronta.domain.PhotoStatus`). */
+export type PhotoStatus = Schemas['PhotoStatus'];
 
 export interface ColorInfo {
   hex: string;

@@ -1131,8 +1131,7 @@ export interface components {
              * Format: uuid
              */
             id: string;
-            /** Job Type */
-            job_type: string;
+            job_type: components["schemas"]["JobType"];
             /** Original Filename */
             original_filename: string;
             /** Overdue */
@@ -1144,8 +1143,7 @@ export interface components {
             photo_id: string;
             /** Priority */
             priority: number;
-            /** Status */
-            status: string;
+            status: components["schemas"]["JobStatus"];
             /** User Email */
             user_email: string;
             /**
@@ -1358,8 +1356,7 @@ export interface components {
              * Format: uuid
              */
             id: string;
-            /** Job Type */
-            job_type: string;
+            job_type: components["schemas"]["JobType"];
             /** Original Filename */
             original_filename: string;
             /** Overdue */
@@ -1373,8 +1370,7 @@ export interface components {
             priority: number;
             /** Started At */
             started_at: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["JobStatus"];
             /**
              * User Id
              * Format: uuid
@@ -1497,8 +1493,7 @@ export interface components {
              * Format: uuid
              */
             id: string;
-            /** Job Type */
-            job_type: string;
+            job_type: components["schemas"]["JobType"];
             /**
              * Photo Id
              * Format: uuid
@@ -1514,9 +1509,18 @@ export interface components {
             progress_percentage: number;
             /** Started At */
             started_at: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["JobStatus"];
         };
+        /**
+         * JobStatus
+         * @description ``photo_processing_jobs.status`` (SPEC §4 Job status) plus ``waiting_for_credits``.
+         *
+         *     ``waiting_for_credits`` is the durable wait of DESIGN.md (insufficient credits: the workflow
+         *     waits until the API's ``resume`` update, sent after a purchase or an admin grant, or a
+         *     ``credits_added`` signal); the UI shows it as 'Crediti terminati'.
+         * @enum {string}
+         */
+        JobStatus: "pending" | "waiting_for_credits" | "processing" | "completed" | "failed" | "pending_human" | "assigned_to_graphic" | "in_progress_human" | "completed_human" | "rejected_human";
         /**
          * JobTimeline
          * @description ``GET /api/admin/jobs/{id}/timeline``: the job's Italian timeline (issue 12 item 6).
@@ -1546,6 +1550,12 @@ export interface components {
             /** Workflow Status */
             workflow_status: string | null;
         };
+        /**
+         * JobType
+         * @description ``photo_processing_jobs.job_type`` (SPEC §3).
+         * @enum {string}
+         */
+        JobType: "background_removal" | "background_removal_human" | "smart_backgrounds";
         /**
          * LoginIn
          * @description ``POST /api/auth/login`` body.
@@ -1779,8 +1789,7 @@ export interface components {
             original_filename: string;
             /** Processed Path */
             processed_path: string | null;
-            /** Status */
-            status: string;
+            status: components["schemas"]["PhotoStatus"];
             /** Upload Path */
             upload_path: string;
             /**
@@ -1791,6 +1800,12 @@ export interface components {
             /** Width */
             width: number | null;
         };
+        /**
+         * PhotoStatus
+         * @description ``photos.status`` (SPEC §4 Photo status).
+         * @enum {string}
+         */
+        PhotoStatus: "uploaded" | "processing" | "processed";
         /**
          * ProfilePublic
          * @description ``GET /api/me``: SPEC §3 profile fields.
@@ -3645,3 +3660,22 @@ export interface operations {
         };
     };
 }
+type FlattenedDeepRequired<T> = {
+    [K in keyof T]-?: FlattenedDeepRequired<T[K] extends unknown[] | undefined | null ? Extract<T[K], unknown[]>[number] : T[K]>;
+};
+type ReadonlyArray<T> = [
+    Exclude<T, undefined>
+] extends [
+    unknown[]
+] ? Readonly<Exclude<T, undefined>> : Readonly<Exclude<T, undefined>[]>;
+export const pathsApiAdminJobsGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/jobs"]["get"]["parameters"]["query"]["sort"]> = ["created_at", "status", "email", "filename", "job_type", "completed_at"];
+export const pathsApiAdminJobsGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/jobs"]["get"]["parameters"]["query"]["order"]> = ["asc", "desc"];
+export const pathsApiAdminUsersGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["sort"]> = ["created_at", "email", "name", "user_role", "credits_remaining", "credits_expiry_date"];
+export const pathsApiAdminUsersGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["order"]> = ["asc", "desc"];
+export const pathsApiPhotosGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["status"]> = ["all", "completed", "processing", "failed", "pending"];
+export const pathsApiPhotosGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["sort"]> = ["newest", "oldest", "name"];
+export const jobStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobStatus"]> = ["pending", "waiting_for_credits", "processing", "completed", "failed", "pending_human", "assigned_to_graphic", "in_progress_human", "completed_human", "rejected_human"];
+export const jobTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobType"]> = ["background_removal", "background_removal_human", "smart_backgrounds"];
+export const photoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PhotoStatus"]> = ["uploaded", "processing", "processed"];
+export const timelineStepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimelineStep"]["outcome"]> = ["ok", "failed", "retry", "running", "waiting", "scheduled", "cancelled"];
+export const api__routes__auth__VerifyInTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["api__routes__auth__VerifyIn"]["type"]> = ["signup", "recovery", "email"];

@@ -5,7 +5,7 @@ import { isDownloadable } from './photo-card';
 describe("download rules (the free rework and reprocess are the server's can_rework / can_reprocess)", () => {
   it('keeps the first result downloadable during a free rework', () => {
     const recent = makePhoto();
-    const asked = { ...recent, jobs: [...recent.jobs, { ...recent.jobs[0], id: 'j2', job_type: 'background_removal_human', status: 'pending_human' }] };
+    const asked = { ...recent, jobs: [...recent.jobs, { ...recent.jobs[0], id: 'j2', job_type: 'background_removal_human' as const, status: 'pending_human' as const }] };
     expect(isDownloadable(asked)).toBe(true);
   });
 
@@ -24,7 +24,7 @@ describe("'Da verificare' (processing_details.needs_review)", () => {
     expect(needsReview(makePhoto({}, { processing_details: { ...details, needs_review: false } }))).toBe(false);
     expect(needsReview(makePhoto({}, { processing_details: { seo_filename: 'x.jpg' } }))).toBe(false);
     expect(needsReview(makePhoto({}, { status: 'processing', processing_details: details }))).toBe(false);
-    const asked = { ...flagged, jobs: [...flagged.jobs, { ...flagged.jobs[0], id: 'j2', job_type: 'background_removal_human', status: 'pending_human', processing_details: null, created_at: new Date().toISOString() }] };
+    const asked = { ...flagged, jobs: [...flagged.jobs, { ...flagged.jobs[0], id: 'j2', job_type: 'background_removal_human' as const, status: 'pending_human' as const, processing_details: null, created_at: new Date().toISOString() }] };
     expect(needsReview(asked)).toBe(false);
     expect(resultDetails(asked)?.seo_filename).toBe('banana.jpg'); // the rework keeps the AI result's name
     expect(confidencePercent({ processing_details: null })).toBeNull();

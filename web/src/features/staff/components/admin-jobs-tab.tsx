@@ -6,6 +6,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { formatDateTime } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
 import { useOnChange } from '@/lib/use-on-change';
+import { jobStatusValues } from '@/types/api';
 import { useJobSearch, type JobSearch } from '../api/admin-api';
 import { jobTypeLabel } from '../lib/timeline';
 import { JobTimelineView } from './job-timeline';
@@ -13,7 +14,6 @@ import { Pagination, SortableHeader, type SortState } from './table-controls';
 
 const PAGE_SIZE = 20;
 const SEARCH_DELAY_MS = 300;
-const STATUSES = ['pending', 'waiting_for_credits', 'processing', 'completed', 'failed', 'pending_human', 'assigned_to_graphic', 'in_progress_human', 'completed_human', 'rejected_human'];
 
 function useDebounced<T>(value: T, ms: number): T {
   const [debounced, setDebounced] = useState(value);
@@ -56,7 +56,7 @@ export function AdminJobsTab() {
           <label htmlFor="job-status">Stato</label>
           <select id="job-status" className="input" value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">Tutti</option>
-            {STATUSES.map((s) => (
+            {jobStatusValues.map((s) => (
               <option key={s} value={s}>
                 {jobStatusLabel(s)}
               </option>
