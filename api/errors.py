@@ -83,7 +83,7 @@ def is_database_unavailable(exc: BaseException) -> bool:
     return False
 
 
-async def database_unavailable_handler(_: Request, exc: Exception) -> JSONResponse:
+async def database_unavailable_handler(_: Request, _exc: Exception) -> JSONResponse:
     """Render a lost database as 503 ``service_unavailable`` with an Italian message and
     ``Retry-After`` (seconds); the pool reconnects by itself (``pool_pre_ping``) once it is back."""
     return JSONResponse(

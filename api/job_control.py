@@ -15,22 +15,19 @@ from temporalio.service import RPCError, RPCStatusCode
 
 from api.errors import ApiError
 from fotopronta.domain import JobStatus
-from fotopronta.models import PhotoProcessingJob, Profile
+from fotopronta.models import PhotoProcessingJob
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import ResumeInput, workflow_id_for_job
 
 log = logging.getLogger("fotopronta.api.jobs")
 
 
-async def resume_waiting_jobs(
-    temporal: Client, session: Session, user_id: uuid.UUID, *, balance: int = 0
-) -> int:
+async def resume_waiting_jobs(temporal: Client, session: Session, user_id: uuid.UUID) -> int:
     """Resume the user's jobs waiting for credits, oldest upload first.
 
     Call it after the user's balance rose (purchase completed, admin grant). Each job gets the
     ``resume`` update in turn, which retries its reservation before the next job is tried, so
     earlier uploads get the credits first; jobs that still find too few credits keep waiting.
-    ``balance`` is informational.
 
     Returns:
         How many jobs now hold their credits.
@@ -64,8 +61,7 @@ async def resume_after_credit(temporal: Client | None, session: Session, user_id
         log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
         return
     try:
-        balance = await run_in_threadpool(lambda: session.get_one(Profile, user_id).credits_remaining)
-        await resume_waiting_jobs(temporal, session, user_id, balance=balance)
+        await resume_waiting_jobs(temporal, session, user_id)
     except Exception:
         log.exception("resuming waiting jobs of %s failed", user_id)
 

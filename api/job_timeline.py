@@ -229,7 +229,7 @@ def designer_ids(events: list[HistoryEventProto]) -> set[uuid.UUID]:
     return found
 
 
-def build_timeline(
+def build_timeline(  # noqa: C901
     events: list[HistoryEventProto],
     designer_names: Mapping[str, str] | None = None,
     pending: Mapping[str, PendingAttempt] | None = None,

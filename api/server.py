@@ -99,7 +99,7 @@ def supervise(host: str, port: int, workers: int) -> int:
         proc.start()
         return proc
 
-    def on_signal(signum: int, _frame: FrameType | None) -> None:
+    def on_signal(_signum: int, _frame: FrameType | None) -> None:
         nonlocal stopping
         stopping = True
 

@@ -277,7 +277,7 @@ class TestCheckoutProvider:
 
         return await asyncio.to_thread(read)
 
-    def parse_webhook(self, payload: bytes, signature: str | None) -> WebhookEvent:
+    def parse_webhook(self, payload: bytes, signature: str | None) -> WebhookEvent:  # noqa: ARG002
         """The test provider sends no webhooks. Raises: WebhookSignatureError always."""
         raise WebhookSignatureError("the test payment provider has no webhooks")
 

@@ -56,7 +56,7 @@ class LocalStorage:
     def _path(self, bucket: str, key: str) -> Path:
         return self.root / bucket / _safe_key(key)
 
-    def put(self, bucket: str, key: str, data: bytes, content_type: str) -> None:
+    def put(self, bucket: str, key: str, data: bytes, content_type: str) -> None:  # noqa: ARG002
         path = self._path(bucket, key)
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.part")

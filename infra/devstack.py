@@ -157,7 +157,7 @@ def main() -> int:
     procs: list[tuple[str, subprocess.Popen[bytes]]] = []
     stopping = False
 
-    def on_signal(signum: int, _frame: object) -> None:
+    def on_signal(_signum: int, _frame: object) -> None:
         nonlocal stopping
         stopping = True
 

@@ -53,7 +53,7 @@ def _blobs(w: int, h: int, rng: np.random.Generator, n: int, rmin: float, rmax: 
     return out
 
 
-def _minimal_studio(w: int, h: int, floor: float, rng: np.random.Generator) -> np.ndarray:
+def _minimal_studio(w: int, h: int, floor: float, rng: np.random.Generator) -> np.ndarray:  # noqa: ARG001
     x, y = _grid(w, h)
     wall = _lerp((236, 238, 242), (250, 250, 252), y / max(floor, 1e-3))
     ground = _lerp((244, 244, 246), (226, 227, 231), np.clip((y - floor) / max(1e-3, 1 - floor), 0, 1))
@@ -93,7 +93,7 @@ def _outdoor_natural(w: int, h: int, floor: float, rng: np.random.Generator) -> 
     return back * (1 - t) + ground * t
 
 
-def _professional_office(w: int, h: int, floor: float, rng: np.random.Generator) -> np.ndarray:
+def _professional_office(w: int, h: int, floor: float, rng: np.random.Generator) -> np.ndarray:  # noqa: ARG001
     x, y = _grid(w, h)
     wall = _lerp((205, 212, 222), (232, 236, 242), np.clip(x * 0.8 + 0.2 * (1 - y), 0, 1))
     blinds = 0.04 * (np.sin(y * 2 * np.pi * 40) > 0.6) * np.clip(1 - np.abs(x - 0.8) * 4, 0, 1)

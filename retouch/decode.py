@@ -260,7 +260,7 @@ def _meaningful_alpha(alpha: np.ndarray | None) -> np.ndarray | None:
     return np.ascontiguousarray(alpha, dtype=np.uint8)
 
 
-def _decode_pillow(data: bytes) -> Decoded:
+def _decode_pillow(data: bytes) -> Decoded:  # noqa: C901
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)

@@ -417,7 +417,7 @@ DECISIVE_SHARP = 0.15
 FALLBACK_CONFIDENCE = 0.5
 
 
-def guard(small: np.ndarray, alpha: np.ndarray, pick: Pick) -> tuple[np.ndarray, str | None]:
+def guard(small: np.ndarray, alpha: np.ndarray, pick: Pick) -> tuple[np.ndarray, str | None]:  # noqa: ARG001
     """Never return much less than plain rembg: fall back to the safe mask when our matte is in doubt.
 
     The reference is plain rembg's mask (:attr:`Pick.safe`, 320 px) when the second look ran, else the

@@ -167,7 +167,7 @@ class PhotoJobWorkflow:
         return self._status
 
     @workflow.signal(name=SIGNAL_CREDITS_ADDED)
-    def credits_added(self, signal: CreditsAddedSignal) -> None:
+    def credits_added(self, signal: CreditsAddedSignal) -> None:  # noqa: ARG002
         """The owner's balance rose: a job waiting for credits tries its reservation again."""
         self._credits_signals += 1
 
@@ -246,7 +246,7 @@ class PhotoJobWorkflow:
                 return
 
     @workflow.update
-    async def resume(self, inp: ResumeInput) -> bool:
+    async def resume(self, inp: ResumeInput) -> bool:  # noqa: ARG002
         """Retry the reservation of a job waiting for credits, now; ``True`` when the job holds its
         credits (or was not waiting), ``False`` when the balance is still short. The API calls it job
         after job in upload order, so earlier uploads get the credits first."""
@@ -370,7 +370,7 @@ class PhotoJobWorkflow:
             self._busy = False
 
     @assign.validator
-    def _validate_assign(self, inp: AssignInput) -> None:
+    def _validate_assign(self, inp: AssignInput) -> None:  # noqa: ARG002
         if self._status != JobStatus.pending_human or self._assigned_to is not None:
             raise ApplicationError("Il lavoro non è in attesa di assegnazione.", type=ACTION_REFUSED_ERROR)
 
@@ -467,7 +467,7 @@ class PhotoJobWorkflow:
             self._busy = False
 
     @cancel.validator
-    def _validate_cancel(self, inp: CancelInput) -> None:
+    def _validate_cancel(self, inp: CancelInput) -> None:  # noqa: ARG002
         if (
             self._inp.job_type != JobType.background_removal_human
             or self._status not in CANCELLABLE_STATUSES
@@ -491,7 +491,7 @@ class PhotoJobWorkflow:
             self._busy = False
 
     @reprocess.validator
-    def _validate_reprocess(self, inp: ReprocessInput) -> None:
+    def _validate_reprocess(self, inp: ReprocessInput) -> None:  # noqa: ARG002
         if self._status != JobStatus.failed or not is_retryable_error(self._error):
             raise ApplicationError("Questa foto non può essere rielaborata.", type=ACTION_REFUSED_ERROR)
 

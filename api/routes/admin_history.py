@@ -61,7 +61,7 @@ def _type_name(event: HistoryEventProto) -> str:
     return EventType.Name(event.event_type).removeprefix("EVENT_TYPE_")
 
 
-def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:
+def flatten_history(events: list[HistoryEventProto]) -> list[HistoryEvent]:  # noqa: C901
     """Turn Temporal ``HistoryEvent`` protos into :class:`HistoryEvent` rows, in order.
 
     Activity names and attempts of later events are looked up through ``scheduled_event_id`` and

@@ -65,7 +65,7 @@ UserSort = Literal["created_at", "email", "name", "user_role", "credits_remainin
 
 @router.get("", response_model=list[ProfilePublic] | UserPage, operation_id="admin-users-search")
 def search_users(
-    admin: AdminUser,
+    _admin: AdminUser,  # the role check
     session: SessionDep,
     q: str = Query("", max_length=200),
     page: Annotated[int | None, Query(ge=1)] = None,
@@ -130,7 +130,7 @@ async def add_credits(
     operation_id="admin-users-assign-missing-free-credits",
 )
 async def assign_missing_free_credits(
-    admin: AdminUser, session: SessionDep, temporal: OptionalTemporalDep
+    _admin: AdminUser, session: SessionDep, temporal: OptionalTemporalDep
 ) -> AssignMissingOut:
     """Give the sign-up credits (15, valid 365 days) to every user without a sign-up grant; idempotent.
 

@@ -253,7 +253,7 @@ async def forgot_password(body: ForgotIn, session: SessionDep) -> MessageOut:
 
 
 @router.post("/password/verify-otp", response_model=MessageOut, operation_id="auth-password-verify-otp")
-def verify_otp(body: VerifyOtpIn, session: SessionDep, request: Request) -> MessageOut:
+def verify_otp(body: VerifyOtpIn, session: SessionDep) -> MessageOut:
     """Set a new password with the e-mailed 6-digit code (single use; other sessions are revoked).
 
     Errors (400, title 'Verifica fallita'): 'Il codice di verifica è scaduto. Richiedi un nuovo codice.',

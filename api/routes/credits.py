@@ -84,7 +84,7 @@ class OrderPublic(BaseModel):
 
 
 @router.get("/credit-packages", response_model=list[PackagePublic], operation_id="credit-packages-list")
-def list_packages(user: CurrentUser, session: SessionDep) -> list[CreditPackage]:
+def list_packages(_user: CurrentUser, session: SessionDep) -> list[CreditPackage]:
     """Purchasable packages: active, price above 0, ascending by price."""
     return payments.purchasable_packages(session)
 
