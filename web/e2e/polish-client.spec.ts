@@ -48,6 +48,9 @@ test('eliminare una foto chiede conferma nel dialogo dell’app (focus, Esc, toa
   await expect(page.getByRole('status').filter({ hasText: 'Foto caricate' })).toBeVisible();
 
   await page.goto('/photos');
+  // Let the job settle first: its live 'completed'/'failed' event re-renders the card, which must not
+  // happen under the open dialog (it made this test flaky once the job's database steps got faster).
+  await expect(page.getByText(/^(Completata|Errore)$/).first()).toBeVisible({ timeout: 60_000 });
   const remove = page.getByRole('button', { name: /^Elimina / });
   await expect(remove).toHaveCount(1);
   await remove.click();
