@@ -16,21 +16,25 @@ from fotopronta.settings import get_settings
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 
 
-@lru_cache
 def get_engine(url: str | None = None) -> Engine:
-    """Return a pooled engine for ``url`` (default: settings' database URL), created once per URL.
+    """Return the pooled engine for ``url`` (default: settings' database URL), created once per URL.
+
+    The URL is resolved before the cache is consulted, so ``get_engine()``, ``get_engine(None)`` and
+    ``get_engine(<the settings URL>)`` are one engine with one pool (they used to be two, each with
+    its own pool, and event listeners on one missed the other's statements).
 
     Recovery after a database outage needs nothing else: ``pool_pre_ping`` tests each pooled
     connection when it is checked out and replaces the dead ones, and a new connection attempt gives
     up after ``connect_timeout`` (5 s) instead of hanging, so requests during the outage fail fast
     (the API answers 503, ``api.errors.database_unavailable_handler``).
     """
-    return create_engine(
-        url or get_settings().sqlalchemy_url,
-        pool_pre_ping=True,
-        pool_size=10,
-        connect_args={"connect_timeout": 5},
-    )
+    return _engine_for(url or get_settings().sqlalchemy_url)
+
+
+@lru_cache
+def _engine_for(url: str) -> Engine:
+    """The engine of :func:`get_engine`, one per resolved ``url``."""
+    return create_engine(url, pool_pre_ping=True, pool_size=10, connect_args={"connect_timeout": 5})
 
 
 def session_factory(url: str | None = None) -> sessionmaker[Session]:

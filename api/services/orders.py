@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from api.deps import owner_or_admin
 from api.errors import ApiError
+from api.services.queries import begin_snapshot
 from fotopronta.domain import PhotoStatus
 from fotopronta.models import Order, Photo, Profile
 from fotopronta.results import download_name
@@ -53,11 +54,13 @@ def order_photos(session: Session, order_id: uuid.UUID) -> list[Photo]:
 
 
 def order_with_photos(session: Session, user: Profile, order_id: uuid.UUID) -> tuple[Order, list[Photo]]:
-    """The caller's order and its photos (:func:`order_photos`).
+    """The caller's order and its photos (:func:`order_photos`), read on one snapshot
+    (:func:`~api.services.queries.begin_snapshot`) so the order's counters match its photos and jobs.
 
     Raises:
         ApiError: 404 'Ordine non trovato'.
     """
+    begin_snapshot(session)
     return owned_order(session, user, order_id), order_photos(session, order_id)
 
 

@@ -20,7 +20,7 @@ from api.deps import owner_or_admin
 from api.errors import ApiError
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
 from api.services.photo_rules import latest_job, reprocess_refusal, require_allowed, rework_refusal
-from api.services.queries import escape_like
+from api.services.queries import begin_snapshot, escape_like
 from api.uploads import ImageInfo
 from fotopronta.domain import JOB_COSTS, JobStatus, JobType, LedgerKind, PhotoStatus
 from fotopronta.models import CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
@@ -230,11 +230,13 @@ def list_photos(
     sort: PhotoSort,
 ) -> PhotoPage:
     """One page of ``user_id``'s photos with their jobs and the counters (see ``GET /api/photos``):
-    three statements whatever the page size (the page, its jobs, the counts).
+    three statements whatever the page size (the page, its jobs, the counts), all on one snapshot
+    (:func:`~api.services.queries.begin_snapshot`), so a photo's status always matches its jobs'.
 
     Raises:
         ApiError: 400 ``invalid_cursor``.
     """
+    begin_snapshot(session)
     stmt = select(Photo).where(Photo.user_id == user_id).options(selectinload(Photo.jobs))
     needle = q.strip()
     if needle:

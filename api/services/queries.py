@@ -1,4 +1,5 @@
-"""Small SQL helpers the services share: LIKE patterns and one sorted page with its total."""
+"""Small SQL helpers the services share: a consistent read snapshot, LIKE patterns and one sorted
+page with its total."""
 
 from __future__ import annotations
 
@@ -6,6 +7,21 @@ from typing import Any, TypeVarTuple
 
 from sqlalchemy import ColumnElement, Row, Select, func, or_, select
 from sqlalchemy.orm import Session
+
+
+def begin_snapshot(session: Session) -> None:
+    """End ``session``'s current transaction and start a ``REPEATABLE READ`` one, so every following
+    statement reads the same snapshot of the database.
+
+    Needed where one answer takes several statements (a page of photos, then their jobs through
+    ``selectinload``, then the counters): under PostgreSQL's default ``READ COMMITTED`` each statement
+    sees the rows committed before *it* started, so a job completed between the two could be listed
+    ``completed`` on a photo still ``processing`` (seen once in CI). Whatever the session did before
+    (the authentication reads) is committed first; it must hold no pending writes the caller wants
+    to roll back. PostgreSQL takes the snapshot at the first statement, not at ``BEGIN``.
+    """
+    session.commit()
+    session.connection(execution_options={"isolation_level": "REPEATABLE READ"})
 
 
 def escape_like(text: str) -> str:
