@@ -9,8 +9,12 @@ On a stack of its own (``bench.stack.OwnStack``: PostgreSQL, Temporal dev server
    once; wait until every job is completed. Photos per minute, upload→completed p50/p95 (job
    ``created_at`` → ``completed_at``), peak RSS of each process tree (sampled every 0.5 s);
 3. **system with readers**: the same P photos again by U new users while C concurrent clients loop on
-   ``GET /api/me`` + ``GET /api/photos`` (first page): the first C of ``--readers`` (16) until half the
-   jobs are done, then the second (50). Requests/s, p50/p99 per C.
+   ``GET /api/me`` + ``GET /api/photos`` (first page) with no pause between rounds (a stress test:
+   every client reads as fast as the API answers): the first C of ``--readers`` (16) until half the
+   jobs are done, then the second (50). Requests/s, p50/p99 per C;
+4. **system with paced readers**: the same again, but each client pauses ``--reader-think`` seconds
+   (default 1 s) after each round of two reads, as a browser tab that refreshes its photo page once a
+   second would (the web app itself reads on events, so this is more than it does).
 
 Then the comparison (system / pipeline wall time) and the final check: every job completed, one charge
 per job, every balance equal to its ledger's sum. Prints figures, asserts nothing (exit 1 only if the
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import resource
 import subprocess
 import sys
@@ -91,10 +96,12 @@ class RssSampler:
 @dataclass
 class Readers:
     """C clients reading ``/api/me`` and the first page of ``/api/photos`` in a loop (asyncio, own
-    thread); latencies in seconds are kept per concurrency level."""
+    thread), each pausing ``think_s`` seconds after every round of two reads (0: no pause, a stress
+    test); latencies in seconds are kept per concurrency level."""
 
     base_url: str
     tokens: list[str]
+    think_s: float = 0.0
     latencies: dict[int, list[float]] = field(default_factory=dict)
     errors: dict[int, int] = field(default_factory=dict)
     durations: dict[int, float] = field(default_factory=dict)
@@ -143,6 +150,9 @@ class Readers:
                 except httpx.HTTPError:
                     self.errors[level] += 1
                 self.latencies[level].append(time.monotonic() - t0)
+            if self.think_s > 0:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(done.wait(), timeout=self.think_s)
 
     def stop(self) -> None:
         """Stop the clients and wait for the thread."""
@@ -281,6 +291,12 @@ def main() -> int:
     parser.add_argument("--photos", type=int, default=None)
     parser.add_argument("--users", type=int, default=None)
     parser.add_argument("--readers", default="16,50", help="concurrent readers, first and second half")
+    parser.add_argument(
+        "--reader-think",
+        type=float,
+        default=1.0,
+        help="seconds each paced reader waits after a round of two reads (pass 4; 0 skips pass 4)",
+    )
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--keep-data", action="store_true")
     args = parser.parse_args()
@@ -302,15 +318,21 @@ def main() -> int:
         print(f"{quiet.label}: {quiet.wall_s:.1f} s", flush=True)
         temporal = temporal_costs(stack, quiet.job_ids)
 
-        tokens = [token for _, token in stack.new_users(8, credits=15)]
-        readers = Readers(stack.base_url, tokens)
+        modes = [("system with readers (no pause)", 0.0)]
+        if args.reader_think > 0:
+            modes.append((f"system with paced readers ({args.reader_think:g} s pause)", args.reader_think))
+        loaded_runs: list[tuple[SystemRun, Readers]] = []
+        for label, think in modes:
+            tokens = [token for _, token in stack.new_users(8, credits=15)]
+            readers = Readers(stack.base_url, tokens, think_s=think)
 
-        def start_readers(finished: Callable[[], int]) -> None:
-            readers.run_levels(levels, lambda i: finished() >= photos * (i + 1) // len(levels))
+            def start_readers(finished: Callable[[], int], readers: Readers = readers) -> None:
+                readers.run_levels(levels, lambda i: finished() >= photos * (i + 1) // len(levels))
 
-        loaded = system_pass(stack, files, users, "system with readers", during=start_readers)
-        readers.stop()
-        print(f"{loaded.label}: {loaded.wall_s:.1f} s", flush=True)
+            loaded = system_pass(stack, files, users, label, during=start_readers)
+            readers.stop()
+            print(f"{loaded.label}: {loaded.wall_s:.1f} s", flush=True)
+            loaded_runs.append((loaded, readers))
         check = stack.check()
     finally:
         stack.close()
@@ -319,7 +341,8 @@ def main() -> int:
     rows: list[list[object]] = [
         ["pipeline alone (`fotopronta retouch`)", t_pipe, photos * 60 / t_pipe, "", "", "", 1.0]
     ]
-    for run in (quiet, loaded):
+    runs = [quiet, *(run for run, _ in loaded_runs)]
+    for run in runs:
         rows.append(
             [
                 run.label,
@@ -337,35 +360,40 @@ def main() -> int:
         floatfmt=".2f",
     )
     print("\n## Peak RSS (MB, whole process tree)\n")
-    parts = sorted({*quiet.rss_peaks, *loaded.rss_peaks})
+    parts = sorted({p for run in runs for p in run.rss_peaks})
     print_table(
         ["part", *parts],
-        [[run.label, *(run.rss_peaks.get(p, float("nan")) for p in parts)] for run in (quiet, loaded)],
+        [[run.label, *(run.rss_peaks.get(p, float("nan")) for p in parts)] for run in runs],
         floatfmt=".0f",
     )
     print_costs(quiet, temporal, cpu_pipe / photos)
     print("\n## Reads under load (GET /api/me + GET /api/photos first page)\n")
     read_rows: list[list[object]] = []
-    for level in levels:
-        lat = readers.latencies.get(level, [])
-        secs = readers.durations.get(level, float("nan"))
-        read_rows.append(
-            [
-                level,
-                len(lat),
-                readers.errors.get(level, 0),
-                len(lat) / secs if secs else float("nan"),
-                percentile(lat, 0.5) * 1000,
-                percentile(lat, 0.99) * 1000,
-            ]
-        )
+    for run, readers in loaded_runs:
+        for level in levels:
+            lat = readers.latencies.get(level, [])
+            secs = readers.durations.get(level, float("nan"))
+            read_rows.append(
+                [
+                    "no pause" if readers.think_s == 0 else f"{readers.think_s:g} s pause",
+                    level,
+                    len(lat),
+                    readers.errors.get(level, 0),
+                    len(lat) / secs if secs else float("nan"),
+                    percentile(lat, 0.5) * 1000,
+                    percentile(lat, 0.99) * 1000,
+                    run.wall_s / t_pipe,
+                ]
+            )
     print_table(
-        ["clients", "requests", "errors", "requests/s", "p50 ms", "p99 ms"], read_rows, floatfmt=".1f"
+        ["readers", "clients", "requests", "errors", "requests/s", "p50 ms", "p99 ms", "pass × pipeline"],
+        read_rows,
+        floatfmt=".2f",
     )
     print("\n## Final check\n")
     for line in check.lines():
         print(f"- {line}")
-    print(f"- upload answers: {quiet.upload_codes} / {loaded.upload_codes}")
+    print(f"- upload answers: {' / '.join(str(run.upload_codes) for run in runs)}")
     return 0 if check.ok else 1
 
 
