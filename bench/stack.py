@@ -176,9 +176,12 @@ class OwnStack:
         )
 
     def start_worker(self, queue: str) -> None:
-        """Start the worker process for one task queue (``photo-jobs`` runs the reconciler too)."""
+        """Start the worker process for one task queue (``photo-jobs`` runs the reconciler too). The
+        ``retouch`` worker runs at nice 10, as ``make dev`` (``infra/devstack.py``) and the compose file
+        run it, so the API keeps priority."""
+        nice = ["nice", "-n", "10"] if queue == "retouch" and shutil.which("nice") else []
         self.procs[f"worker-{queue}"] = self._spawn(
-            f"worker-{queue}", [sys.executable, "-m", "workflows.worker", "--queues", queue]
+            f"worker-{queue}", [*nice, sys.executable, "-m", "workflows.worker", "--queues", queue]
         )
 
     def wait_healthy(self, *, timeout_s: float) -> float:
