@@ -201,7 +201,9 @@ def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
     per counter evaluated it four times per photo."""
     group = _status_group(_latest_status()).label("job_group")
     rows = session.execute(
-        select(group, Photo.status, func.count()).where(Photo.user_id == user_id).group_by(group, Photo.status)
+        select(group, Photo.status, func.count())
+        .where(Photo.user_id == user_id)
+        .group_by(group, Photo.status)
     ).all()
     by_group = {"completed": 0, "processing": 0, "failed": 0, "pending": 0}
     processed = queued = 0
