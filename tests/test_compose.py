@@ -111,6 +111,9 @@ def test_retouch_workers_scale_and_yield_the_cpu_to_the_api(compose: dict[str, A
     assert "container_name" not in retouch and not retouch.get("ports"), "--scale needs no fixed name or port"
     assert retouch["cpu_shares"] < services["worker-jobs"]["cpu_shares"] < services["api"]["cpu_shares"]
     assert retouch["command"][:3] == ["nice", "-n", "10"]
+    from infra.devstack import RETOUCH_NICE
+
+    assert retouch["command"][2] == str(RETOUCH_NICE), "make dev, bench and compose: one nice level"
     for name in ("worker-jobs", "worker-retouch"):
         assert services[name]["environment"]["FOTOPRONTA_WORKER_METRICS_BIND"].endswith(":9464")
     assert services["api"]["environment"]["FOTOPRONTA_LOG_FORMAT"] == "json"
