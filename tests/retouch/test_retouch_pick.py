@@ -224,3 +224,32 @@ def test_guard_replaces_an_empty_matte_and_leaves_good_ones_alone():
     good = (first > 0.5).astype(np.float32)
     alpha, reason = guard(small, good, _pick(first, None, sharp=1.0))
     assert reason is None and alpha is good
+
+
+@needs_model
+def test_the_second_look_gives_its_arena_back(monkeypatch):
+    """The 320 px runs (rare, doubtful photos) ask onnxruntime to shrink its arena afterwards; the 256 px
+    runs (every photo) keep it. The real network runs; a wrapper only records the run options."""
+    from retouch import segment
+
+    network = segment.get_network()
+    seen: list[str | None] = []
+
+    class Recording:
+        def __getattr__(self, name):
+            return getattr(network, name)
+
+        def run(self, outputs, feed, run_options=None):
+            entry = (
+                None
+                if run_options is None
+                else run_options.get_run_config_entry("memory.enable_memory_arena_shrinkage")
+            )
+            seen.append(entry)
+            return network.run(outputs, feed, run_options)
+
+    monkeypatch.setattr(segment, "get_network", lambda *_args: Recording())
+    rgb = np.asarray(Image.open(io.BytesIO(product_photo()[0])).convert("RGB"))
+    segment.predict_mask(rgb)
+    segment.predict_mask(rgb, input_px=320, lanczos=True)
+    assert seen == [None, "cpu:0"]
