@@ -12,6 +12,9 @@ provisioned). Why 256 px: U^2-Net was trained on 288x288 random crops of images 
 Recognition 2020, section 4.2), so objects at 256-288 px are at the scale the network learnt; on the
 shared photos with ground truth the raw u2netp mask's mean IoU is 0.864 at 320 px, 0.912 at 288 px and
 0.915 at 256 px, and inference costs 152 ms at 256 px vs 231 ms at 320 px (2 threads, this machine).
+A smaller first pass does not pay: at 224 px (23 % fewer network pixels) the full pipeline's mean IoU on
+the GT tuning fold fell from 0.9103 to 0.8647 and its boundary F from 0.886 to 0.843, and the tuning
+composites got a photo more than 0.05 IoU below rembg (``bench/quality.py``, tuning sets only, 2026-11-23).
 Every other model goes through rembg's own ``predict`` at its native size.
 """
 
