@@ -7,7 +7,14 @@ against the ground truth and whether plain rembg (320 px) did better; then it fi
 of :func:`retouch.pick.confidence` (target: IoU >= 0.9) and prints the review-flag table for a few
 thresholds, so the constants in ``retouch/pick.py`` can be set from it.
 
-Usage: ``python -m bench.tune_pick [--composites N] [--out signals.json]``.
+It also prints, for each review threshold, the flags of the weights fitted out-of-fold (5 folds, photos of one
+product kept in one fold, :func:`grouped_cv`) and of the weights shipped in ``retouch/pick.py``. The rule for
+replacing the shipped weights, fixed before running it on 140 tuning photos (2026-11-23): the refit replaces
+them only if, out-of-fold, some threshold flags at least as many bad photos (IoU < 0.9) and at most as many
+good ones as the shipped weights at :data:`retouch.pick.REVIEW_BELOW`, one of the two strictly better.
+
+Usage: ``python -m bench.tune_pick [--composites N] [--seeds S ...] [--out signals.json] [--load signals.json]``
+(``--composites 30 --seeds 1 3 4 5``: the 20 GT tuning photos and 120 composites, ~8 min).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -33,9 +41,10 @@ from PIL import Image  # noqa: E402
 FEATURES = ("sharp", "uncertain", "area", "border", "centre", "agreement", "doubt")
 
 
-def tuning_inputs(n_composites: int) -> list[tuple[str, bytes, np.ndarray]]:
-    """(name, file bytes, GT mask) of the tuning GT fold and ``n_composites`` tuning composites."""
-    from .composites import TUNE_SEED, composites, gt_folds, make_composite
+def tuning_inputs(n_composites: int, seeds: list[int] | None = None) -> list[tuple[str, bytes, np.ndarray]]:
+    """(name, file bytes, GT mask) of the tuning GT fold and ``n_composites`` tuning composites per seed
+    (default: :data:`bench.composites.TUNE_SEED` only; the held-out seed is refused)."""
+    from .composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     out: list[tuple[str, bytes, np.ndarray]] = []
     tune = set(gt_folds()["tune"])
@@ -43,10 +52,46 @@ def tuning_inputs(n_composites: int) -> list[tuple[str, bytes, np.ndarray]]:
         if p.stem in tune:
             gt = np.asarray(Image.open(GT / "masks" / f"{p.stem}.png").convert("L"))
             out.append((p.stem, p.read_bytes(), gt))
-    for stem, i, kind in composites("tune", n_composites):
-        c = make_composite(stem, TUNE_SEED, i, kind)
-        out.append((c.name, c.data, c.gt))
+    for seed in seeds or [TUNE_SEED]:
+        if seed == HOLDOUT_SEED:
+            raise SystemExit(f"seed {seed} is the held-out seed")
+        for stem, i, kind in composites("tune", n_composites, seed):
+            c = make_composite(stem, seed, i, kind)
+            out.append((c.name, c.data, c.gt))
     return out
+
+
+def product_group(name: str) -> str:
+    """The GT product a tuning photo shows (a composite ``c{seed}-{i}-{kind}-{stem}`` shows ``stem``),
+    grouped as the folds group them (:func:`bench.composites._group`): photos of one product share a fold
+    in :func:`grouped_cv`."""
+    from .composites import _group
+
+    stem = name.split("-", 3)[3] if re.match(r"^c\d+-\d+-[a-z]+-", name) else name
+    return _group(stem)
+
+
+def confidences(z: np.ndarray, fallback: np.ndarray) -> np.ndarray:
+    """:func:`retouch.pick.confidence` from logits ``z`` (``x @ w``): the logistic, capped at
+    :data:`retouch.pick.FALLBACK_CONFIDENCE` where the guard fell back (``fallback``, bool per photo)."""
+    from retouch.pick import FALLBACK_CONFIDENCE
+
+    p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+    return np.where(fallback, np.minimum(p, FALLBACK_CONFIDENCE), p)
+
+
+def grouped_cv(x: np.ndarray, y: np.ndarray, groups: list[str], folds: int = 5) -> np.ndarray:
+    """Out-of-fold weights' logits: the photos are dealt to ``folds`` folds by product group (sorted group
+    names, round robin), each fold is scored by weights fitted on the others. Returns ``x @ w`` per photo."""
+    names = sorted(set(groups))
+    fold_of = {g: i % folds for i, g in enumerate(names)}
+    k = np.array([fold_of[g] for g in groups])
+    z = np.zeros(len(y))
+    for f in range(folds):
+        test = k == f
+        if test.any() and (~test).any():
+            z[test] = x[test] @ fit_logistic(x[~test], y[~test])
+    return z
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.1, iters: int = 50) -> np.ndarray:
@@ -63,7 +108,8 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.1, iters: int = 50)
 def main(argv: list[str] | None = None) -> int:
     """Collect the signals on the tuning data, fit the confidence, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--composites", type=int, default=30)
+    parser.add_argument("--composites", type=int, default=30, help="tuning composites per seed")
+    parser.add_argument("--seeds", type=int, nargs="*", default=None, help="composite seeds (default: 1)")
     parser.add_argument("--out", type=Path, default=None, help="save the per-photo signals (JSON)")
     parser.add_argument("--load", type=Path, default=None, help="reuse signals saved with --out")
     args = parser.parse_args(argv)
@@ -78,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         session = get_session("u2netp")
         rows = []
-        for name, data, gt in tuning_inputs(args.composites):
+        for name, data, gt in tuning_inputs(args.composites, args.seeds):
             base = np.asarray(
                 Image.open(io.BytesIO(remove(data, session=session, only_mask=True))).convert("L")
             )
@@ -116,12 +162,28 @@ def main(argv: list[str] | None = None) -> int:
             | {f: round(float(v), 3) for f, v in zip(FEATURES, w[1:], strict=True)}
         ),
     )
-    p = 1.0 / (1.0 + np.exp(-x @ w))
-    for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
-        flag = p < t
-        print(
-            f"threshold {t}: bad flagged {int((flag & (y == 0)).sum())}/{int((y == 0).sum())}, good flagged {int((flag & (y == 1)).sum())}/{int((y == 1).sum())}"
-        )
+    from retouch.pick import CONFIDENCE_WEIGHTS, REVIEW_BELOW
+
+    fallback = np.array([float(r["signals"].get("fallback", 0.0)) >= 0.5 for r in rows])
+    shipped = np.array(
+        [CONFIDENCE_WEIGHTS.get("bias", 0.0)] + [CONFIDENCE_WEIGHTS.get(f, 0.0) for f in FEATURES]
+    )
+    oof = grouped_cv(x, y, [product_group(str(r["name"])) for r in rows])
+    scores = {
+        "refit, in-sample": confidences(x @ w, fallback),
+        "refit, out-of-fold (5 product-grouped folds)": confidences(oof, fallback),
+        "shipped weights (retouch.pick)": confidences(x @ shipped, fallback),
+    }
+    n_bad, n_good = int((y == 0).sum()), int((y == 1).sum())
+    for label, c in scores.items():
+        print(f"\n{label}:")
+        for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
+            flag = c < t
+            mark = " <- REVIEW_BELOW" if abs(t - REVIEW_BELOW) < 1e-9 else ""
+            print(
+                f"  threshold {t}: bad flagged {int((flag & (y == 0)).sum())}/{n_bad}, "
+                f"good flagged {int((flag & (y == 1)).sum())}/{n_good}{mark}"
+            )
     return 0
 
 
