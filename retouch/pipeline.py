@@ -33,7 +33,7 @@ from .metrics import corner_min
 from .pick import details as pick_details
 from .pick import guard, pick_product
 from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
-from .runtime import RUNTIME
+from .runtime import RUNTIME, limit_malloc_arenas
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -222,6 +222,8 @@ def _load_malloc_trim() -> Any:
 
 
 _MALLOC_TRIM = _load_malloc_trim()
+# few arenas, so the freed memory of every thread is reused (the worker sets it earlier, before its threads)
+limit_malloc_arenas(RUNTIME.malloc_arenas)
 
 #: Every how many photos (per process) :func:`release_free_heap` trims the heap
 #: (``RETOUCH_HEAP_TRIM_EVERY``, read by :mod:`retouch.runtime`; 0 = never). See

@@ -96,6 +96,21 @@ def test_runtime_knobs_from_the_environment() -> None:
     }
     assert RetouchRuntime.from_env(env, cpu_count=4) == RetouchRuntime(12_500_000, 0, 1, 4)
     assert RetouchRuntime.from_env({"RETOUCH_NETWORK_SLOTS": "0"}, cpu_count=2).network_slots == 1
+    assert RetouchRuntime.from_env({}, cpu_count=2).malloc_arenas == 2
+    assert RetouchRuntime.from_env({"RETOUCH_MALLOC_ARENAS": "0"}, cpu_count=2).malloc_arenas == 0
+
+
+def test_the_malloc_arena_cap_is_set_in_the_retouch_processes() -> None:
+    """glibc accepts the cap (this project's images and CI are glibc Linux); 0 leaves glibc's default.
+    Checked in a fresh interpreter: importing the pipeline (the CLI, the benchmarks) sets it."""
+    code = (
+        "import retouch.runtime as r; calls = []; real = r.limit_malloc_arenas; "
+        "r.limit_malloc_arenas = lambda n: calls.append(n) or real(n); "
+        "import retouch.pipeline; print(calls, real(2), real(0))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[2]", "True", "False"]
 
 
 def test_retouch_env_reads_live_in_runtime_only() -> None:
