@@ -253,3 +253,28 @@ def test_the_second_look_gives_its_arena_back(monkeypatch):
     segment.predict_mask(rgb)
     segment.predict_mask(rgb, input_px=320, lanczos=True)
     assert seen == [None, "cpu:0"]
+
+
+@needs_model
+def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
+    """A product covering ~1 % of a 3 MP frame (tuning composite ``c1-14``, a tuning-fold GT product on a
+    salient background): the 256 px mask is half-confident and loses 0.35 IoU against the hand mask;
+    the zoomed second look on a crop around it draws the product's outline at the working resolution."""
+    import retouch.pick as pick
+    from bench.composites import composites, make_composite
+
+    stem, index, kind = composites("tune", 30, 1)[14]
+    comp = make_composite(stem, 1, index, kind)
+    assert comp.name == "c1-14-salient-0ce66b539f52_03"
+    res = retouch(comp.data, RetouchOptions(preset="amazon", shadow=False))
+    seg = res.details["segmentation"]
+    zoomed = metrics.iou(res.matte, comp.gt)
+    monkeypatch.setattr(pick, "ZOOM_AREA", 0.0)  # the first pass alone
+    unzoomed = metrics.iou(retouch(comp.data, RetouchOptions(preset="amazon", shadow=False)).matte, comp.gt)
+    if zoomed < 0.9:
+        save_failure("scena.jpg", comp.data)
+        save_failure("matte", res.matte)
+    assert seg["source"] == pick.ZOOM_SOURCE and seg["network_evaluations"] == 2
+    assert zoomed >= 0.9, f"IoU {zoomed:.3f} with the zoom"
+    assert zoomed >= unzoomed + 0.2, f"IoU {unzoomed:.3f} -> {zoomed:.3f}: the zoom did not help"
+    assert res.details["needs_review"] is False
