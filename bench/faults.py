@@ -180,6 +180,9 @@ def run(
         stack.stop_postgres()
         t_down = time.monotonic()
         time.sleep(outage_s)
+        # the outage ends when the restart begins: start_postgres() returns only once the server accepts
+        # connections, and probes answered while it waits are not "during the outage"
+        t_restart_db = time.monotonic()
         stack.start_postgres()
         t_up_db = time.monotonic()
         deadline = t_up_db + 60
@@ -187,7 +190,7 @@ def run(
             time.sleep(0.2)
         time.sleep(1)
         codes = probe.stop()
-        during = Counter(c for ts, c in probe.codes if t_down + 0.5 <= ts < t_up_db)
+        during = Counter(c for ts, c in probe.codes if t_down + 0.5 <= ts < t_restart_db)
         report.db_down_codes = during
         report.db_down_body = probe.body_503
         report.db_down_retry_after = probe.retry_after
