@@ -36,6 +36,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -104,6 +105,8 @@ class Readers:
     think_s: float = 0.0
     latencies: dict[int, list[float]] = field(default_factory=dict)
     errors: dict[int, int] = field(default_factory=dict)
+    #: what each error was, per level: ``"HTTP 503"`` or the ``httpx`` exception's class name, with counts
+    error_kinds: dict[int, Counter[str]] = field(default_factory=dict)
     durations: dict[int, float] = field(default_factory=dict)
     _level: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -119,7 +122,7 @@ class Readers:
         limits = httpx.Limits(max_connections=max(levels) + 4)
         async with httpx.AsyncClient(base_url=self.base_url, timeout=60, limits=limits) as client:
             for i, level in enumerate(levels):
-                self.latencies[level], self.errors[level] = [], 0
+                self.latencies[level], self.errors[level], self.error_kinds[level] = [], 0, Counter()
                 done = asyncio.Event()
                 tasks = [
                     asyncio.create_task(self._client(client, self.tokens[j % len(self.tokens)], level, done))
@@ -145,10 +148,12 @@ class Readers:
                     r = await client.get(path, headers=headers)
                     if r.status_code != 200:
                         self.errors[level] += 1
+                        self.error_kinds[level][f"{path} HTTP {r.status_code}"] += 1
                     elif path == "/api/photos":
                         photos_page_items(r.json())
-                except httpx.HTTPError:
+                except httpx.HTTPError as exc:
                     self.errors[level] += 1
+                    self.error_kinds[level][f"{path} {type(exc).__name__}"] += 1
                 self.latencies[level].append(time.monotonic() - t0)
             if self.think_s > 0:
                 with contextlib.suppress(TimeoutError):
@@ -390,6 +395,11 @@ def main() -> int:
         read_rows,
         floatfmt=".2f",
     )
+    for _run, readers in loaded_runs:
+        for level in levels:
+            if kinds := readers.error_kinds.get(level):
+                pace = "no pause" if readers.think_s == 0 else f"{readers.think_s:g} s pause"
+                print(f"errors, {pace}, {level} clients: {dict(kinds)}")
     print("\n## Final check\n")
     for line in check.lines():
         print(f"- {line}")
