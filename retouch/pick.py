@@ -236,6 +236,62 @@ def mask_signals(mask: np.ndarray, ratio: np.ndarray, contrast: np.ndarray) -> d
     }
 
 
+#: :func:`focus_contrast`'s interior is the mask eroded by this many px, its ring lies this many px
+#: (inner, outer) outside the mask: clear of the outline's own transition on both sides.
+FOCUS_ERODE_PX = 4
+FOCUS_RING_PX = (6, 24)
+#: A kept mask whose inside carries less than this share of the fine detail of the ring around it
+#: (:func:`focus_contrast`) is flagged for review (:func:`confidence`): it sits on a soft, out-of-focus
+#: object among sharper surroundings, not on the in-focus product. Chosen on the tuning data only
+#: (``bench/tune_pick.py``: the GT tuning fold and composites of seeds 1, 3, 4, 5, 8 and 9, 240 photos,
+#: 2026-11-24): it flags 26 instead of 22 of the 36 photos with IoU < 0.9 (the four it adds keep a
+#: blurred cup or car, IoU 0.00-0.08, focus 0.19-0.40) and none more of the 204 good ones (lowest
+#: focus of a good photo: 0.53; 0.45 and 0.50 flag the same photos, 0.6 adds two good ones).
+REVIEW_FOCUS = 0.45
+
+
+def focus_contrast(grey: np.ndarray, binary: np.ndarray) -> float:
+    """Fine detail inside a mask over fine detail in the ring around it.
+
+    The product is the in-focus object the photo was taken of: its inside carries at least as much
+    fine detail as its surroundings, while a large blurred object behind it (a cup under the product)
+    is smoother than the sharp table or texture around it. The edge-sharpness test
+    (:func:`edge_sharpness`) misses that case when the outline's 15 x 15 px windows reach into a sharp
+    background; this measure stays off the outline (:data:`FOCUS_ERODE_PX`, :data:`FOCUS_RING_PX`).
+
+    Args:
+        grey: float32 (H, W) in [0, 1] at the working resolution.
+        binary: bool (H, W) mask (mask >= 0.5).
+
+    Returns:
+        mean |Laplacian| (scipy, 4-neighbour) inside ``binary`` eroded by :data:`FOCUS_ERODE_PX` px over
+        its mean in the ring :data:`FOCUS_RING_PX` px outside (floored at 1e-4); ``inf`` when either
+        region is empty (nothing to compare: no doubt from this test). Computed in the mask's box grown
+        by the ring's outer radius only.
+    """
+    ys, xs = np.flatnonzero(binary.any(axis=1)), np.flatnonzero(binary.any(axis=0))
+    if ys.size == 0:
+        return math.inf
+    h, w = binary.shape
+    r_in, r_out = FOCUS_RING_PX
+    y0, y1 = max(0, int(ys[0]) - r_out - 1), min(h, int(ys[-1]) + r_out + 2)
+    x0, x1 = max(0, int(xs[0]) - r_out - 1), min(w, int(xs[-1]) + r_out + 2)
+    b = binary[y0:y1, x0:x1]
+    lap = np.abs(ndi.laplace(grey[y0:y1, x0:x1]))
+    inner = ndi.binary_erosion(b, iterations=FOCUS_ERODE_PX)
+    dist = ndi.distance_transform_edt(~b)
+    ring = (dist >= r_in) & (dist <= r_out)
+    if not inner.any() or not ring.any():
+        return math.inf
+    return float(lap[inner].mean()) / max(float(lap[ring].mean()), 1e-4)
+
+
+def _with_focus(pick: Pick, grey: np.ndarray) -> Pick:
+    """``pick`` with the signal ``focus``: its mask's :func:`focus_contrast`, capped at 99 (JSON-safe)."""
+    pick.signals["focus"] = min(focus_contrast(grey, pick.mask >= 0.5), 99.0)
+    return pick
+
+
 def in_doubt(signals: dict[str, float]) -> bool:
     """The cheap doubt test on the first mask: is a second look worth its network evaluations?
 
@@ -386,7 +442,7 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
 
     Returns:
         :class:`Pick`. ``signals`` holds the chosen mask's signals (:func:`mask_signals`), ``doubt``
-        (0/1), ``zoom`` (1.0 when the zoomed mask was chosen), ``first_sharp`` (the 256 px mask's sharp share), ``agreement`` (the lowest IoU at 0.5
+        (0/1), ``zoom`` (1.0 when the zoomed mask was chosen), ``first_sharp`` (the 256 px mask's sharp share), ``focus`` (the kept mask's :func:`focus_contrast`, capped at 99), ``agreement`` (the lowest IoU at 0.5
         between the 256 px, 320 px and mirrored 320 px masks; 1.0 when the second look did not run)
         and ``sharp_gain`` (sharp share of the chosen mask minus the first's).
 
@@ -415,8 +471,8 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
                 ratio, contrast = _sharpness_near(grey, mask >= 0.5)
                 signals.update(mask_signals(mask, ratio, contrast))
                 signals["zoom"] = 1.0
-                return Pick(mask, ZOOM_SOURCE, 2, signals, first=first)
-        return Pick(first, str(NETWORK_INPUT_PX), 1, signals, first=first)
+                return _with_focus(Pick(mask, ZOOM_SOURCE, 2, signals, first=first), grey)
+        return _with_focus(Pick(first, str(NETWORK_INPUT_PX), 1, signals, first=first), grey)
 
     ratio, contrast = edge_sharpness(grey)  # the other candidates may reach anywhere
     # the 320 px passes shrink the photo as rembg does (Lanczos): ``alt`` is plain rembg's own mask
@@ -469,7 +525,7 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
         sharp_gain=chosen["sharp"] - sig["sharp"],
         safe_sharp=scores[alt_key]["sharp"],
     )
-    return Pick(mask, key, evaluations, signals, safe=alt, first=first)
+    return _with_focus(Pick(mask, key, evaluations, signals, safe=alt, first=first), grey)
 
 
 #: :func:`guard`: our matte covering less than this share of the reference mask's area is "empty". Small:
@@ -575,7 +631,9 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
     """Confidence that the matte is right (IoU >= 0.9 against a careful hand mask), and the review flag.
 
     A logistic model over :func:`mask_signals`-style features (:data:`CONFIDENCE_WEIGHTS`, fitted on the
-    tuning GT fold and the tuning composites by ``bench/tune_pick.py``).
+    tuning GT fold and the tuning composites by ``bench/tune_pick.py``), capped at
+    :data:`FALLBACK_CONFIDENCE` (so flagged) where the guard fell back to the safe mask or where the kept
+    mask is smoother inside than around it (``focus`` below :data:`REVIEW_FOCUS`).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -589,6 +647,8 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
             z += wgt * float(signals.get(k, 0.0))
     c = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
     if signals.get("fallback", 0.0) >= 0.5:  # our own matte was given up for the safe mask: doubtful
+        c = min(c, FALLBACK_CONFIDENCE)
+    if signals.get("focus", math.inf) < REVIEW_FOCUS:  # the kept mask is a soft object among sharp ones
         c = min(c, FALLBACK_CONFIDENCE)
     return round(c, 3), bool(c < REVIEW_BELOW)
 

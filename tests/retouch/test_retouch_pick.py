@@ -278,3 +278,43 @@ def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
     assert zoomed >= 0.9, f"IoU {zoomed:.3f} with the zoom"
     assert zoomed >= unzoomed + 0.2, f"IoU {unzoomed:.3f} -> {zoomed:.3f}: the zoom did not help"
     assert res.details["needs_review"] is False
+
+
+def test_focus_contrast_tells_a_soft_object_among_sharp_detail_from_a_sharp_product():
+    """:func:`retouch.pick.focus_contrast`: a blurred disc on a sharp checkerboard is much smoother inside
+    than around it (ratio < :data:`REVIEW_FOCUS`); a sharply textured disc on a plain ground is not."""
+    from retouch.pick import REVIEW_FOCUS, focus_contrast
+
+    yy, xx = np.mgrid[:400, :400]
+    disc = (yy - 200) ** 2 + (xx - 200) ** 2 < 90**2
+    checker = (((yy // 6) + (xx // 6)) % 2).astype(np.float32)
+    blurred_disc = np.asarray(
+        Image.fromarray((disc * 200).astype(np.uint8)).filter(ImageFilter.GaussianBlur(8)), np.float32
+    )
+    soft_on_sharp = np.where(blurred_disc > 20, blurred_disc / 255, 0.2 + 0.5 * checker).astype(np.float32)
+    sharp_on_plain = np.where(disc, 0.3 + 0.5 * checker, 0.9).astype(np.float32)
+    assert focus_contrast(soft_on_sharp, disc) < REVIEW_FOCUS
+    assert focus_contrast(sharp_on_plain, disc) > 1.0
+    assert focus_contrast(sharp_on_plain, np.zeros_like(disc)) == float("inf")
+
+
+@needs_model
+def test_a_blurred_object_kept_on_a_sharp_background_is_flagged(photos_dir, monkeypatch):
+    """Tuning composite ``c8-12`` (a tuning-fold GT stone on a large blurred cup, on a sharp wood
+    texture): every network pass keeps the cup, and the outline's edge-sharpness windows take in the
+    texture, so the matte looked sure of itself (confidence 0.91). Its inside is much smoother than the
+    ring around it, so the result now goes to a designer."""
+    import retouch.pick as pick
+    from bench.composites import composites, make_composite
+
+    stem, index, kind = composites("tune", 40, 8)[12]
+    comp = make_composite(stem, 8, index, kind)
+    assert comp.name == "c8-12-salient-stone2"
+    opts = RetouchOptions(preset="amazon", shadow=False)
+    res = retouch(comp.data, opts)
+    assert metrics.iou(res.matte, comp.gt) < 0.5  # the failure itself is not fixed: it is flagged
+    assert res.details["segmentation"]["signals"]["focus"] < pick.REVIEW_FOCUS
+    assert res.details["needs_review"] is True
+    assert res.details["confidence"] <= pick.FALLBACK_CONFIDENCE
+    monkeypatch.setattr(pick, "REVIEW_FOCUS", 0.0)  # without the focus flag it went out unflagged
+    assert retouch(comp.data, opts).details["needs_review"] is False
