@@ -299,11 +299,12 @@ def test_focus_contrast_tells_a_soft_object_among_sharp_detail_from_a_sharp_prod
 
 
 @needs_model
-def test_a_blurred_object_kept_on_a_sharp_background_is_flagged(photos_dir, monkeypatch):
+def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_dir, monkeypatch):
     """Tuning composite ``c8-12`` (a tuning-fold GT stone on a large blurred cup, on a sharp wood
-    texture): every network pass keeps the cup, and the outline's edge-sharpness windows take in the
+    texture): the 256 px pass keeps the cup, and the outline's edge-sharpness windows take in the
     texture, so the matte looked sure of itself (confidence 0.91). Its inside is much smoother than the
-    ring around it, so the result now goes to a designer."""
+    ring around it (the focus test), so the network looks again at the sharp detail inside it and keeps
+    the stone; the result still goes to a designer."""
     import retouch.pick as pick
     from bench.composites import composites, make_composite
 
@@ -312,9 +313,17 @@ def test_a_blurred_object_kept_on_a_sharp_background_is_flagged(photos_dir, monk
     assert comp.name == "c8-12-salient-stone2"
     opts = RetouchOptions(preset="amazon", shadow=False)
     res = retouch(comp.data, opts)
-    assert metrics.iou(res.matte, comp.gt) < 0.5  # the failure itself is not fixed: it is flagged
-    assert res.details["segmentation"]["signals"]["focus"] < pick.REVIEW_FOCUS
+    seg = res.details["segmentation"]
+    assert seg["source"] == pick.REFOCUS_SOURCE and seg["network_evaluations"] == 2
+    assert seg["signals"]["kept_focus"] < pick.REVIEW_FOCUS <= seg["signals"]["focus"]
+    assert metrics.iou(res.matte, comp.gt) >= 0.9  # the stone, not the cup
     assert res.details["needs_review"] is True
     assert res.details["confidence"] <= pick.FALLBACK_CONFIDENCE
-    monkeypatch.setattr(pick, "REVIEW_FOCUS", 0.0)  # without the focus flag it went out unflagged
+
+    monkeypatch.setattr(pick, "REFOCUS", False)  # without the refocus: the cup, flagged
+    res = retouch(comp.data, opts)
+    assert metrics.iou(res.matte, comp.gt) < 0.5
+    assert res.details["segmentation"]["signals"]["focus"] < pick.REVIEW_FOCUS
+    assert res.details["needs_review"] is True
+    monkeypatch.setattr(pick, "REVIEW_FOCUS", 0.0)  # without the focus test it went out unflagged
     assert retouch(comp.data, opts).details["needs_review"] is False
