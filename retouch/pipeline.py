@@ -30,8 +30,8 @@ from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
+from .pick import Pick, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
-from .pick import guard, pick_product
 from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import RUNTIME, limit_malloc_arenas
 from .segment import DEFAULT_MODEL
@@ -142,9 +142,36 @@ def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -
     h, w = rgb.shape[:2]
     ww, wh = _working_size(w, h)
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    pick = pick_product(small, model_name)
-    alpha, _ = guard(small, refine_matte(small, pick.mask, **kw), pick)
+    alpha, _, _ = product_matte(small, model_name, **kw)
     return upsample_matte(alpha, (w, h))
+
+
+def product_matte(
+    small: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any
+) -> tuple[np.ndarray, str | None, Pick]:
+    """The product's refined alpha matte at the working resolution: pick, refinement, guard, refocus.
+
+    :func:`retouch.pick.pick_product` -> :func:`retouch.matte.refine_matte` -> :func:`retouch.pick.guard`
+    (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
+    the product inside the safe mask, whose crop mask is then refined and used.
+
+    Args:
+        small: uint8 (H, W, 3) sRGB photo at the working resolution.
+        model_name: rembg model.
+        **kw: passed to :func:`retouch.matte.refine_matte`.
+
+    Returns:
+        ``(alpha, fell_back, pick)``: float32 (H, W) matte in [0, 1]; the guard's reason (``"empty"``,
+        ``"disagree"``) when the matte is its fallback, else ``None``; the :class:`retouch.pick.Pick`
+        with its signals.
+    """
+    pick = pick_product(small, model_name)
+    alpha, fell_back = guard(small, refine_matte(small, pick.mask, **kw), pick)
+    if fell_back is not None:
+        refocused = refocus_fallback(small, alpha, pick, model_name)
+        if refocused is not None:
+            alpha, fell_back = refine_matte(small, refocused, **kw), None
+    return alpha, fell_back, pick
 
 
 def _bleed_into_transparent(
@@ -349,9 +376,8 @@ def _retouch_decoded(
         seg_details: dict[str, Any] = {"confidence": 1.0, "needs_review": False}
         _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
-        pick = pick_product(small, model_name)
         # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
-        alpha_small, fell_back = guard(small, refine_matte(small, pick.mask), pick)
+        alpha_small, fell_back, pick = product_matte(small, model_name)
         seg_details = pick_details(pick)
         del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))

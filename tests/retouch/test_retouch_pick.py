@@ -327,3 +327,30 @@ def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_
     assert res.details["needs_review"] is True
     monkeypatch.setattr(pick, "REVIEW_FOCUS", 0.0)  # without the focus test it went out unflagged
     assert retouch(comp.data, opts).details["needs_review"] is False
+
+
+@needs_model
+def test_a_fallback_to_rembgs_blurred_object_is_refocused_on_the_product(photos_dir, monkeypatch):
+    """Tuning composite ``c9-15`` (a tuning-fold GT plant on a large blurred object): the second look's
+    pick disagrees with plain rembg's mask without a decisively sharper outline, so the guard falls back
+    to rembg's mask, which keeps the blurred object. The refocus after the fallback finds the plant inside
+    it; the result stays flagged."""
+    import retouch.pick as pick
+    from bench.composites import composites, make_composite
+
+    stem, index, kind = composites("tune", 40, 9)[15]
+    comp = make_composite(stem, 9, index, kind)
+    assert comp.name == "c9-15-salient-bush"
+    opts = RetouchOptions(preset="amazon", shadow=False)
+    res = retouch(comp.data, opts)
+    seg = res.details["segmentation"]
+    assert seg["source"] == pick.REFOCUS_SOURCE
+    assert seg["signals"]["fallback"] == 1.0 and seg["signals"]["refocus"] == 1.0
+    assert metrics.iou(res.matte, comp.gt) >= 0.9
+    assert res.details["needs_review"] is True
+
+    monkeypatch.setattr(pick, "REFOCUS_FALLBACK", False)  # rembg's mask: the blurred object
+    res = retouch(comp.data, opts)
+    assert res.details["segmentation"]["source"] == pick.ALT_SOURCE
+    assert metrics.iou(res.matte, comp.gt) < 0.5
+    assert res.details["needs_review"] is True
