@@ -240,6 +240,13 @@ def mask_signals(mask: np.ndarray, ratio: np.ndarray, contrast: np.ndarray) -> d
 #: (inner, outer) outside the mask: clear of the outline's own transition on both sides.
 FOCUS_ERODE_PX = 4
 FOCUS_RING_PX = (6, 24)
+#: Ring detail (mean |Laplacian|, grey levels in [0, 1] per px) below which :func:`focus_contrast` sees a
+#: plain backdrop and does not judge focus. Chosen on the tuning data only (``bench/tune_focus_floor.py``,
+#: 229 photos, 2026-11-24): the rings of studio sweeps and defocused backdrops measure 0.0033-0.0084, the
+#: lowest ring among the photos the focus test earns its flag or refocus on measures 0.0179, and every
+#: floor from 1e-4 to 0.01 takes none of those out of the test. Without a floor, a flat-coloured product
+#: on a plain backdrop (both sides ~0) read as a blurred object, went to a designer and cost a refocus.
+FOCUS_RING_MIN = 0.01
 #: A kept mask whose inside carries less than this share of the fine detail of the ring around it
 #: (:func:`focus_contrast`) is flagged for review (:func:`confidence`): it sits on a soft, out-of-focus
 #: object among sharper surroundings, not on the in-focus product. Chosen on the tuning data only
@@ -250,28 +257,22 @@ FOCUS_RING_PX = (6, 24)
 REVIEW_FOCUS = 0.45
 
 
-def focus_contrast(grey: np.ndarray, binary: np.ndarray) -> float:
-    """Fine detail inside a mask over fine detail in the ring around it.
-
-    The product is the in-focus object the photo was taken of: its inside carries at least as much
-    fine detail as its surroundings, while a large blurred object behind it (a cup under the product)
-    is smoother than the sharp table or texture around it. The edge-sharpness test
-    (:func:`edge_sharpness`) misses that case when the outline's 15 x 15 px windows reach into a sharp
-    background; this measure stays off the outline (:data:`FOCUS_ERODE_PX`, :data:`FOCUS_RING_PX`).
+def focus_detail(grey: np.ndarray, binary: np.ndarray) -> tuple[float, float] | None:
+    """Fine detail inside a mask and in the ring around it (the two halves of :func:`focus_contrast`).
 
     Args:
         grey: float32 (H, W) in [0, 1] at the working resolution.
         binary: bool (H, W) mask (mask >= 0.5).
 
     Returns:
-        mean |Laplacian| (scipy, 4-neighbour) inside ``binary`` eroded by :data:`FOCUS_ERODE_PX` px over
-        its mean in the ring :data:`FOCUS_RING_PX` px outside (floored at 1e-4); ``inf`` when either
-        region is empty (nothing to compare: no doubt from this test). Computed in the mask's box grown
-        by the ring's outer radius only.
+        ``(inside, ring)``: mean |Laplacian| (scipy, 4-neighbour; grey levels in [0, 1] per px) inside
+        ``binary`` eroded by :data:`FOCUS_ERODE_PX` px and in the ring :data:`FOCUS_RING_PX` px outside it,
+        computed in the mask's box grown by the ring's outer radius only; ``None`` when the mask, its
+        eroded inside or its ring is empty.
     """
     ys, xs = np.flatnonzero(binary.any(axis=1)), np.flatnonzero(binary.any(axis=0))
     if ys.size == 0:
-        return math.inf
+        return None
     h, w = binary.shape
     r_in, r_out = FOCUS_RING_PX
     y0, y1 = max(0, int(ys[0]) - r_out - 1), min(h, int(ys[-1]) + r_out + 2)
@@ -282,8 +283,33 @@ def focus_contrast(grey: np.ndarray, binary: np.ndarray) -> float:
     dist = ndi.distance_transform_edt(~b)
     ring = (dist >= r_in) & (dist <= r_out)
     if not inner.any() or not ring.any():
+        return None
+    return float(lap[inner].mean()), float(lap[ring].mean())
+
+
+def focus_contrast(grey: np.ndarray, binary: np.ndarray) -> float:
+    """Fine detail inside a mask over fine detail in the ring around it.
+
+    The product is the in-focus object the photo was taken of: its inside carries at least as much
+    fine detail as its surroundings, while a large blurred object behind it (a cup under the product)
+    is smoother than the sharp table or texture around it. The edge-sharpness test
+    (:func:`edge_sharpness`) misses that case when the outline's 15 x 15 px windows reach into a sharp
+    background; this measure stays off the outline (:data:`FOCUS_ERODE_PX`, :data:`FOCUS_RING_PX`).
+    A plain backdrop around the mask (ring detail below :data:`FOCUS_RING_MIN`: a studio sweep, a wall)
+    says nothing about focus: a flat-coloured product on it is not a blurred object.
+
+    Args:
+        grey: float32 (H, W) in [0, 1] at the working resolution.
+        binary: bool (H, W) mask (mask >= 0.5).
+
+    Returns:
+        :func:`focus_detail`'s inside over its ring; ``inf`` when either region is empty or the ring's
+        detail is below :data:`FOCUS_RING_MIN` (nothing to compare: no doubt from this test).
+    """
+    detail = focus_detail(grey, binary)
+    if detail is None or detail[1] < FOCUS_RING_MIN:
         return math.inf
-    return float(lap[inner].mean()) / max(float(lap[ring].mean()), 1e-4)
+    return detail[0] / detail[1]
 
 
 def _with_focus(pick: Pick, grey: np.ndarray) -> Pick:

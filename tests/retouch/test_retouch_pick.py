@@ -296,6 +296,28 @@ def test_focus_contrast_tells_a_soft_object_among_sharp_detail_from_a_sharp_prod
     assert focus_contrast(soft_on_sharp, disc) < REVIEW_FOCUS
     assert focus_contrast(sharp_on_plain, disc) > 1.0
     assert focus_contrast(sharp_on_plain, np.zeros_like(disc)) == float("inf")
+    # a flat disc on a plain ground (a little sensor noise): no detail around it, no verdict on focus
+    noise = np.random.default_rng(3).normal(0, 0.002, disc.shape).astype(np.float32)
+    flat_on_plain = np.where(disc, 0.4, 0.85).astype(np.float32) + noise
+    assert focus_contrast(flat_on_plain, disc) == float("inf")
+
+
+@needs_model
+def test_a_flat_product_on_a_plain_backdrop_is_not_sent_to_review():
+    """A flat red box on a plain beige sweep (the browser tests' portrait photo, 600 x 1000 px PNG): inside
+    and around the product there is no fine detail, which is no sign of a blurred object, so the focus
+    test abstains: no refocus pass, no review flag, a clean cutout."""
+    img = Image.new("RGB", (600, 1000), (0xD9, 0xD4, 0xCC))
+    ImageDraw.Draw(img).rectangle((150, 150, 449, 849), fill=(0xB2, 0x22, 0x22))
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    res = retouch(buf.getvalue(), RetouchOptions(preset="amazon", shadow=False))
+    seg = res.details["segmentation"]
+    gt = np.zeros((1000, 600), np.uint8)
+    gt[150:850, 150:450] = 255
+    assert seg["signals"]["focus"] == 99.0 and "refocus" not in seg["signals"]
+    assert res.details["needs_review"] is False, res.details
+    assert metrics.iou(res.matte, gt) > 0.95
 
 
 @needs_model
