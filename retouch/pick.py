@@ -469,6 +469,13 @@ REFOCUS = True
 #: Network input (px) of the refocus crop. 256 and 320 px give the same IoU on the tuning photos it runs on
 #: (within 0.0003); 256 costs less.
 REFOCUS_INPUT_PX = NETWORK_INPUT_PX
+#: A kept mask whose :func:`focus_contrast` is below this gets the refocus (:func:`_refocus`): the focus
+#: test's own threshold. A wider trigger was tried on the tuning data only (``bench/tune_refocus_trigger.py``,
+#: 230 photos, 2026-11-24): refocusing every kept mask raised three photos (a truck on a blurred car
+#: 0.161 -> 0.961, a bush 0.080 -> 0.981, a busy scene 0.722 -> 0.893) and lowered 27 good ones by up to
+#: 0.50 (the sharp part of a product taken for the product), mean IoU 0.9224 -> 0.9130, good photos flagged
+#: 14 -> 43; the focus value does not separate them (the truck 1.163, a lamp that loses 0.26 at 1.157).
+REFOCUS_BELOW = REVIEW_FOCUS
 #: :attr:`Pick.source` of a refocused mask.
 REFOCUS_SOURCE = "refocus"
 
@@ -569,7 +576,7 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
                 signals["zoom"] = 1.0
                 pick = Pick(mask, ZOOM_SOURCE, 2, signals, first=first)
         pick = _with_focus(pick, grey)
-        if model_name in U2NET_FAMILY and REFOCUS and pick.signals["focus"] < REVIEW_FOCUS:
+        if model_name in U2NET_FAMILY and REFOCUS and pick.signals["focus"] < REFOCUS_BELOW:
             pick = _refocus(small, grey, pick, model_name)
         return pick
 
