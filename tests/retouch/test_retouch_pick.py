@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
@@ -13,6 +14,20 @@ from retouch_images import product_photo
 
 from retouch import RetouchOptions, metrics, retouch
 from retouch.pick import Pick, confidence, edge_sharpness, guard, in_doubt, mask_signals
+
+if TYPE_CHECKING:
+    from bench.composites import Composite
+
+
+def _tuning_composite(n: int, seed: int, index: int, name: str) -> Composite:
+    """Tuning composite ``index`` of ``composites("tune", n, seed)`` (``bench/composites.py``), checked to
+    be ``name`` so that a change to the generator cannot silently swap the photo a test pins."""
+    from bench.composites import composites, make_composite
+
+    stem, i, kind = composites("tune", n, seed)[index]
+    comp = make_composite(stem, seed, i, kind)
+    assert comp.name == name
+    return comp
 
 
 def _cup_scene() -> tuple[bytes, np.ndarray]:
@@ -261,11 +276,8 @@ def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
     salient background): the 256 px mask is half-confident and loses 0.35 IoU against the hand mask;
     the zoomed second look on a crop around it draws the product's outline at the working resolution."""
     import retouch.pick as pick
-    from bench.composites import composites, make_composite
 
-    stem, index, kind = composites("tune", 30, 1)[14]
-    comp = make_composite(stem, 1, index, kind)
-    assert comp.name == "c1-14-salient-0ce66b539f52_03"
+    comp = _tuning_composite(30, 1, 14, "c1-14-salient-0ce66b539f52_03")
     res = retouch(comp.data, RetouchOptions(preset="amazon", shadow=False))
     seg = res.details["segmentation"]
     zoomed = metrics.iou(res.matte, comp.gt)
@@ -328,11 +340,8 @@ def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_
     ring around it (the focus test), so the network looks again at the sharp detail inside it and keeps
     the stone; the result still goes to a designer."""
     import retouch.pick as pick
-    from bench.composites import composites, make_composite
 
-    stem, index, kind = composites("tune", 40, 8)[12]
-    comp = make_composite(stem, 8, index, kind)
-    assert comp.name == "c8-12-salient-stone2"
+    comp = _tuning_composite(40, 8, 12, "c8-12-salient-stone2")
     opts = RetouchOptions(preset="amazon", shadow=False)
     res = retouch(comp.data, opts)
     seg = res.details["segmentation"]
@@ -358,11 +367,8 @@ def test_a_fallback_to_rembgs_blurred_object_is_refocused_on_the_product(photos_
     to rembg's mask, which keeps the blurred object. The refocus after the fallback finds the plant inside
     it; the result stays flagged."""
     import retouch.pick as pick
-    from bench.composites import composites, make_composite
 
-    stem, index, kind = composites("tune", 40, 9)[15]
-    comp = make_composite(stem, 9, index, kind)
-    assert comp.name == "c9-15-salient-bush"
+    comp = _tuning_composite(40, 9, 15, "c9-15-salient-bush")
     opts = RetouchOptions(preset="amazon", shadow=False)
     res = retouch(comp.data, opts)
     seg = res.details["segmentation"]
