@@ -474,7 +474,7 @@ REFOCUS_INPUT_PX = NETWORK_INPUT_PX
 #: 230 photos, 2026-11-24): refocusing every kept mask raised three photos (a truck on a blurred car
 #: 0.161 -> 0.961, a bush 0.080 -> 0.981, a busy scene 0.722 -> 0.893) and lowered 27 good ones by up to
 #: 0.50 (the sharp part of a product taken for the product), mean IoU 0.9224 -> 0.9130, good photos flagged
-#: 14 -> 43; the focus value does not separate them (the truck 1.163, a lamp that loses 0.26 at 1.157).
+#: 14 -> 43; the focus value does not separate them (the truck 1.163, GT photo 208001, which loses 0.26, 1.157).
 REFOCUS_BELOW = REVIEW_FOCUS
 #: :attr:`Pick.source` of a refocused mask.
 REFOCUS_SOURCE = "refocus"
