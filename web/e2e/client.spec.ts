@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
+import { PROCESSING_TIMEOUT_MS } from './helpers';
 import { PHOTOS_DIR, RESULTS_DIR } from './paths';
 
 /** Real photos from ../shared/photos/nomask/ (read in place, never copied into the repository). */
 const PHOTOS = ['lamp2_meitu_1.jpg', 'Banana_Iconic.jpg'].map((name) => path.join(PHOTOS_DIR, name));
-const PROCESSING_TIMEOUT_MS = 180_000;
 
 /** Scenario c: upload two photos, wait for 'Completata' on /photos, download a JPEG. */
 test('carica due foto, le vede completate e scarica un JPEG', async ({ page }) => {

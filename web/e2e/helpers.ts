@@ -3,6 +3,9 @@ import zlib from 'node:zlib';
 import { expect, type Page } from '@playwright/test';
 import { RESULTS_DIR } from './paths';
 
+/** How long an AI job on the e2e stack may take to reach 'Completata' (2-core CI, cold model), in ms. */
+export const PROCESSING_TIMEOUT_MS = 180_000;
+
 /** Emoji pictographs (not ©, ® or ™, which are text symbols in every font). */
 export const EMOJI = /(?![©®™])\p{Extended_Pictographic}/u;
 

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
+import { PROCESSING_TIMEOUT_MS } from './helpers';
 import { PHOTOS_DIR, RESULTS_DIR } from './paths';
 import { createUser, setReview } from './stack-db';
 
@@ -14,7 +15,6 @@ import { createUser, setReview } from './stack-db';
 const PHOTO = path.join(PHOTOS_DIR, 'Banana_Iconic.jpg');
 const PASSWORD = 'segreto123';
 const WHY = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: un grafico può rifinirlo gratis.';
-const PROCESSING_TIMEOUT_MS = 180_000;
 
 async function signIn(page: Page, email: string): Promise<void> {
   await page.goto('/auth');

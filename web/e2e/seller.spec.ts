@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { RESULTS_DIR } from './paths';
-import { solidPng } from './helpers';
+import { PROCESSING_TIMEOUT_MS, solidPng } from './helpers';
 
 interface OutboxMail {
   links: string[];
@@ -135,9 +135,15 @@ test('le anteprime su /photos riempiono il riquadro e sono WebP piccole', async 
   expect(response.headers()['cache-control']).toContain('max-age=86400');
   expect(response.headers()['etag']).toBeTruthy();
 
+  // Measured on the card the seller keeps: the AI job finishes first (its result is a clean studio
+  // shot, so it is not sent to a designer), and the preview swaps to the result while it does.
+  test.setTimeout(PROCESSING_TIMEOUT_MS + 60_000);
+  const card = page.getByRole('article').first();
+  await expect(card.getByText('Completata', { exact: true })).toBeVisible({ timeout: PROCESSING_TIMEOUT_MS });
+  await expect(card.getByText('Da verificare', { exact: true })).toHaveCount(0);
+
   for (const width of [1280, 375]) {
     await page.setViewportSize({ width, height: 900 });
-    const card = page.getByRole('article').first();
     const img = card.getByRole('img', { name: /^Anteprima di/ });
     await expect(img).toBeVisible();
     await expect.poll(() => img.evaluate((el: HTMLImageElement) => el.complete && el.naturalWidth > 0)).toBe(true);

@@ -3,27 +3,31 @@ import { apiFetch } from './api-client';
 
 /**
  * Loads an image that needs the bearer token (an <img src> cannot send it) and returns an object URL,
- * or null while loading / when it fails. `key` changes (e.g. the photo's status) reload it; the URL is
- * revoked on change and unmount.
+ * or null before the first image arrives, when `path` is null or when loading fails.
+ *
+ * A new `path` or `key` (e.g. the photo's status) reloads it, and the image shown so far stays until the
+ * next one has arrived: the <img> keeps its element and only its src changes, so a card whose photo is
+ * being retouched does not blink to the placeholder icon. Each object URL is revoked once a newer one
+ * replaces it, and the last one on unmount.
  */
 export function useAuthImage(path: string | null, key = ''): string | null {
   const [url, setUrl] = useState<string | null>(null);
   useEffect(() => {
     if (!path || typeof URL.createObjectURL !== 'function') return undefined;
     const controller = new AbortController();
-    let objectUrl: string | null = null;
     apiFetch(path, { signal: controller.signal })
       .then((response) => response.blob())
       .then((blob) => {
-        objectUrl = URL.createObjectURL(blob);
-        setUrl(objectUrl);
+        if (!controller.signal.aborted) setUrl(URL.createObjectURL(blob));
       })
-      .catch(() => setUrl(null));
-    return () => {
-      controller.abort();
-      if (objectUrl) URL.revokeObjectURL(objectUrl);
-      setUrl(null);
-    };
+      .catch(() => {
+        if (!controller.signal.aborted) setUrl(null);
+      });
+    return () => controller.abort();
   }, [path, key]);
-  return url;
+  useEffect(() => {
+    if (!url) return undefined;
+    return () => URL.revokeObjectURL(url);
+  }, [url]);
+  return path ? url : null;
 }
