@@ -338,14 +338,16 @@ def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_
     texture): the 256 px pass keeps the cup, and the outline's edge-sharpness windows take in the
     texture, so the matte looked sure of itself (confidence 0.91). Its inside is much smoother than the
     ring around it (the focus test), so the network looks again at the sharp detail inside it and keeps
-    the stone; the result still goes to a designer."""
+    the stone; the result still goes to a designer. Three network evaluations since the wider zoom
+    (``ZOOM_AREA`` 0.15, 2026-11-25): the first pass, the zoom on the kept mask, the refocus."""
     import retouch.pick as pick
 
     comp = _tuning_composite(40, 8, 12, "c8-12-salient-stone2")
     opts = RetouchOptions(preset="amazon", shadow=False)
     res = retouch(comp.data, opts)
     seg = res.details["segmentation"]
-    assert seg["source"] == pick.REFOCUS_SOURCE and seg["network_evaluations"] == 2
+    assert seg["source"] == pick.REFOCUS_SOURCE and seg["network_evaluations"] == 3
+    assert seg["signals"]["zoom"] == 1.0
     assert seg["signals"]["kept_focus"] < pick.REVIEW_FOCUS <= seg["signals"]["focus"]
     assert metrics.iou(res.matte, comp.gt) >= 0.9  # the stone, not the cup
     assert res.details["needs_review"] is True
