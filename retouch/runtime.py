@@ -13,6 +13,8 @@ Variable                        Field                        Default
 ``RETOUCH_NETWORK_SLOTS``       :attr:`network_slots`        one per core
 ``RETOUCH_ORT_THREADS``         :attr:`ort_threads`          cores / slots (at least 1)
 ``RETOUCH_MALLOC_ARENAS``       :attr:`malloc_arenas`        2 (0 = glibc's default, 8 per core)
+``RETOUCH_NETWORK_INT8``        :attr:`network_int8`         ``auto`` (int8 first pass where the CPU
+                                                             has VNNI; ``0`` = float32, ``1`` = int8)
 =============================== ============================ =====================================
 
 The measurements behind the defaults are documented where each knob is used:
@@ -37,6 +39,18 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     return max(1, int(value)) if value else default
 
 
+def _int8_setting(value: str | None) -> str:
+    """``RETOUCH_NETWORK_INT8`` as ``"auto"``, ``"0"`` or ``"1"`` (unset or empty = ``"auto"``).
+
+    Raises:
+        ValueError: any other value.
+    """
+    value = (value or "auto").strip().lower()
+    if value not in ("auto", "0", "1"):
+        raise ValueError(f"RETOUCH_NETWORK_INT8 deve essere auto, 0 o 1, non {value!r}")
+    return value
+
+
 @dataclass(frozen=True)
 class RetouchRuntime:
     """How much one retouch process may do at once.
@@ -50,6 +64,8 @@ class RetouchRuntime:
         ort_threads: onnxruntime intra-op threads per evaluation.
         malloc_arenas: most glibc malloc arenas in the process (:func:`limit_malloc_arenas`); 0 = glibc's
             default.
+        network_int8: ``"auto"``, ``"0"`` or ``"1"``: whether the 256 px u2netp evaluations use the int8
+            model (:func:`retouch.segment.int8_enabled`).
     """
 
     full_res_budget_px: int = 16_000_000
@@ -57,6 +73,7 @@ class RetouchRuntime:
     network_slots: int = 1
     ort_threads: int = 1
     malloc_arenas: int = 2
+    network_int8: str = "auto"
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, cpu_count: int | None = None) -> RetouchRuntime:
@@ -71,6 +88,7 @@ class RetouchRuntime:
             network_slots=slots,
             ort_threads=_positive_int(env, "RETOUCH_ORT_THREADS", max(1, cores // slots)),
             malloc_arenas=max(0, int(env.get("RETOUCH_MALLOC_ARENAS") or "2")),
+            network_int8=_int8_setting(env.get("RETOUCH_NETWORK_INT8")),
         )
 
 

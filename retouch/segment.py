@@ -16,6 +16,15 @@ A smaller first pass does not pay: at 224 px (23 % fewer network pixels) the ful
 the GT tuning fold fell from 0.9103 to 0.8647 and its boundary F from 0.886 to 0.843, and the tuning
 composites got a photo more than 0.05 IoU below rembg (``bench/quality.py``, tuning sets only, 2026-11-23).
 Every other model goes through rembg's own ``predict`` at its native size.
+
+**int8 first pass.** The 256 px evaluations of ``u2netp`` (every photo's first pass, the zoom and the
+refocus) run a copy of the model whose eight heaviest convolutions are quantised to int8
+(:data:`INT8_MODEL_FILE`, derived at provisioning by ``infra/quantize_model.py``, which says how the layers
+and their activation ranges were chosen on tuning data): 0.090 s instead of 0.130 s per evaluation on one
+core. It is used where the CPU has VNNI dot-product instructions (``avx512_vnni`` / ``avx_vnni`` on x86,
+``asimddp`` on ARM: onnxruntime's u8s8 kernels can saturate without them) and the file is there;
+``RETOUCH_NETWORK_INT8`` = ``0`` / ``1`` forces float32 / int8 (:mod:`retouch.runtime`). The 320 px second
+look, plain rembg's own mask, always runs in float32.
 """
 
 from __future__ import annotations
@@ -39,12 +48,20 @@ __all__ = [
     "DEFAULT_MODEL",
     "NETWORK_INPUT_PX",
     "U2NET_FAMILY",
+    "INT8_MODEL_FILE",
+    "int8_enabled",
+    "has_int8_dot_product",
+    "network_input",
 ]
 
 DEFAULT_MODEL = "u2netp"
 
 #: Square network input (px) for the U^2-Net family; see the module docstring for the measurements.
 NETWORK_INPUT_PX = 256
+
+#: The int8 first-pass copy of ``u2netp`` (fixed 256 x 256 input), next to ``u2netp.onnx`` under
+#: ``U2NET_HOME``; built by ``infra/quantize_model.py``.
+INT8_MODEL_FILE = "u2netp-int8-256.onnx"
 
 #: rembg models that share U^2-Net's architecture, ImageNet normalisation and output convention
 #: (first output = fused saliency map d0), and so can run at any input size that is a multiple of 32.
@@ -56,6 +73,7 @@ _STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 
 _SESSIONS: dict[str, Any] = {}
 _NETWORKS: dict[str, Any] = {}
+_INT8_KEY = "u2netp:int8"
 _LOCK = threading.Lock()
 
 
@@ -168,8 +186,11 @@ def _session_options(*, arena: bool, threads: int | None) -> Any:
     return opts
 
 
-def get_network(model_name: str = DEFAULT_MODEL) -> Any:
+def get_network(model_name: str = DEFAULT_MODEL, input_px: int | None = None) -> Any:
     """onnxruntime session of a U^2-Net family model that accepts any input size (one per process).
+
+    With ``input_px`` = :data:`NETWORK_INPUT_PX`, ``model_name`` = ``u2netp`` and :func:`int8_enabled`,
+    the int8 copy (:data:`INT8_MODEL_FILE`, fixed 256 px input) is returned instead.
 
     The model file is the one rembg uses (``U2NET_HOME/{model_name}.onnx``, checked by
     :func:`model_file`); its input and output are declared 1x3x320x320 in the file, so the
@@ -186,6 +207,8 @@ def get_network(model_name: str = DEFAULT_MODEL) -> Any:
     """
     if model_name not in U2NET_FAMILY:
         raise ValueError(f"Il modello {model_name!r} non accetta una dimensione di input libera")
+    if input_px == NETWORK_INPUT_PX and model_name == DEFAULT_MODEL and int8_enabled():
+        return _int8_network()
     with _LOCK:
         network = _NETWORKS.get(model_name)
         if network is not None:
@@ -207,6 +230,78 @@ def get_network(model_name: str = DEFAULT_MODEL) -> Any:
     )
     with _LOCK:
         return _NETWORKS.setdefault(model_name, network)
+
+
+def _int8_path() -> Path:
+    """Where :data:`INT8_MODEL_FILE` is: next to the provisioned ``u2netp.onnx``."""
+    return model_file(DEFAULT_MODEL).with_name(INT8_MODEL_FILE)
+
+
+#: ``/proc/cpuinfo`` flags of the int8 dot-product instructions onnxruntime's u8s8 kernels rely on
+#: (x86 AVX-512 VNNI and AVX-VNNI, ARM's dot product).
+INT8_DOT_PRODUCT_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "asimddp"})
+
+
+def has_int8_dot_product(cpuinfo: str) -> bool:
+    """Whether a ``/proc/cpuinfo`` text lists one of :data:`INT8_DOT_PRODUCT_FLAGS` (its ``flags`` lines
+    on x86, ``Features`` on ARM)."""
+    flags: set[str] = set()
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() in ("flags", "Features"):
+            flags.update(value.split())
+    return bool(flags & INT8_DOT_PRODUCT_FLAGS)
+
+
+@functools.cache
+def _cpu_has_int8_dot_product() -> bool:
+    """:func:`has_int8_dot_product` of this machine; ``False`` where ``/proc/cpuinfo`` cannot be read."""
+    try:
+        return has_int8_dot_product(Path("/proc/cpuinfo").read_text())
+    except OSError:
+        return False
+
+
+def int8_enabled() -> bool:
+    """Whether the 256 px ``u2netp`` evaluations use the int8 model.
+
+    ``RETOUCH_NETWORK_INT8`` (:attr:`retouch.runtime.RetouchRuntime.network_int8`): ``1`` = yes (the file
+    must exist), ``0`` = no, ``auto`` (default) = when :data:`INT8_MODEL_FILE` exists and the CPU has VNNI
+    (:func:`_cpu_has_int8_dot_product`).
+
+    Raises:
+        FileNotFoundError: ``RETOUCH_NETWORK_INT8=1`` and the int8 model is not provisioned.
+    """
+    setting = RUNTIME.network_int8
+    if setting == "0":
+        return False
+    try:
+        present = _int8_path().exists()
+    except FileNotFoundError:  # no u2netp.onnx either
+        present = False
+    if setting == "1":
+        if not present:
+            raise FileNotFoundError(f"{INT8_MODEL_FILE} assente: eseguire python -m infra.provision_model")
+        return True
+    return present and _cpu_has_int8_dot_product()
+
+
+def _int8_network() -> Any:
+    """onnxruntime session of :data:`INT8_MODEL_FILE` (one per process), with the options of
+    :func:`_session_options` and its CPU arena on (one input size)."""
+    with _LOCK:
+        network = _NETWORKS.get(_INT8_KEY)
+        if network is not None:
+            return network
+    import onnxruntime as ort
+
+    network = ort.InferenceSession(
+        str(_int8_path()),
+        _session_options(arena=True, threads=ORT_THREADS),
+        providers=["CPUExecutionProvider"],
+    )
+    with _LOCK:
+        return _NETWORKS.setdefault(_INT8_KEY, network)
 
 
 @functools.cache
@@ -235,7 +330,7 @@ def warm_up(model_name: str = DEFAULT_MODEL, input_px: int | None = NETWORK_INPU
         ValueError, FileNotFoundError: as :func:`get_session` / :func:`get_network`.
     """
     if input_px is not None and model_name in U2NET_FAMILY:
-        get_network(model_name)
+        get_network(model_name, input_px)
     else:
         get_session(model_name)
 
@@ -283,6 +378,30 @@ def predict_mask(
     return mask
 
 
+def network_input(rgb: np.ndarray, input_px: int, *, lanczos: bool = False) -> np.ndarray:
+    """The U^2-Net input tensor of an RGB image, as rembg's ``U2netpSession.predict`` builds it: the image
+    shrunk to ``input_px`` x ``input_px`` (bilinear with Pillow's ``reducing_gap`` 2, or Lanczos when
+    ``lanczos``), scaled by its maximum, ImageNet-normalised.
+
+    Args:
+        rgb: uint8 (H, W, 3) sRGB.
+        input_px: square side in px.
+
+    Returns:
+        float32 (1, 3, input_px, input_px), C-contiguous.
+    """
+    image = Image.fromarray(rgb, "RGB")
+    if lanczos:
+        small = image.resize((input_px, input_px), Image.Resampling.LANCZOS)
+    else:
+        small = image.resize((input_px, input_px), Image.Resampling.BILINEAR, reducing_gap=2.0)
+    x = np.asarray(small, dtype=np.float32)
+    x *= 1.0 / max(float(x.max()), 1e-6)
+    x -= _MEAN
+    x /= _STD
+    return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
+
+
 def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int, *, lanczos: bool = False) -> np.ndarray:
     """U^2-Net saliency at ``input_px`` x ``input_px``, returned at the size of ``rgb`` (float32 [0, 1]).
 
@@ -295,19 +414,9 @@ def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int, *, lanczos: 
     """
     if input_px % 32:
         raise ValueError(f"input_px deve essere un multiplo di 32, non {input_px}")
-    network = get_network(model_name)
+    network = get_network(model_name, input_px)
     h, w = rgb.shape[:2]
-    if lanczos:
-        small = Image.fromarray(rgb, "RGB").resize((input_px, input_px), Image.Resampling.LANCZOS)
-    else:
-        small = Image.fromarray(rgb, "RGB").resize(
-            (input_px, input_px), Image.Resampling.BILINEAR, reducing_gap=2.0
-        )
-    x = np.asarray(small, dtype=np.float32)
-    x *= 1.0 / max(float(x.max()), 1e-6)
-    x -= _MEAN
-    x /= _STD
-    feed = {network.get_inputs()[0].name: np.ascontiguousarray(x.transpose(2, 0, 1)[None])}
+    feed = {network.get_inputs()[0].name: network_input(rgb, input_px, lanczos=lanczos)}
     run_options = None if input_px == NETWORK_INPUT_PX else _shrink_after_run()
     with _NETWORK_SLOTS:
         pred = network.run([network.get_outputs()[0].name], feed, run_options)[0][0, 0]

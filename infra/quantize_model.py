@@ -1,0 +1,195 @@
+"""Derive the int8 first-pass network ``u2netp-int8-256.onnx`` from the provisioned ``u2netp.onnx``.
+
+Why. Every photo pays for one u2netp evaluation at 256 x 256 px (:data:`retouch.segment.NETWORK_INPUT_PX`),
+about 55 % of the pipeline's CPU time on ``make bench-speed``'s photos (2026-11-25: 0.13 s of 0.33 s on
+one core). 81 % of that network's 25.3 GFLOP sit in eight 3 x 3 convolutions at 256 and 128 px
+(:data:`INT8_CONVS`; ``Conv_810`` alone, 128 -> 64 channels at 256 x 256, is 38 %). Those eight run in
+int8 (static quantisation, QDQ format: per-channel symmetric int8 weights, asymmetric uint8 activations;
+onnxruntime fuses each DequantizeLinear -> Conv -> QuantizeLinear into one integer convolution, which
+VNNI cores run ~3x faster); every other node stays float32. One evaluation takes 0.090 s instead of
+0.130 s on one core (this machine, AMD EPYC with AVX-512 VNNI).
+
+Which layers. Chosen on tuning data only (``bench/calibrate_int8.py``): quantising all 112 convolutions
+(0.077 s) or the 16 at >= 128 px destroys the mask (the int8 mask's IoU with the float32 one falls to
+0.15 and 0.78 on the tuning photos); one 128 px convolution, ``Conv_787``, does it alone (0.78). The eight
+of :data:`INT8_CONVS` keep a mean IoU of 0.979 with the float32 mask at 0.5 (mean absolute difference
+0.003); five more (0.083 s) lower it to 0.970. Through the whole pipeline on 160 tuning photos (GT tuning
+fold and 35 composites of each tuning seed 4, 5, 8, 9) the matte's mean IoU with the hand masks is 0.9119
+against 0.9124 in float32, with 3 photos more than 0.05 below plain rembg in both.
+
+Activation ranges. The ranges of the activations around those eight convolutions were measured once by
+``bench/calibrate_int8.py`` on tuning data (the 20 photos of the GT tuning fold and 20 tuning composites of
+seed 3, through the same pre-processing as :func:`retouch.segment.network_input`), with onnxruntime's
+percentile calibration (99.99th percentile of each tensor's absolute values), and are committed in
+:data:`RANGES_FILE`. Building the model here reads that file, so provisioning needs no photos, and the
+result is the same file on every machine with the pinned ``onnx`` / ``onnxruntime`` (checked by its md5,
+:data:`INT8_MD5`).
+
+Usage: ``python -m infra.quantize_model [--dir DIR]`` (``make model`` runs it through
+``infra.provision_model``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from retouch.segment import INT8_MODEL_FILE, NETWORK_INPUT_PX
+
+__all__ = [
+    "INT8_CONVS",
+    "INT8_MD5",
+    "RANGES_FILE",
+    "Int8ModelError",
+    "build_u2netp_int8",
+    "fixed_size_model",
+    "quantize",
+]
+
+#: The u2netp convolutions that run in int8 (node names of the md5-pinned ``u2netp.onnx``), largest
+#: first: GFLOP at 256 px 9.66, 2.42, 2.42, 2.42, 1.21, 1.21, 1.21, 0.23 of the network's 25.29.
+INT8_CONVS = (
+    "Conv_810",
+    "Conv_942",
+    "Conv_680",
+    "Conv_132",
+    "Conv_812",
+    "Conv_2",
+    "Conv_136",
+    "Conv_0",
+)
+
+#: onnxruntime calibration cache (``onnxruntime.quantization.calibrate.save_tensors_data`` format) with
+#: the ranges of the tensors around :data:`INT8_CONVS`, measured by ``bench/calibrate_int8.py``.
+RANGES_FILE = Path(__file__).with_name("u2netp_int8_ranges.json")
+
+#: md5 of the model :func:`build_u2netp_int8` writes with the pinned onnx 1.23.2 / onnxruntime 1.31.1.
+INT8_MD5 = "a36ad8b6da93cd337f24cad7701e6602"
+
+
+class Int8ModelError(RuntimeError):
+    """The derived model's md5 differs from :data:`INT8_MD5` (another onnx / onnxruntime version?)."""
+
+
+def fixed_size_model(fp32_path: Path, out_path: Path, size: int = NETWORK_INPUT_PX) -> Path:
+    """Write ``fp32_path``'s model with its input and output pinned to ``size`` x ``size`` and its opset
+    raised from 11 to 13 (per-channel QuantizeLinear / DequantizeLinear need opset 13); return ``out_path``.
+
+    Raises:
+        onnx.checker.ValidationError: the converted model is invalid.
+    """
+    import onnx
+    from onnx import version_converter
+
+    proto = onnx.load(str(fp32_path))
+    for value in [*proto.graph.input, *proto.graph.output]:
+        dims = value.type.tensor_type.shape.dim
+        if len(dims) == 4:
+            dims[2].dim_value, dims[3].dim_value = size, size
+    del proto.graph.value_info[:]  # inferred again for the new size
+    proto = version_converter.convert_version(proto, 13)
+    onnx.save(proto, str(out_path))
+    return out_path
+
+
+def quantize(
+    fp32_path: Path,
+    out_path: Path,
+    *,
+    nodes: tuple[str, ...] = INT8_CONVS,
+    ranges: Path | None = RANGES_FILE,
+    reader: Any = None,
+) -> Path:
+    """Quantise ``nodes`` of the u2netp file ``fp32_path`` (QDQ, int8 per-channel weights, uint8
+    activations, percentile ranges) into ``out_path`` at :data:`NETWORK_INPUT_PX` px.
+
+    Args:
+        fp32_path: the provisioned ``u2netp.onnx``.
+        out_path: where to write the int8 model.
+        nodes: names of the convolutions to quantise.
+        ranges: calibration cache to read (``reader`` is ``None``) or to write (``reader`` given).
+        reader: an ``onnxruntime.quantization.CalibrationDataReader`` over network inputs (float32
+            (1, 3, 256, 256)); only ``bench/calibrate_int8.py`` passes one.
+
+    Raises:
+        ValueError: neither ``reader`` nor an existing ``ranges`` file.
+    """
+    from onnxruntime.quantization import CalibrationMethod, QuantFormat, QuantType, quantize_static
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    with tempfile.TemporaryDirectory(prefix="u2netp-int8-") as tmp:
+        fixed = fixed_size_model(fp32_path, Path(tmp) / "fixed.onnx")
+        prepared = Path(tmp) / "prepared.onnx"
+        quant_pre_process(str(fixed), str(prepared), skip_symbolic_shape=True)
+        cache = ranges
+        if reader is None and ranges is not None:
+            # quantize_static may rewrite its cache file: hand it a copy of the committed one
+            cache = Path(tmp) / "ranges.json"
+            shutil.copyfile(ranges, cache)
+        partial = out_path.with_suffix(".onnx.part")
+        quantize_static(
+            str(prepared),
+            str(partial),
+            reader,
+            quant_format=QuantFormat.QDQ,
+            op_types_to_quantize=["Conv"],
+            nodes_to_quantize=list(nodes),
+            per_channel=True,
+            activation_type=QuantType.QUInt8,
+            weight_type=QuantType.QInt8,
+            calibrate_method=CalibrationMethod.Percentile,
+            extra_options={"CalibPercentile": 99.99},
+            calibration_cache_path=cache,
+        )
+        partial.replace(out_path)
+    return out_path
+
+
+def md5_of(path: Path) -> str:
+    """Hex md5 of the file at ``path``."""
+    return hashlib.md5(path.read_bytes()).hexdigest()
+
+
+def build_u2netp_int8(model_dir: Path) -> Path:
+    """Make sure ``model_dir/`` :data:`retouch.segment.INT8_MODEL_FILE` exists with :data:`INT8_MD5`;
+    build it from ``model_dir/u2netp.onnx`` and :data:`RANGES_FILE` when it does not. Returns its path.
+
+    Raises:
+        FileNotFoundError: ``u2netp.onnx`` is not in ``model_dir`` (run ``infra.provision_model`` first).
+        Int8ModelError: the built model's md5 differs from :data:`INT8_MD5` (it is removed).
+    """
+    target = model_dir / INT8_MODEL_FILE
+    if target.exists() and md5_of(target) == INT8_MD5:
+        return target
+    fp32 = model_dir / "u2netp.onnx"
+    if not fp32.exists():
+        raise FileNotFoundError(f"{fp32} assente: eseguire prima python -m infra.provision_model")
+    quantize(fp32, target)
+    digest = md5_of(target)
+    if digest != INT8_MD5:
+        target.unlink()
+        raise Int8ModelError(f"{INT8_MODEL_FILE}: md5 {digest}, atteso {INT8_MD5}")
+    return target
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry: build the int8 model next to ``u2netp.onnx`` and print where it is."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dir", type=Path, default=None, help="model directory (U2NET_HOME)")
+    args = parser.parse_args(argv)
+    model_dir = args.dir
+    if model_dir is None:
+        from fotopronta.settings import get_settings
+
+        model_dir = get_settings().u2net_home
+    path = build_u2netp_int8(model_dir)
+    print(f"modello u2netp int8 pronto: {path} (md5 {INT8_MD5})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
