@@ -25,19 +25,18 @@ percentile calibration (99.99th percentile of each tensor's absolute values), an
 result is the same file on every machine with the pinned ``onnx`` / ``onnxruntime`` (checked by its md5,
 :data:`INT8_MD5`).
 
-Usage: ``python -m infra.quantize_model [--dir DIR]`` (``make model`` runs it through
-``infra.provision_model``).
+``python -m infra.provision_model`` (``make model``, ``make dev``, the Dockerfile) builds it after
+provisioning ``u2netp.onnx``.
 """
 
 from __future__ import annotations
 
-import argparse
-import hashlib
 import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
+from infra.provision_model import md5_of
 from retouch.segment import INT8_MODEL_FILE, NETWORK_INPUT_PX
 
 __all__ = [
@@ -47,6 +46,7 @@ __all__ = [
     "Int8ModelError",
     "build_u2netp_int8",
     "fixed_size_model",
+    "md5_of",
     "quantize",
 ]
 
@@ -149,11 +149,6 @@ def quantize(
     return out_path
 
 
-def md5_of(path: Path) -> str:
-    """Hex md5 of the file at ``path``."""
-    return hashlib.md5(path.read_bytes()).hexdigest()
-
-
 def build_u2netp_int8(model_dir: Path) -> Path:
     """Make sure ``model_dir/`` :data:`retouch.segment.INT8_MODEL_FILE` exists with :data:`INT8_MD5`;
     build it from ``model_dir/u2netp.onnx`` and :data:`RANGES_FILE` when it does not. Returns its path.
@@ -174,22 +169,3 @@ def build_u2netp_int8(model_dir: Path) -> Path:
         target.unlink()
         raise Int8ModelError(f"{INT8_MODEL_FILE}: md5 {digest}, atteso {INT8_MD5}")
     return target
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: build the int8 model next to ``u2netp.onnx`` and print where it is."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=None, help="model directory (U2NET_HOME)")
-    args = parser.parse_args(argv)
-    model_dir = args.dir
-    if model_dir is None:
-        from fotopronta.settings import get_settings
-
-        model_dir = get_settings().u2net_home
-    path = build_u2netp_int8(model_dir)
-    print(f"modello u2netp int8 pronto: {path} (md5 {INT8_MD5})")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
