@@ -56,9 +56,9 @@ from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench._common import GT, list_images, require_photos, setup
+    from bench._common import require_photos, setup
 else:
-    from ._common import GT, list_images, require_photos, setup
+    from ._common import require_photos, setup
 
 setup()
 
@@ -71,18 +71,12 @@ SCORING_SEED = 4
 
 
 def _tuning_rgb(seed: int, n: int) -> Iterator[tuple[str, np.ndarray]]:
-    """(name, uint8 RGB) of the GT tuning fold, then ``n`` tuning composites of ``seed``."""
-    from .composites import HOLDOUT_SEED, composites, gt_folds, make_composite
+    """(name, uint8 RGB) of the GT tuning fold, then ``n`` tuning composites of ``seed``
+    (``bench.tune_guard._inputs``, which refuses the held-out seed)."""
+    from .tune_guard import _inputs as tuning_inputs
 
-    if seed == HOLDOUT_SEED:
-        raise SystemExit("the held-out seed is never read here")
-    tune = set(gt_folds()["tune"])
-    for p in list_images(GT / "images"):
-        if p.stem in tune:
-            yield p.stem, np.asarray(Image.open(p).convert("RGB"))
-    for stem, i, kind in composites("tune", n, seed):
-        c = make_composite(stem, seed, i, kind)
-        yield c.name, np.asarray(Image.open(io.BytesIO(c.data)).convert("RGB"))
+    for name, data, _gt in tuning_inputs(n, [seed]):
+        yield name, np.asarray(Image.open(io.BytesIO(data)).convert("RGB"))
 
 
 def _inputs(seed: int, n: int) -> list[tuple[str, np.ndarray]]:
