@@ -35,6 +35,7 @@ def test_the_int8_model_is_built_from_the_committed_ranges(tmp_path: Path) -> No
     graph = onnx.load(str(built)).graph
     quantised = {n.name for n in graph.node if n.op_type == "Conv" and "quant" in n.input[1].lower()}
     assert len(quantised) == len(INT8_CONVS) and all(c in " ".join(quantised) for c in INT8_CONVS)
+    assert quantised == set(INT8_CONVS)  # exactly those, by name
     assert sum(n.op_type == "Conv" for n in graph.node) == 119  # every other convolution stays float32
 
 
