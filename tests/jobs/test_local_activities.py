@@ -5,7 +5,11 @@ the ``resume`` update still reserves and lets it finish, with one reserve and on
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 from temporalio.api.enums.v1 import EventType
+from temporalio.client import WorkflowHandle, WorkflowHistory
 
 from fotopronta import ledger
 from fotopronta.domain import JobType
@@ -15,6 +19,20 @@ from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import TASK_QUEUE_JOBS, ResumeInput, workflow_id_for_job
+
+
+async def _history_with_markers(
+    handle: WorkflowHandle, name: str, count: int, timeout_s: float = 30.0
+) -> WorkflowHistory:
+    """The workflow's history once it holds ``count`` markers called ``name``, or the last history
+    fetched after ``timeout_s`` seconds (the caller's assertion then reports what it holds)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        history = await handle.fetch_history()
+        found = sum(1 for e in history.events if e.marker_recorded_event_attributes.marker_name == name)
+        if found >= count or time.monotonic() > deadline:
+            return history
+        await asyncio.sleep(0.2)
 
 
 async def test_waits_for_credits_and_resumes_with_local_activities(time_skipping: TimeSkipping) -> None:
@@ -37,7 +55,9 @@ async def test_waits_for_credits_and_resumes_with_local_activities(time_skipping
     assert ledger_kinds(ts.sessions, job_id) == ["reserve", "charge"]
     assert credits_and_ledger(ts.sessions, client_id) == (0, 0)
 
-    history = await handle.fetch_history()
+    # the job row says "completed" as soon as the complete_job local activity has run, but its marker
+    # enters the history only when that workflow task completes: wait for it (CI saw 2 of 4 markers)
+    history = await _history_with_markers(handle, "core_local_activity", 4)
     scheduled = [
         e.activity_task_scheduled_event_attributes.activity_type.name
         for e in history.events
