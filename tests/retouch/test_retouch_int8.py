@@ -36,7 +36,51 @@ def test_the_int8_model_is_built_from_the_committed_ranges(tmp_path: Path) -> No
     quantised = {n.name for n in graph.node if n.op_type == "Conv" and "quant" in n.input[1].lower()}
     assert len(quantised) == len(INT8_CONVS) and all(c in " ".join(quantised) for c in INT8_CONVS)
     assert quantised == set(INT8_CONVS)  # exactly those, by name
-    assert sum(n.op_type == "Conv" for n in graph.node) == 119  # every other convolution stays float32
+    # every other convolution stays float32; the six side outputs are split in two (split_side_convs)
+    assert sum(n.op_type == "Conv" for n in graph.node) == 119 + 6
+    assert {n.name for n in graph.node if n.name.startswith("Conv_") and n.name.endswith("_sum")} == {
+        f"Conv_{i}_sum" for i in (945, 946, 966, 986, 1006, 1026)
+    }
+
+
+def test_the_split_side_convolution_computes_the_same_map() -> None:
+    """:func:`infra.quantize_model.split_side_convs` on a one-node model: a 3 x 3, 8 -> 1 convolution with
+    bias and zero padding gives the same map (to float32 rounding) as its 1 x 1 + 3 x 3 rewrite, borders
+    included."""
+    import onnx
+    import onnxruntime as ort
+    from onnx import TensorProto, helper, numpy_helper
+
+    from infra.quantize_model import split_side_convs
+
+    rng = np.random.default_rng(0)
+    w = rng.normal(size=(1, 8, 3, 3)).astype(np.float32)
+    b = np.array([0.25], np.float32)
+    graph = helper.make_graph(
+        [
+            helper.make_node(
+                "Conv", ["x", "w", "b"], ["y"], name="side", kernel_shape=[3, 3], pads=[1, 1, 1, 1]
+            )
+        ],
+        "side",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8, 20, 24])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1, 20, 24])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+    x = rng.normal(size=(1, 8, 20, 24)).astype(np.float32)
+
+    def run(proto: onnx.ModelProto) -> np.ndarray:
+        session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+        return np.asarray(session.run(None, {"x": x})[0])
+
+    before = run(model)
+    assert split_side_convs(model) == ["side"]
+    assert [n.op_type for n in model.graph.node] == ["Conv", "Conv"]
+    onnx.checker.check_model(model)
+    after = run(model)
+    assert after.shape == before.shape == (1, 1, 20, 24)
+    np.testing.assert_allclose(after, before, rtol=0, atol=1e-5)
 
 
 @needs_model
