@@ -294,22 +294,35 @@ def blend(
     sl = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
     r0, r1 = sl[0].start, sl[0].stop
     luma_w = np.array([0.299, 0.587, 0.114], np.float32)
+    # The arithmetic runs on planes (3, h, w) in float32: numpy's loop over an (h, w, 3) array broadcast
+    # against an (h, w, 1) factor runs 3 elements at a time, ~9x slower (measured 3.9 vs 0.4 ms per 256-row
+    # strip of a 1918 px photo), and on white the background term is one plane, not three. The element-wise
+    # operations and their order are those of the formula above (``tests/retouch/test_retouch_blend.py``
+    # pins the result to the straightforward computation, bit for bit).
     for y in range(r0, r1, 256):  # strips of 256 rows: bounded temporaries, cache-friendly
         ss = (slice(y, min(r1, y + 256)), sl[1])
-        a = alpha[ss][..., None]
-        f = fg[ss].astype(np.float32)
+        a = alpha[ss]
+        f = fg[ss].transpose(2, 0, 1).astype(np.float32, order="C")
         if saturation:
-            luma = (f @ luma_w)[..., None]
+            luma = f[0] * luma_w[0]
+            luma += f[1] * luma_w[1]
+            luma += f[2] * luma_w[2]
             f -= luma
             f *= 1.0 + saturation
             f += luma
-        b = out[ss].astype(np.float32)
-        if shadow is not None:
-            b *= 1.0 - shadow[ss][..., None]
+        # (1 - s) rounded to float16 as the float16 shadow gives it, then used in float32
+        keep = None if shadow is None else (1.0 - shadow[ss].astype(np.float32)).astype(shadow.dtype)
+        b: np.ndarray | float
+        if background is None:
+            b = 255.0 if keep is None else keep.astype(np.float32) * np.float32(255.0)
+        else:
+            b = background[ss].transpose(2, 0, 1).astype(np.float32, order="C")
+            if keep is not None:
+                b *= keep.astype(np.float32)
         f -= b  # a F + (1 - a) b = a (F - b) + b
         f *= a
         f += b
         f += 0.5
         np.clip(f, 0, 255, out=f)
-        out[ss] = f.astype(np.uint8)
+        out[ss] = f.astype(np.uint8).transpose(1, 2, 0)
     return out
