@@ -1,13 +1,14 @@
-"""The final blend (:func:`retouch.composite.blend`): its plane-by-plane implementation gives, bit for bit,
-the straightforward ``out = a F' + (1 - a) (1 - s) W`` in float32 of its docstring, on white and on a
-smart background, with and without shadow and saturation."""
+"""The compositing steps' fast paths give the straightforward computation bit for bit: the final blend
+(:func:`retouch.composite.blend`, ``out = a F' + (1 - a) (1 - s) W`` in float32, on white and on a smart
+background, with and without shadow and saturation) and the shadow's band-limited Gaussian."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from scipy import ndimage as ndi
 
-from retouch.composite import blend
+from retouch.composite import _gaussian_of_rows, blend
 
 
 def _reference(
@@ -60,3 +61,13 @@ def test_blend_matches_the_formula_bit_for_bit(
     assert np.array_equal(got, want)
     if bg is None and shadow is None:
         assert (got[:40] == 255).all()  # white stays exactly white where nothing touches it
+
+
+@pytest.mark.parametrize(("r0", "r1"), [(0, 3), (40, 41), (60, 90), (118, 120)])
+def test_the_shadow_gaussian_of_a_band_is_the_full_gaussian(r0: int, r1: int) -> None:
+    """Bands at the top edge, in the middle, wide, and touching the bottom edge (reflection there)."""
+    rng = np.random.default_rng(r0)
+    plane = np.zeros((120, 90), np.float32)
+    plane[r0:r1] = rng.random((r1 - r0, 90), dtype=np.float32)
+    sigma = (3.2, 7.5)
+    assert np.array_equal(_gaussian_of_rows(plane, r0, r1, sigma), ndi.gaussian_filter(plane, sigma))
