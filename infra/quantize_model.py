@@ -7,7 +7,8 @@ one core). 81 % of that network's 25.3 GFLOP sit in eight 3 x 3 convolutions at 
 int8 (static quantisation, QDQ format: per-channel symmetric int8 weights, asymmetric uint8 activations;
 onnxruntime fuses each DequantizeLinear -> Conv -> QuantizeLinear into one integer convolution, which
 VNNI cores run ~3x faster); every other node stays float32. One evaluation takes 0.090 s instead of
-0.130 s on one core (this machine, AMD EPYC with AVX-512 VNNI).
+0.130 s on one core (this machine, AMD EPYC with AVX-512 VNNI); splitting the six side-output convolutions
+(:func:`split_side_convs`, exact to float32 rounding) takes it to ~0.086 s.
 
 Which layers. Chosen on tuning data only (``bench/calibrate_int8.py``): quantising all 112 convolutions
 (0.077 s) or the 16 at >= 128 px destroys the mask (the int8 mask's IoU with the float32 one falls to
