@@ -13,7 +13,14 @@ from skimage.color import deltaE_ciede2000, rgb2lab
 
 from .names import seo_filename, slugify
 
-__all__ = ["ITALIAN_COLOURS", "dominant_colours", "colour_name", "slugify", "seo_filename"]
+__all__ = [
+    "squared_distances",
+    "ITALIAN_COLOURS",
+    "dominant_colours",
+    "colour_name",
+    "slugify",
+    "seo_filename",
+]
 
 #: Italian colour vocabulary (name, sRGB). Chosen for product listings: common fashion/home names.
 ITALIAN_COLOURS: tuple[tuple[str, tuple[int, int, int]], ...] = (
@@ -59,22 +66,40 @@ def colour_name(rgb: tuple[int, int, int] | np.ndarray) -> str:
     return _NAMES[int(np.argmin(d))]
 
 
+def squared_distances(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Squared Euclidean distances between points and centres, channel by channel.
+
+    Args:
+        x: (N, C) float array of points.
+        centres: (K, C) float array (same dtype).
+
+    Returns:
+        (N, K) array of the dtype of ``x``: ``((x[:, None, :] - centres[None]) ** 2).sum(-1)``, bit for bit
+        (numpy adds a short last axis left to right, as here), without the (N, K, C) temporary that numpy
+        reduces 3 elements at a time (~4x slower for C = 3).
+    """
+    d = (x[:, None, 0] - centres[None, :, 0]) ** 2
+    for ch in range(1, x.shape[1]):
+        d += (x[:, None, ch] - centres[None, :, ch]) ** 2
+    return d
+
+
 def _kmeans_pp(
     x: np.ndarray, k: int, rng: np.random.Generator, iters: int = 12
 ) -> tuple[np.ndarray, np.ndarray]:
     n = len(x)
     centres = [x[int(rng.integers(n))]]
-    d2 = ((x - centres[0]) ** 2).sum(1)
+    d2 = squared_distances(x, centres[0][None])[:, 0]
     for _ in range(1, k):
         s = float(d2.sum())
         if s <= 0:
             break
         centres.append(x[int(rng.choice(n, p=d2 / s))])
-        d2 = np.minimum(d2, ((x - centres[-1]) ** 2).sum(1))
+        d2 = np.minimum(d2, squared_distances(x, centres[-1][None])[:, 0])
     c = np.array(centres)
     lab = np.zeros(n, int)
     for _ in range(iters):
-        dist = ((x[:, None, :] - c[None]) ** 2).sum(-1)
+        dist = squared_distances(x, c)
         lab = dist.argmin(1)
         new = np.array([x[lab == j].mean(0) if np.any(lab == j) else c[j] for j in range(len(c))])
         moved = float(np.abs(new - c).max())

@@ -22,6 +22,8 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
+from .colors import squared_distances
+
 __all__ = ["guided_filter", "refine_matte", "remove_trapped_background", "suppress_ghosts", "upsample_matte"]
 
 
@@ -140,8 +142,8 @@ def remove_trapped_background(
     bg_c = _kmeans_centres(bg_px[rng.choice(len(bg_px), size=min(800, len(bg_px)), replace=False)], 4)
     fg_c = _kmeans_centres(fg_px[rng.choice(len(fg_px), size=min(800, len(fg_px)), replace=False)], 6)
     px = rgb_s[cand]
-    d_bg = np.sqrt(((px[:, None, :] - bg_c[None]) ** 2).sum(-1)).min(1)
-    d_fg = np.sqrt(((px[:, None, :] - fg_c[None]) ** 2).sum(-1)).min(1)
+    d_bg = np.sqrt(squared_distances(px, bg_c)).min(1)
+    d_fg = np.sqrt(squared_distances(px, fg_c)).min(1)
     is_bg = (d_bg < colour_tol) & (d_bg < 0.5 * d_fg)
     hit = np.zeros_like(cand)
     hit[cand] = is_bg
@@ -234,11 +236,11 @@ def _kmeans_centres(x: np.ndarray, k: int, iters: int = 8) -> np.ndarray:
     k = min(k, len(x))
     centres = [x[0]]
     for _ in range(1, k):
-        d = np.min([((x - c) ** 2).sum(-1) for c in centres], axis=0)
+        d = squared_distances(x, np.array(centres)).min(1)
         centres.append(x[int(np.argmax(d))])
     c = np.array(centres, dtype=np.float32)
     for _ in range(iters):
-        lab = ((x[:, None, :] - c[None]) ** 2).sum(-1).argmin(1)
+        lab = squared_distances(x, c).argmin(1)
         counts = np.bincount(lab, minlength=k).astype(np.float32)
         sums = np.stack([np.bincount(lab, weights=x[:, ch], minlength=k) for ch in range(x.shape[1])], -1)
         nz = counts > 0

@@ -1,6 +1,7 @@
-"""The compositing steps' fast paths give the straightforward computation bit for bit: the final blend
-(:func:`retouch.composite.blend`, ``out = a F' + (1 - a) (1 - s) W`` in float32, on white and on a smart
-background, with and without shadow and saturation) and the shadow's band-limited Gaussian."""
+"""The fast paths of the compositing and k-means steps give the straightforward computation bit for bit:
+the final blend (:func:`retouch.composite.blend`, ``out = a F' + (1 - a) (1 - s) W`` in float32, on white and
+on a smart background, with and without shadow and saturation), the shadow's band-limited Gaussian and the
+squared distances of the k-means steps."""
 
 from __future__ import annotations
 
@@ -71,3 +72,17 @@ def test_the_shadow_gaussian_of_a_band_is_the_full_gaussian(r0: int, r1: int) ->
     plane[r0:r1] = rng.random((r1 - r0, 90), dtype=np.float32)
     sigma = (3.2, 7.5)
     assert np.array_equal(_gaussian_of_rows(plane, r0, r1, sigma), ndi.gaussian_filter(plane, sigma))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_squared_distances_are_numpys_sum_bit_for_bit(dtype: type) -> None:
+    """The k-means steps (colour names, trapped background) use :func:`retouch.colors.squared_distances`
+    in place of ``((x[:, None] - c[None]) ** 2).sum(-1)``: same values, same dtype."""
+    from retouch.colors import squared_distances
+
+    rng = np.random.default_rng(3)
+    x = (rng.random((5000, 3)) * 100).astype(dtype)
+    centres = (rng.random((6, 3)) * 100).astype(dtype)
+    got = squared_distances(x, centres)
+    want = ((x[:, None, :] - centres[None]) ** 2).sum(-1)
+    assert got.dtype == want.dtype and np.array_equal(got, want)
