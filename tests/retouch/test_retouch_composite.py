@@ -24,7 +24,10 @@ def _reference(
     bg = np.full((h, w, 3), 255, np.uint8) if background is None else background
     f = fg.astype(np.float32)
     if saturation:
-        luma = (f @ np.array([0.299, 0.587, 0.114], np.float32))[..., None]
+        # Rec. 601 luma as blend's docstring gives it, left to right (not ``f @ w``: BLAS may fuse or
+        # reorder the products on another CPU)
+        w = np.array([0.299, 0.587, 0.114], np.float32)
+        luma = (f[..., 0] * w[0] + f[..., 1] * w[1] + f[..., 2] * w[2])[..., None]
         f -= luma
         f *= 1.0 + saturation
         f += luma
@@ -81,8 +84,8 @@ def test_squared_distances_are_numpys_sum_bit_for_bit(dtype: type) -> None:
     from retouch.colors import squared_distances
 
     rng = np.random.default_rng(3)
-    x = (rng.random((5000, 3)) * 100).astype(dtype)
-    centres = (rng.random((6, 3)) * 100).astype(dtype)
+    x: np.ndarray = (rng.random((5000, 3)) * 100).astype(dtype)
+    centres: np.ndarray = (rng.random((6, 3)) * 100).astype(dtype)
     got = squared_distances(x, centres)
     want = ((x[:, None, :] - centres[None]) ** 2).sum(-1)
     assert got.dtype == want.dtype and np.array_equal(got, want)
