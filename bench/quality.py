@@ -16,11 +16,16 @@ its own 320 px); GT pixels equal to 128 (unlabelled band) are left out. On our w
 halo score (``retouch.metrics.halo_score``), the share of pure-white background pixels, the minimum
 corner value of the JPEG; and the halo of a naive composite of rembg's mask on white.
 
+``--gt-dir DIR`` adds a fifth set, printed first: any folder of real photos with hand-made masks
+(``DIR/images/NAME.*`` and ``DIR/masks/NAME.png``, same conventions as ``../shared/photos/gt``) that was
+never used to choose a parameter, e.g. the Carvana studio views that ``bench/carvana_views.py`` extracts
+from a public repository (other cars than the shared photos' held-out fold).
+
 Per set it prints the means, the number of photos more than 0.05 IoU below rembg, the review flags
 (``processing_details.needs_review``) against the truth (IoU < 0.9 = bad), and the worst photos side by side.
 
-Usage: ``python -m bench.quality [--composites N] [--tune-composites N] [--sets ...] [--per-photo]
-[--limit N] [--only NAME...]``.
+Usage: ``python -m bench.quality [--composites N] [--tune-composites N] [--sets ...] [--gt-dir DIR]
+[--per-photo] [--limit N] [--only NAME...]``.
 """
 
 from __future__ import annotations
@@ -69,15 +74,36 @@ COLUMNS = [
 ]
 
 
+def _folder_items(root: Path) -> list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]]:
+    """(name, loader) pairs of a folder of photos with masks: ``root/images/NAME.*`` whose
+    ``root/masks/NAME.png`` exists (photos without a mask are skipped)."""
+    items: list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]] = []
+    for p in list_images(root / "images"):
+        mask = root / "masks" / f"{p.stem}.png"
+        if mask.is_file():
+
+            def load(p: Path = p, mask: Path = mask) -> tuple[bytes, np.ndarray]:
+                return p.read_bytes(), np.asarray(Image.open(mask).convert("L"))
+
+            items.append((p.stem, load))
+    return items
+
+
 def _inputs(
-    set_name: str, n_composites: int, only: set[str] | None, limit: int | None
+    set_name: str, n_composites: int, only: set[str] | None, limit: int | None, gt_dir: Path | None = None
 ) -> Iterator[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]]:
-    """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask)."""
+    """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask).
+
+    ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`_folder_items`)."""
     from .composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     fold = "holdout" if set_name.endswith("holdout") else "tune"
     items: list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]] = []
-    if set_name.startswith("gt"):
+    if set_name == "folder":
+        if gt_dir is None:
+            raise ValueError("set 'folder' needs gt_dir")
+        items = _folder_items(gt_dir)
+    elif set_name.startswith("gt"):
         stems = set(gt_folds()[fold])
         for p in list_images(GT / "images"):
             if p.stem in stems:
@@ -218,20 +244,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos of each set")
     parser.add_argument("--model", default="u2netp")
     parser.add_argument("--only", nargs="*", default=None, help="photo names (or parts of them)")
+    parser.add_argument(
+        "--gt-dir",
+        type=Path,
+        default=None,
+        help="also measure this folder of real photos never tuned on (images/ + masks/), printed first",
+    )
     args = parser.parse_args(argv)
     require_photos()
+    if args.gt_dir is not None and not (args.gt_dir / "images").is_dir():
+        parser.error(f"--gt-dir {args.gt_dir}: no images/ folder there")
 
     from retouch import get_session
 
     session = get_session(args.model)
     only = set(args.only) if args.only else None
     t_all = time.perf_counter()
-    for set_name in args.sets:
+    sets = (["folder"] if args.gt_dir is not None else []) + list(args.sets)
+    for set_name in sets:
         n_comp = args.composites if set_name == "comp-holdout" else args.tune_composites
         names: list[str] = []
         acc: list[list[float]] = []
         t_base = t_ours = 0.0
-        for name, load in _inputs(set_name, n_comp, only, args.limit):
+        for name, load in _inputs(set_name, n_comp, only, args.limit, args.gt_dir):
             data, gt = load()
             try:
                 row, tb, to = measure(data, gt, session, args.model)
@@ -248,10 +283,11 @@ def main(argv: list[str] | None = None) -> int:
                 file=sys.stderr,
                 flush=True,
             )
+        title = f"{args.gt_dir} (never tuned on)" if set_name == "folder" else TITLES[set_name]
         if not acc:
-            print(f"\n## {TITLES[set_name]}: no photos")
+            print(f"\n## {title}: no photos")
             continue
-        report(TITLES[set_name], names, np.array(acc), args.per_photo)
+        report(title, names, np.array(acc), args.per_photo)
         print(f"\ntime per photo: rembg {t_base / len(acc):.2f} s, ours {t_ours / len(acc):.2f} s (same run)")
     print(f"\nmodel {args.model}; total {time.perf_counter() - t_all:.0f} s")
     return 0

@@ -1,0 +1,116 @@
+"""A folder of real studio car photos with hand-made masks that no parameter was chosen on.
+
+The shared GT photos hold 16 Carvana listing photos (8 cars, views 03 and 11), split between the tuning
+and the held-out fold (``bench/composites.gt_folds``). Their source, the public repository
+``koos-burgoyne/uNet`` (commit :data:`COMMIT`, Kaggle "Carvana Image Masking Challenge" 2017 data, see
+``../shared/photos/sources/carvana.SOURCES.md`` for the terms), holds 1,208 photos of 76 cars, 16 views
+each (1918 x 1280 JPEG, binary GIF masks). This script takes :data:`VIEWS_PER_CAR` views, drawn with
+:data:`SELECTION_SEED`, of every car that is *not* among the shared photos (neither fold), writes them as
+``OUT/images/NAME.jpg`` (the bytes as published) and ``OUT/masks/NAME.png`` (255 = car), and
+``python -m bench.quality --gt-dir OUT`` measures them beside plain rembg. Nothing here is committed or
+shipped: the photos stay in the output folder (``.data/`` is git-ignored).
+
+Usage: ``python -m bench.carvana_views GIT_DIR [--out .data/carvana-views]``, ``GIT_DIR`` being a clone of
+``https://github.com/koos-burgoyne/uNet`` (a bare one is fine) that contains :data:`COMMIT`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import random
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from bench._common import GT, REPO, list_images, require_photos, setup
+else:
+    from ._common import GT, REPO, list_images, require_photos, setup
+
+setup()
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+#: The commit of ``koos-burgoyne/uNet`` that the shared Carvana photos were taken from.
+COMMIT = "0758fc5b79cecf4fd2717dd5e1eac54bbba413a1"
+#: Folders of that commit holding photos (``*_images``) beside their masks (``*_masks``, ``NAME_mask.gif``).
+IMAGE_DIRS = ("data/train_images", "data/val_images", "data1k/train_images", "data1k/val_images")
+VIEWS_PER_CAR = 2
+#: Seed of the view draw (``random.Random``); unrelated to the composites' seeds.
+SELECTION_SEED = 15
+
+
+def _git(git_dir: Path, *args: str) -> bytes:
+    """stdout of ``git -C git_dir args``. Raises ``subprocess.CalledProcessError`` on failure."""
+    return subprocess.run(["git", "-C", str(git_dir), *args], capture_output=True, check=True).stdout
+
+
+def select_views(paths: list[str], excluded_cars: set[str]) -> list[str]:
+    """The photo paths to extract: :data:`VIEWS_PER_CAR` per car, drawn with :data:`SELECTION_SEED`.
+
+    Args:
+        paths: repository paths of ``*.jpg`` photos named ``CAR_VIEW.jpg``.
+        excluded_cars: car ids to leave out (those among the shared photos).
+
+    Returns:
+        repository paths, sorted by car then as drawn (the first path of a name wins when a photo
+        appears in more than one folder).
+    """
+    by_name: dict[str, str] = {}
+    for path in sorted(paths):
+        by_name.setdefault(Path(path).stem, path)
+    cars: dict[str, list[str]] = defaultdict(list)
+    for name in sorted(by_name):
+        car = name.split("_")[0]
+        if car not in excluded_cars:
+            cars[car].append(name)
+    rng = random.Random(SELECTION_SEED)
+    chosen: list[str] = []
+    for car in sorted(cars):
+        chosen += [by_name[n] for n in rng.sample(cars[car], min(VIEWS_PER_CAR, len(cars[car])))]
+    return chosen
+
+
+def shared_cars() -> set[str]:
+    """Car ids of the Carvana photos among the shared GT photos (both folds)."""
+    return {p.stem.split("_")[0] for p in list_images(GT / "images") if "_" in p.stem}
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Extract the views; returns 0."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("git_dir", type=Path, help="a clone of koos-burgoyne/uNet containing COMMIT")
+    parser.add_argument("--out", type=Path, default=REPO / ".data" / "carvana-views")
+    args = parser.parse_args(argv)
+    require_photos()
+    listing = _git(args.git_dir, "ls-tree", "-r", "--name-only", COMMIT, *IMAGE_DIRS).decode().split()
+    photos = [p for p in listing if p.endswith(".jpg")]
+    excluded = shared_cars()
+    chosen = select_views(photos, excluded)
+    (args.out / "images").mkdir(parents=True, exist_ok=True)
+    (args.out / "masks").mkdir(parents=True, exist_ok=True)
+    for path in chosen:
+        name = Path(path).stem
+        mask_path = path.replace("_images/", "_masks/").removesuffix(".jpg") + "_mask.gif"
+        photo = _git(args.git_dir, "show", f"{COMMIT}:{path}")
+        mask = Image.open(io.BytesIO(_git(args.git_dir, "show", f"{COMMIT}:{mask_path}"))).convert("L")
+        if Image.open(io.BytesIO(photo)).size != mask.size:
+            print(f"{name}: mask size differs, skipped", file=sys.stderr)
+            continue
+        (args.out / "images" / f"{name}.jpg").write_bytes(photo)
+        Image.fromarray(((np.asarray(mask) >= 128) * 255).astype(np.uint8)).save(
+            args.out / "masks" / f"{name}.png"
+        )
+    cars = len({Path(p).stem.split("_")[0] for p in chosen})
+    print(
+        f"{len(chosen)} views of {cars} cars (left out: {len(excluded)} cars of the shared photos) -> {args.out}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
