@@ -87,7 +87,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=REPO / ".data" / "carvana-views")
     args = parser.parse_args(argv)
     require_photos()
-    listing = _git(args.git_dir, "ls-tree", "-r", "--name-only", COMMIT, *IMAGE_DIRS).decode().split()
+    try:
+        listing = _git(args.git_dir, "ls-tree", "-r", "--name-only", COMMIT, *IMAGE_DIRS).decode().split()
+    except (subprocess.CalledProcessError, FileNotFoundError) as exc:
+        parser.error(f"{args.git_dir}: not a clone of koos-burgoyne/uNet containing {COMMIT} ({exc})")
     photos = [p for p in listing if p.endswith(".jpg")]
     excluded = shared_cars()
     chosen = select_views(photos, excluded)
