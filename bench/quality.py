@@ -105,13 +105,7 @@ def _inputs(
         items = _folder_items(gt_dir)
     elif set_name.startswith("gt"):
         stems = set(gt_folds()[fold])
-        for p in list_images(GT / "images"):
-            if p.stem in stems:
-
-                def load(p: Path = p) -> tuple[bytes, np.ndarray]:
-                    return p.read_bytes(), np.asarray(Image.open(GT / "masks" / f"{p.stem}.png").convert("L"))
-
-                items.append((p.stem, load))
+        items = [item for item in _folder_items(GT) if item[0] in stems]
     else:
         seed = HOLDOUT_SEED if fold == "holdout" else TUNE_SEED
         for stem, i, kind in composites(fold, n_composites):
