@@ -10,8 +10,13 @@ each (1918 x 1280 JPEG, binary GIF masks). This script takes :data:`VIEWS_PER_CA
 ``python -m bench.quality --gt-dir OUT`` measures them beside plain rembg. Nothing here is committed or
 shipped: the photos stay in the output folder (``.data/`` is git-ignored).
 
-Usage: ``python -m bench.carvana_views GIT_DIR [--out .data/carvana-views]``, ``GIT_DIR`` being a clone of
-``https://github.com/koos-burgoyne/uNet`` (a bare one is fine) that contains :data:`COMMIT`.
+With ``--tuning`` it writes instead the *tuning* car views (:func:`tuning_views`): every other view of the
+cars of the GT tuning fold, for tuning scripts (``bench/tune_mirror.py --gt-dir``); it shares no car with the
+default folder and no photo with either fold.
+
+Usage: ``python -m bench.carvana_views GIT_DIR [--tuning] [--out DIR]`` (default ``DIR``: ``.data/carvana-views``,
+with ``--tuning`` ``.data/carvana-tune``), ``GIT_DIR`` being a clone of ``https://github.com/koos-burgoyne/uNet``
+(a bare one is fine) that contains :data:`COMMIT`.
 """
 
 from __future__ import annotations
@@ -75,6 +80,23 @@ def select_views(paths: list[str], excluded_cars: set[str]) -> list[str]:
     return chosen
 
 
+def tuning_views(paths: list[str], tuning_cars: set[str], shared_names: set[str]) -> list[str]:
+    """Every view of the cars in ``tuning_cars`` except the photos in ``shared_names`` (already in a fold).
+
+    Args:
+        paths: repository paths of ``*.jpg`` photos named ``CAR_VIEW.jpg``.
+        tuning_cars: car ids of the GT tuning fold.
+        shared_names: photo names (``CAR_VIEW``) among the shared GT photos.
+
+    Returns:
+        sorted repository paths, one per name (the first path of a name wins).
+    """
+    by_name: dict[str, str] = {}
+    for path in sorted(paths):
+        by_name.setdefault(Path(path).stem, path)
+    return [by_name[n] for n in sorted(by_name) if n.split("_")[0] in tuning_cars and n not in shared_names]
+
+
 def shared_cars() -> set[str]:
     """Car ids of the Carvana photos among the shared GT photos (both folds)."""
     return {p.stem.split("_")[0] for p in list_images(GT / "images") if "_" in p.stem}
@@ -84,8 +106,11 @@ def main(argv: list[str] | None = None) -> int:
     """Extract the views; returns 0."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("git_dir", type=Path, help="a clone of koos-burgoyne/uNet containing COMMIT")
-    parser.add_argument("--out", type=Path, default=REPO / ".data" / "carvana-views")
+    parser.add_argument("--tuning", action="store_true", help="the tuning fold's cars' other views instead")
+    parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
+    if args.out is None:
+        args.out = REPO / ".data" / ("carvana-tune" if args.tuning else "carvana-views")
     require_photos()
     try:
         listing = _git(args.git_dir, "ls-tree", "-r", "--name-only", COMMIT, *IMAGE_DIRS).decode().split()
@@ -93,7 +118,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{args.git_dir}: not a clone of koos-burgoyne/uNet containing {COMMIT} ({exc})")
     photos = [p for p in listing if p.endswith(".jpg")]
     excluded = shared_cars()
-    chosen = select_views(photos, excluded)
+    if args.tuning:
+        from .composites import gt_folds
+
+        tuning_cars = {n.split("_")[0] for n in gt_folds()["tune"] if "_" in n}
+        shared_names = {p.stem for p in list_images(GT / "images")}
+        chosen = tuning_views(photos, tuning_cars, shared_names)
+    else:
+        chosen = select_views(photos, excluded)
     (args.out / "images").mkdir(parents=True, exist_ok=True)
     (args.out / "masks").mkdir(parents=True, exist_ok=True)
     for path in chosen:
@@ -109,9 +141,14 @@ def main(argv: list[str] | None = None) -> int:
             args.out / "masks" / f"{name}.png"
         )
     cars = len({Path(p).stem.split("_")[0] for p in chosen})
-    print(
-        f"{len(chosen)} views of {cars} cars (left out: {len(excluded)} cars of the shared photos) -> {args.out}"
-    )
+    if args.tuning:
+        print(
+            f"{len(chosen)} views of the {cars} cars of the GT tuning fold (their shared views left out) -> {args.out}"
+        )
+    else:
+        print(
+            f"{len(chosen)} views of {cars} cars (left out: {len(excluded)} cars of the shared photos) -> {args.out}"
+        )
     return 0
 
 

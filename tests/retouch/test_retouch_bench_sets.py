@@ -38,3 +38,48 @@ def test_quality_folder_set_pairs_photos_with_their_masks_and_skips_the_rest(tmp
     data, gt = items[0][1]()
     assert data == (tmp_path / "images" / "car_01.jpg").read_bytes()
     assert np.array_equal(gt, mask)
+
+
+def test_mirror_lead_share_counts_wide_half_confident_regions_not_soft_outlines() -> None:
+    from scipy import ndimage as ndi
+
+    from bench.tune_mirror import RULES, wide_half_confident_share
+
+    crisp = np.zeros((256, 256), np.float32)
+    crisp[64:192, 64:192] = 1.0
+    soft = ndi.uniform_filter(crisp, size=3)  # a product's soft outline, ~2 px of half-confidence
+    assert wide_half_confident_share(soft) == 0.0
+    letters = soft.copy()
+    letters[32:64, 64:192] = 0.6  # a wide half-confident block touching the product, as the wall's letters
+    # 32 x 128 px of block over the ~160 x 128 px at >= 0.5 (the product and the block)
+    assert 0.18 < wide_half_confident_share(letters) < 0.23
+
+    mirrored = np.zeros_like(letters)
+    mirrored[64:192, 64:192] = 0.5  # the mirrored pass: no letters, and less sure of the product
+    lowered = RULES["lower"](letters, mirrored)
+    assert np.all(lowered[32:64, 64:192] == 0.0)  # the half-confident block goes
+    assert np.all(lowered[80:176, 80:176] == 1.0)  # confident product pixels stay
+    assert np.all(RULES["min"](letters, mirrored)[80:176, 80:176] == 0.5)
+
+
+def test_mirror_lead_restores_the_first_pass_after_its_block() -> None:
+    import retouch.pick as pick_module
+    from bench.tune_mirror import first_pass_rule
+
+    shipped = pick_module.predict_mask
+    with first_pass_rule("lower"):
+        assert pick_module.predict_mask is not shipped
+    assert pick_module.predict_mask is shipped
+
+
+def test_carvana_tuning_views_are_the_tuning_cars_other_views_only() -> None:
+    from bench.carvana_views import tuning_views
+
+    paths = [f"data/train_images/{car}_{v:02d}.jpg" for car in ("aaa", "bbb") for v in range(1, 5)]
+    paths += ["data1k/train_images/aaa_02.jpg"]  # the same photo in a second folder counts once
+    chosen = tuning_views(paths, tuning_cars={"aaa"}, shared_names={"aaa_03"})
+    assert chosen == [
+        "data/train_images/aaa_01.jpg",
+        "data/train_images/aaa_02.jpg",
+        "data/train_images/aaa_04.jpg",
+    ]
