@@ -54,6 +54,15 @@ def _git(git_dir: Path, *args: str) -> bytes:
     return subprocess.run(["git", "-C", str(git_dir), *args], capture_output=True, check=True).stdout
 
 
+def _by_name(paths: list[str]) -> dict[str, str]:
+    """Photo name (``CAR_VIEW``) -> its repository path; the first path in sorted order wins when a photo
+    appears in more than one folder."""
+    by_name: dict[str, str] = {}
+    for path in sorted(paths):
+        by_name.setdefault(Path(path).stem, path)
+    return by_name
+
+
 def select_views(paths: list[str], excluded_cars: set[str]) -> list[str]:
     """The photo paths to extract: :data:`VIEWS_PER_CAR` per car, drawn with :data:`SELECTION_SEED`.
 
@@ -65,9 +74,7 @@ def select_views(paths: list[str], excluded_cars: set[str]) -> list[str]:
         repository paths, sorted by car then as drawn (the first path of a name wins when a photo
         appears in more than one folder).
     """
-    by_name: dict[str, str] = {}
-    for path in sorted(paths):
-        by_name.setdefault(Path(path).stem, path)
+    by_name = _by_name(paths)
     cars: dict[str, list[str]] = defaultdict(list)
     for name in sorted(by_name):
         car = name.split("_")[0]
@@ -91,9 +98,7 @@ def tuning_views(paths: list[str], tuning_cars: set[str], shared_names: set[str]
     Returns:
         sorted repository paths, one per name (the first path of a name wins).
     """
-    by_name: dict[str, str] = {}
-    for path in sorted(paths):
-        by_name.setdefault(Path(path).stem, path)
+    by_name = _by_name(paths)
     return [by_name[n] for n in sorted(by_name) if n.split("_")[0] in tuning_cars and n not in shared_names]
 
 
