@@ -33,7 +33,7 @@ from .metrics import corner_min
 from .pick import Pick, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
 from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
-from .runtime import RUNTIME, limit_malloc_arenas
+from .runtime import RUNTIME, tune_malloc
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -249,8 +249,8 @@ def _load_malloc_trim() -> Any:
 
 
 _MALLOC_TRIM = _load_malloc_trim()
-# few arenas, so the freed memory of every thread is reused (the worker sets it earlier, before its threads)
-limit_malloc_arenas(RUNTIME.malloc_arenas)
+# few arenas and fixed thresholds, so freed memory is reused (the worker sets them earlier, before its threads)
+tune_malloc(RUNTIME)
 
 #: Every how many photos (per process) :func:`release_free_heap` trims the heap
 #: (``RETOUCH_HEAP_TRIM_EVERY``, read by :mod:`retouch.runtime`; 0 = never). See

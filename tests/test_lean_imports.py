@@ -98,6 +98,12 @@ def test_runtime_knobs_from_the_environment() -> None:
     assert RetouchRuntime.from_env({"RETOUCH_NETWORK_SLOTS": "0"}, cpu_count=2).network_slots == 1
     assert RetouchRuntime.from_env({}, cpu_count=2).malloc_arenas == 2
     assert RetouchRuntime.from_env({"RETOUCH_MALLOC_ARENAS": "0"}, cpu_count=2).malloc_arenas == 0
+    defaults = RetouchRuntime.from_env({}, cpu_count=2)
+    assert (defaults.malloc_mmap_mb, defaults.malloc_trim_mb) == (32, 1024)
+    sliding = RetouchRuntime.from_env(
+        {"RETOUCH_MALLOC_MMAP_MB": "0", "RETOUCH_MALLOC_TRIM_MB": "0"}, cpu_count=2
+    )
+    assert (sliding.malloc_mmap_mb, sliding.malloc_trim_mb) == (0, 0)
 
 
 def test_the_malloc_arena_cap_is_set_in_the_retouch_processes() -> None:
@@ -111,6 +117,19 @@ def test_the_malloc_arena_cap_is_set_in_the_retouch_processes() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[2]", "True", "False"]
+
+
+def test_the_malloc_thresholds_are_fixed_in_the_retouch_processes() -> None:
+    """Importing the pipeline fixes glibc's mmap and trim thresholds (checked in a fresh interpreter); glibc
+    accepts the defaults; 0 for both leaves glibc's sliding thresholds and reports nothing set."""
+    code = (
+        "import retouch.runtime as r; calls = []; real = r.fix_malloc_thresholds; "
+        "r.fix_malloc_thresholds = lambda m, t: calls.append((m, t)) or real(m, t); "
+        "import retouch.pipeline; print(calls, real(32, 1024), real(0, 0))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["[(32,", "1024)]", "True", "False"]
 
 
 def test_retouch_env_reads_live_in_runtime_only() -> None:

@@ -83,9 +83,9 @@ def build_workers(
     if TASK_QUEUE_RETOUCH in queues:
         os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
         from activities.retouch import RetouchActivities
-        from retouch.runtime import RUNTIME, limit_malloc_arenas
+        from retouch.runtime import RUNTIME, tune_malloc
 
-        limit_malloc_arenas(RUNTIME.malloc_arenas)  # before the activity threads allocate
+        tune_malloc(RUNTIME)  # before the activity threads allocate
 
         retouch = RetouchActivities(sessions, storage, settings.rembg_model)
         # one photo in flight per network slot (one core each): the pipeline's best throughput
