@@ -1,25 +1,27 @@
-"""The mirrored 256 px pass as a second opinion on the first mask: a lead, measured on tuning data only.
+"""The mirrored 256 px pass as a second opinion on the first mask, measured on tuning data only.
 
 Why it exists. On real studio car photos the first (int8, 256 px) pass joins the studio wall's large
 "CARVANA" letters behind the roof to the car, half-confident but touching it (``bench/README.md``, "A fifth
 set"). Run on the mirrored photo, the same network mostly does not. This script measures what that second
-opinion would give through the whole refinement (:func:`retouch.pipeline.product_matte`) and what it would
-cost, so a later change can start from figures rather than from the idea. Nothing here is shipped.
+opinion gives through the whole refinement (:func:`retouch.pipeline.product_matte`) and what it costs. It
+chose the shipped rule and trigger (:func:`retouch.pick.second_opinion`, :data:`retouch.pick.MIRROR_SHARE`).
 
 For every tuning photo (the GT tuning fold, ``--composites`` tuning composites of each ``--seeds`` seed, never
-the held-out seed; and, with ``--gt-dir``, a folder of real photos with masks) it computes the matte as shipped
-and with the first mask replaced by a combination with its mirrored pass (:data:`RULES`):
+the held-out seed; and, with ``--gt-dir``, a folder of real photos with masks) it computes the matte without
+the mirrored pass and with the first mask replaced by a combination with its mirrored pass (:data:`RULES`):
 
 * ``min``: the lower of the two masks everywhere;
-* ``lower``: the mirrored mask may only lower pixels the first mask holds below :data:`LOWER_BELOW`
-  (confident product pixels are left alone).
+* ``lower``: the mirrored mask may only lower pixels the first mask holds below
+  :data:`retouch.pick.MIRROR_KEEP` (confident product pixels are left alone);
+* ``lower-defer`` (shipped): ``lower``, but a small product that the zoom looks at again gets the mirrored pass
+  only when the zoom gives no mask (:data:`retouch.pick.MIRROR_DEFER_SMALL`).
 
-A rule applied only when the first mask's *wide half-confident share* (:func:`wide_half_confident_share`) is
-above a trigger gives, for that photo, either the rule's matte or the shipped one (the pipeline is
+A rule applied only when the first mask's *wide half-confident share* (:func:`retouch.pick.wide_half_confident_share`) is
+above a trigger gives, for that photo, either the rule's matte or the one without the pass (the pipeline is
 deterministic given the first mask), so each trigger in ``--triggers`` is scored from the same runs. Printed per
 set: mean IoU with the hand mask at the working resolution, the photos more than 0.05 IoU below plain rembg
 (its 320 px mask, computed as rembg computes it), and how many photos pay for the extra pass; then how many of
-the 53 photos of ``make bench-speed`` each trigger would send to it (each is one more int8 evaluation,
+the 53 photos of ``make bench-speed`` each rule and trigger would send to it (each is one more int8 evaluation,
 ~0.09 s on one core).
 
 Usage: ``python -m bench.tune_mirror [--composites 30] [--seeds 1 3 4 5] [--triggers -1 0.02 0.05 0.08]
@@ -29,11 +31,11 @@ Usage: ``python -m bench.tune_mirror [--composites 30] [--seeds 1 3 4 5] [--trig
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -45,74 +47,42 @@ setup()
 
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
-from scipy import ndimage as ndi  # noqa: E402
 
-#: The ``lower`` rule leaves first-mask pixels at or above this alone.
-LOWER_BELOW = 0.9
+from retouch.pick import second_opinion  # noqa: E402
 
 
 def _min(first: np.ndarray, mirrored: np.ndarray) -> np.ndarray:
     return np.minimum(first, mirrored)
 
 
-def _lower(first: np.ndarray, mirrored: np.ndarray) -> np.ndarray:
-    return np.where(first >= LOWER_BELOW, first, np.minimum(first, mirrored)).astype(np.float32)
-
-
-#: Ways to combine the first mask with the mirrored one: float32 (H, W) in [0, 1] -> the same.
-RULES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {"min": _min, "lower": _lower}
-
-
-def wide_half_confident_share(mask: np.ndarray) -> float:
-    """Share of a mask that is half-confident in wide regions, relative to its size.
-
-    The mask is resized to 256 x 256 px (bilinear); its pixels in (0.3, 0.8) are opened with a 5 x 5 square
-    (a product's own soft outline, 1-3 px wide at that size, does not survive the opening), and their count is
-    divided by the count of pixels >= 0.5 (at least 1). On the tuning car views that end below rembg
-    it is 0.03-0.15; a first mask with no wide half-confident region gives 0.
-
-    Args:
-        mask: float32 (H, W) in [0, 1], a network mask.
-
-    Returns:
-        the share, >= 0 (can exceed 1 when the mask is mostly half-confident).
-    """
-    m = np.asarray(
-        Image.fromarray(mask.astype(np.float32), "F").resize((256, 256), Image.Resampling.BILINEAR)
-    )
-    wide = ndi.binary_opening((m > 0.3) & (m < 0.8), structure=np.ones((5, 5), dtype=bool))
-    return float(wide.sum() / max(int((m >= 0.5).sum()), 1))
+#: Ways to combine the first mask with the mirrored one: float32 (H, W) in [0, 1] -> the same. ``lower`` and
+#: ``lower-defer`` are the shipped :func:`retouch.pick.second_opinion` (the latter with
+#: :data:`retouch.pick.MIRROR_DEFER_SMALL`).
+RULES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
+    "min": _min,
+    "lower": second_opinion,
+    "lower-defer": second_opinion,
+}
 
 
 @contextmanager
-def first_pass_rule(rule: str | None) -> Iterator[dict[str, Any]]:
-    """Within the block, :func:`retouch.pick.pick_product`'s first 256 px pass returns ``RULES[rule]`` of it
-    and its mirrored pass (``rule`` ``None``: the first mask as shipped); later passes (zoom, 320 px, refocus)
-    are untouched. The yielded dict receives ``share``, the first mask's :func:`wide_half_confident_share`."""
+def first_pass_rule(rule: str | None) -> Iterator[None]:
+    """Within the block, :func:`retouch.pick.pick_product` runs the mirrored 256 px pass on every photo
+    (deferred for small products with ``lower-defer`` only) and combines it with the first mask by
+    ``RULES[rule]``; with ``rule`` ``None`` it never runs it (the pipeline before 2026-11-25, evening). The first
+    mask's share is in the pick's signals (``mirror_share``) either way, and ``mirror`` says whether it ran.
+    """
     import retouch.pick as pick_module
-    from retouch.segment import NETWORK_INPUT_PX
 
-    original = pick_module.predict_mask
-    state: dict[str, Any] = {"seen": False}
-
-    def first_pass(
-        rgb: np.ndarray, model_name: str = "u2netp", input_px: int | None = NETWORK_INPUT_PX, **kw: Any
-    ) -> Any:
-        mask = original(rgb, model_name, input_px, **kw)
-        if state["seen"] or input_px != NETWORK_INPUT_PX:
-            return mask
-        state["seen"] = True
-        state["share"] = wide_half_confident_share(mask)
-        if rule is None:
-            return mask
-        mirrored = original(np.ascontiguousarray(rgb[:, ::-1]), model_name, input_px)[:, ::-1]
-        return RULES[rule](mask, np.ascontiguousarray(mirrored))
-
-    pick_module.predict_mask = first_pass
+    saved = pick_module.MIRROR_SHARE, pick_module.second_opinion, pick_module.MIRROR_DEFER_SMALL
+    pick_module.MIRROR_SHARE = math.inf if rule is None else -1.0
+    pick_module.MIRROR_DEFER_SMALL = rule == "lower-defer"
+    if rule is not None:
+        pick_module.second_opinion = RULES[rule]  # type: ignore[assignment]
     try:
-        yield state
+        yield
     finally:
-        pick_module.predict_mask = original
+        pick_module.MIRROR_SHARE, pick_module.second_opinion, pick_module.MIRROR_DEFER_SMALL = saved
 
 
 def _measure(data: bytes, gt: np.ndarray) -> dict[str, float]:
@@ -131,30 +101,34 @@ def _measure(data: bytes, gt: np.ndarray) -> dict[str, float]:
     valid, truth = g != 128, g >= 128
     row = {"rembg": _iou(predict_mask(small, "u2netp", 320, lanczos=True) >= 0.5, truth, valid)}
     for rule in (None, *RULES):
-        with first_pass_rule(rule) as state:
-            alpha, _, _ = product_matte(small)
-        row[rule or "shipped"] = _iou(alpha >= 0.5, truth, valid)
-        row["share"] = state["share"]
+        with first_pass_rule(rule):
+            alpha, _, pick = product_matte(small)
+        row[rule or "off"] = _iou(alpha >= 0.5, truth, valid)
+        row[f"{rule}_ran"] = pick.signals["mirror"]
+        row["share"] = pick.signals["mirror_share"]
     return row
 
 
-def _speed_photo_shares() -> list[float]:
-    """:func:`wide_half_confident_share` of the first mask of each ``make bench-speed`` photo."""
+def _speed_photo_passes() -> dict[str, list[tuple[float, bool]]]:
+    """For each rule, each ``make bench-speed`` photo's (first mask's ``mirror_share``, whether
+    the mirrored pass ran when asked for on every photo): a trigger t sends the photos with share > t that ran."""
     from retouch.decode import decode_image
+    from retouch.pick import pick_product
     from retouch.pipeline import _resize, _working_size
-    from retouch.segment import predict_mask
 
     paths = list_images(PHOTOS / "gt" / "images")
     if (PHOTOS / "nomask").is_dir():
         paths += list_images(PHOTOS / "nomask")
-    shares = []
+    smalls = []
     for p in paths:
         rgb = decode_image(p.read_bytes()).rgb
-        ww, wh = _working_size(rgb.shape[1], rgb.shape[0])
-        shares.append(
-            wide_half_confident_share(predict_mask(_resize(rgb, (ww, wh), Image.Resampling.BILINEAR)))
-        )
-    return shares
+        smalls.append(_resize(rgb, _working_size(rgb.shape[1], rgb.shape[0]), Image.Resampling.BILINEAR))
+    passes: dict[str, list[tuple[float, bool]]] = {}
+    for rule in RULES:
+        with first_pass_rule(rule):
+            signals = [pick_product(small).signals for small in smalls]
+        passes[rule] = [(sg["mirror_share"], sg["mirror"] >= 0.5) for sg in signals]
+    return passes
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,15 +156,22 @@ def main(argv: list[str] | None = None) -> int:
             data, gt = load()
             sets.setdefault(str(args.gt_dir), []).append(_measure(data, gt))
     for title, rows in sets.items():
-        table: list[list[object]] = [_row("as shipped", None, -1.0, rows)]
+        table: list[list[object]] = [_row("no mirrored pass", None, -1.0, rows)]
         table += [_row(rule, rule, t, rows) for rule in RULES for t in args.triggers]
         print(f"\n## {title} ({len(rows)} photos, rembg {np.mean([r['rembg'] for r in rows]):.4f})\n")
         print_table(
             ["first mask", "trigger", "mean IoU", "> 0.05 below rembg", "extra passes"], table, floatfmt=".4f"
         )
-    shares = np.array(_speed_photo_shares())
-    print(f"\n## make bench-speed photos sent to the extra pass ({shares.size} photos)\n")
-    print_table(["trigger", "photos"], [[_label(t), int((shares > t).sum())] for t in args.triggers])
+    passes = _speed_photo_passes()
+    n_speed = len(next(iter(passes.values())))
+    print(f"\n## make bench-speed photos sent to the extra pass ({n_speed} photos)\n")
+    print_table(
+        ["trigger", *passes],
+        [
+            [_label(t), *(sum(share > t and ran for share, ran in rows) for rows in passes.values())]
+            for t in args.triggers
+        ],
+    )
     return 0
 
 
@@ -207,9 +188,10 @@ def _label(trigger: float) -> str:
 def _row(label: str, rule: str | None, trigger: float, rows: list[dict[str, float]]) -> list[object]:
     """Table row of one rule under one trigger: the rule's IoU where the share passes the trigger."""
     fired = [rule is not None and r["share"] > trigger for r in rows]
-    ious = [r[rule] if f and rule else r["shipped"] for r, f in zip(rows, fired, strict=True)]
+    ious = [r[rule] if f and rule else r["off"] for r, f in zip(rows, fired, strict=True)]
     below = sum(i < r["rembg"] - 0.05 for i, r in zip(ious, rows, strict=True))
-    return [label, _label(trigger) if rule else "", float(np.mean(ious)), below, sum(fired)]
+    ran = sum(r[f"{rule}_ran"] for r, f in zip(rows, fired, strict=True) if f)
+    return [label, _label(trigger) if rule else "", float(np.mean(ious)), below, int(ran)]
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@ runs the network once at :data:`retouch.segment.NETWORK_INPUT_PX` (256 px) and:
 
 1. measures cheap signals on that mask (:func:`mask_signals`): how sharp the photo is along the mask's
    outline (:func:`edge_sharpness`), the mask's share of the frame, how much of the frame border it
-   touches, how much of it is half-confident;
+   touches, how much of it is half-confident; when a wide half-confident region joins it (a studio wall's
+   large letters behind a car), runs the same pass on the mirrored photo, which may only lower the first
+   mask's doubtful pixels (:func:`second_opinion`);
 2. when those signals raise a doubt (:func:`in_doubt`), and only then, runs the network again at 320 px
    (rembg's own size) and at 320 px on the mirrored photo (two more evaluations) and keeps the
    candidate masks whose outline follows in-focus edges about as well as the best one
@@ -38,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from PIL import Image
 from scipy import ndimage as ndi
 
 from .segment import DEFAULT_MODEL, NETWORK_INPUT_PX, predict_mask
@@ -87,7 +90,7 @@ class Pick:
             ``"320"``, ``"320-flip"`` (mirrored photo), ``"crop"`` (the in-focus part), e.g.
             ``"256+320+320-flip"``; or ``"256-zoom"`` (:func:`_zoom`, a small product looked at again).
         evaluations: network evaluations spent (1 when the first mask raised no doubt and the product is
-            not small, 2 with the zoom).
+            not small, 2 with the zoom; one more when the mirrored pass ran).
         signals: measurable signals (floats) used for the confidence, JSON-serialisable.
         safe: plain rembg's mask (u2netp at 320 px on the Lanczos-shrunk photo, exactly as ``rembg``
             computes it) when the second look ran, else ``None``; :func:`guard` falls back to it.
@@ -538,6 +541,73 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
     return 1.0 if union == 0 else int((a & b).sum()) / union
 
 
+#: The mirrored 256 px pass (:func:`second_opinion`) runs when the first mask's :func:`wide_half_confident_share`
+#: is above this. Chosen on tuning data only by ``bench/tune_mirror.py`` (2026-11-25; GT tuning fold 20,
+#: tuning composites of seeds 1, 3, 4, 5 120, the 56 tuning car views of ``bench/carvana_views.py --tuning``):
+#: of the triggers tried (every photo, 0.02, 0.05, 0.08), 0.05 gave the best GT-fold mean. With
+#: :data:`MIRROR_DEFER_SMALL`, mean IoU (photos more than 0.05 below plain rembg) without -> with the pass:
+#: GT fold 0.9121 (0) -> 0.9162 (0), composites 0.9318 (3) -> 0.9380 (2), car views 0.9655 (1) -> 0.9664 (0);
+#: it runs on 2 / 13 / 1 of them and on 6 of ``make bench-speed``'s 53 photos.
+MIRROR_SHARE = 0.05
+
+#: The mirrored mask may only lower first-mask pixels below this (:func:`second_opinion`): the product's
+#: confident core is never taken from it. Chosen with :data:`MIRROR_SHARE` (``min`` everywhere lost
+#: 0.9121 -> 0.8897 on the GT tuning fold).
+MIRROR_KEEP = 0.9
+
+
+def wide_half_confident_share(mask: np.ndarray) -> float:
+    """Share of a mask that is half-confident in wide regions, relative to its size.
+
+    The mask is resized to 256 x 256 px (bilinear); its pixels in (0.3, 0.8) are opened with a 5 x 5 square
+    (a product's own soft outline, 1-3 px wide at that size, does not survive the opening), and their count is
+    divided by the count of pixels >= 0.5 (at least 1). On real studio car photos whose first mask joined
+    the wall's large letters behind the roof to the car it is 0.03-0.15; a first mask with no wide
+    half-confident region gives 0.
+
+    Args:
+        mask: float32 (H, W) in [0, 1], a network mask.
+
+    Returns:
+        the share, >= 0 (can exceed 1 when the mask is mostly half-confident).
+    """
+    m = np.asarray(
+        Image.fromarray(mask.astype(np.float32), "F").resize((256, 256), Image.Resampling.BILINEAR)
+    )
+    wide = ndi.binary_opening((m > 0.3) & (m < 0.8), structure=np.ones((5, 5), dtype=bool))
+    return float(wide.sum() / max(int((m >= 0.5).sum()), 1))
+
+
+def second_opinion(first: np.ndarray, mirrored: np.ndarray) -> np.ndarray:
+    """The first mask, lowered to the mirrored pass's where the first is below :data:`MIRROR_KEEP`.
+
+    U^2-Net is not mirror-symmetric: on a studio car photo the first pass can join large half-confident wall
+    letters to the car, which the pass on the mirrored photo mostly leaves out. Where the first mask is sure
+    (>= :data:`MIRROR_KEEP`) it is kept, so the mirrored pass can only take doubtful regions away.
+
+    Args:
+        first: float32 (H, W) in [0, 1], the first 256 px mask.
+        mirrored: float32 (H, W) in [0, 1], the 256 px mask of the mirrored photo, mirrored back.
+
+    Returns:
+        float32 (H, W) in [0, 1].
+    """
+    return np.where(first >= MIRROR_KEEP, first, np.minimum(first, mirrored)).astype(np.float32)
+
+
+#: A small product (no doubt, :func:`_wants_zoom`) gets its mirrored pass only when the zoom gives no mask:
+#: the zoom looks at it again anyway. On the tuning composites (``bench/tune_mirror.py``, rule ``lower`` vs
+#: ``lower-defer`` at :data:`MIRROR_SHARE`) 22 -> 13 extra passes, mean IoU 0.9369 -> 0.9380, photos more
+#: than 0.05 below rembg 1 -> 2; the GT fold and the car views unchanged; on the speed photos 9 -> 6 passes.
+MIRROR_DEFER_SMALL = True
+
+
+def _mirrored_second_opinion(small: np.ndarray, first: np.ndarray, model_name: str) -> np.ndarray:
+    """:func:`second_opinion` of the 256 px pass on the mirrored photo (mirrored back) on ``first``."""
+    mirrored = predict_mask(np.ascontiguousarray(small[:, ::-1]), model_name)[:, ::-1]
+    return second_opinion(first, np.ascontiguousarray(mirrored))
+
+
 def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: bool = False) -> Pick:
     """Network mask of the product at the working resolution, with a second look when in doubt.
 
@@ -551,7 +621,9 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
         :class:`Pick`. ``signals`` holds the chosen mask's signals (:func:`mask_signals`), ``doubt``
         (0/1), ``zoom`` (1.0 when the zoomed mask was chosen), ``first_sharp`` (the 256 px mask's sharp share), ``focus`` (the kept mask's :func:`focus_contrast`, capped at 99), ``agreement`` (the lowest IoU at 0.5
         between the 256 px, 320 px and mirrored 320 px masks; 1.0 when the second look did not run)
-        and ``sharp_gain`` (sharp share of the chosen mask minus the first's).
+        and ``sharp_gain`` (sharp share of the chosen mask minus the first's); for U^2-Net models also
+        ``mirror_share`` (the first mask's :func:`wide_half_confident_share`) and ``mirror`` (1.0 when the
+        mirrored pass's :func:`second_opinion` replaced the first mask).
 
     Raises:
         as :func:`retouch.segment.predict_mask`.
@@ -559,10 +631,23 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
     from .segment import U2NET_FAMILY
 
     first = predict_mask(small, model_name)
+    first_evaluations = 1
     grey = _grey(small)
     # the first mask's outline is all the doubt test looks at: sharpness around its box only
     ratio, contrast = _sharpness_near(grey, first >= 0.5)
     sig = mask_signals(first, ratio, contrast)
+    mirror_signals: dict[str, float] = {}
+    deferred = False
+    if model_name in U2NET_FAMILY:
+        share = wide_half_confident_share(first)
+        mirror_signals = {"mirror_share": share, "mirror": 0.0}
+        if share > MIRROR_SHARE:
+            deferred = MIRROR_DEFER_SMALL and not (in_doubt(sig) or force) and _wants_zoom(sig)
+            if not deferred:
+                first = _mirrored_second_opinion(small, first, model_name)
+                first_evaluations, mirror_signals["mirror"] = 2, 1.0
+                ratio, contrast = _sharpness_near(grey, first >= 0.5)
+                sig = mask_signals(first, ratio, contrast)
     doubt = in_doubt(sig)
     signals: dict[str, float] = {
         **sig,
@@ -570,16 +655,22 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
         "first_sharp": sig["sharp"],
         "agreement": 1.0,
         "sharp_gain": 0.0,
+        **mirror_signals,
     }
     if not (doubt or force) or model_name not in U2NET_FAMILY:
-        pick = Pick(first, str(NETWORK_INPUT_PX), 1, signals, first=first)
+        pick = Pick(first, str(NETWORK_INPUT_PX), first_evaluations, signals, first=first)
         if model_name in U2NET_FAMILY and _wants_zoom(sig):
             mask = _zoom(small, first, model_name)
             if mask is not None:
                 ratio, contrast = _sharpness_near(grey, mask >= 0.5)
                 signals.update(mask_signals(mask, ratio, contrast))
                 signals["zoom"] = 1.0
-                pick = Pick(mask, ZOOM_SOURCE, 2, signals, first=first)
+                pick = Pick(mask, ZOOM_SOURCE, first_evaluations + 1, signals, first=first)
+            elif deferred:  # the zoom's pass ran and gave nothing: the mirrored pass after all
+                first = _mirrored_second_opinion(small, first, model_name)
+                ratio, contrast = _sharpness_near(grey, first >= 0.5)
+                signals.update(mask_signals(first, ratio, contrast), mirror=1.0)
+                pick = Pick(first, str(NETWORK_INPUT_PX), first_evaluations + 2, signals, first=first)
         pick = _with_focus(pick, grey)
         if model_name in U2NET_FAMILY and REFOCUS and pick.signals["focus"] < REFOCUS_BELOW:
             pick = _refocus(small, grey, pick, model_name)
@@ -604,7 +695,7 @@ def pick_product(small: np.ndarray, model_name: str = DEFAULT_MODEL, *, force: b
     # (test-time augmentation over sizes and mirroring); a candidate clearly blurrier along its outline
     # (it swallowed a soft-focus object) is dropped
     best = max(scores[k]["sharp"] for k in candidates)
-    evaluations = 3
+    evaluations = first_evaluations + 2
     if best < DOUBT_SHARP:
         # every mask swallowed something soft: look again at the in-focus part only
         crop = _focus_crop(small, candidates, ratio, contrast)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -40,10 +41,11 @@ def test_quality_folder_set_pairs_photos_with_their_masks_and_skips_the_rest(tmp
     assert np.array_equal(gt, mask)
 
 
-def test_mirror_lead_share_counts_wide_half_confident_regions_not_soft_outlines() -> None:
+def test_mirror_share_counts_wide_half_confident_regions_not_soft_outlines() -> None:
     from scipy import ndimage as ndi
 
-    from bench.tune_mirror import RULES, wide_half_confident_share
+    from bench.tune_mirror import RULES
+    from retouch.pick import wide_half_confident_share
 
     crisp = np.zeros((256, 256), np.float32)
     crisp[64:192, 64:192] = 1.0
@@ -62,14 +64,16 @@ def test_mirror_lead_share_counts_wide_half_confident_regions_not_soft_outlines(
     assert np.all(RULES["min"](letters, mirrored)[80:176, 80:176] == 0.5)
 
 
-def test_mirror_lead_restores_the_first_pass_after_its_block() -> None:
+def test_mirror_tuning_restores_the_shipped_rule_after_its_block() -> None:
     import retouch.pick as pick_module
     from bench.tune_mirror import first_pass_rule
 
-    shipped = pick_module.predict_mask
-    with first_pass_rule("lower"):
-        assert pick_module.predict_mask is not shipped
-    assert pick_module.predict_mask is shipped
+    shipped = pick_module.MIRROR_SHARE, pick_module.second_opinion
+    with first_pass_rule("min"):
+        assert pick_module.MIRROR_SHARE < 0 and pick_module.second_opinion is not shipped[1]
+    with first_pass_rule(None):
+        assert math.isinf(pick_module.MIRROR_SHARE)
+    assert (pick_module.MIRROR_SHARE, pick_module.second_opinion) == shipped
 
 
 def test_carvana_tuning_views_are_the_tuning_cars_other_views_only() -> None:

@@ -286,7 +286,9 @@ def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
     if zoomed < 0.9:
         save_failure("scena.jpg", comp.data)
         save_failure("matte", res.matte)
-    assert seg["source"] == pick.ZOOM_SOURCE and seg["network_evaluations"] == 2
+    # the first pass, its mirrored second opinion when that ran, the zoom
+    assert seg["source"] == pick.ZOOM_SOURCE
+    assert seg["network_evaluations"] == 2 + int(seg["signals"]["mirror"])
     assert zoomed >= 0.9, f"IoU {zoomed:.3f} with the zoom"
     assert zoomed >= unzoomed + 0.2, f"IoU {unzoomed:.3f} -> {zoomed:.3f}: the zoom did not help"
     assert res.details["needs_review"] is False
@@ -384,3 +386,90 @@ def test_a_fallback_to_rembgs_blurred_object_is_refocused_on_the_product(photos_
     assert res.details["segmentation"]["source"] == pick.ALT_SOURCE
     assert metrics.iou(res.matte, comp.gt) < 0.5
     assert res.details["needs_review"] is True
+
+
+def _scene_with_letters() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A 400 x 300 px photo of a light product (box 140..260 x 110..230) under a grey band of "wall letters"
+    (rows 80..110) on a dark wall; the first mask holds the product at 1.0 and the band at 0.6 (joined to
+    it, as the first pass joins a studio wall's letters to a car); the mirrored mask holds the product only."""
+    rgb = np.full((300, 400, 3), 40, np.uint8)
+    rgb[110:230, 140:260] = 220
+    rgb[80:110, 140:260] = 120
+    rgb[:, :12] = 90  # a lit wall edge on the left: the photo is not its own mirror image
+    first = np.zeros((300, 400), np.float32)
+    first[110:230, 140:260] = 1.0
+    first[80:110, 140:260] = 0.6
+    mirrored = np.zeros_like(first)
+    mirrored[110:230, 140:260] = 0.95
+    return rgb, first, mirrored
+
+
+def test_the_mirrored_pass_lowers_wide_half_confident_regions_only(monkeypatch) -> None:
+    """:func:`retouch.pick.pick_product`'s second opinion, with the network replaced by fixed masks (what
+    the pass decides, not what U^2-Net draws; ``bench/tune_mirror.py`` measures that on real photos): a
+    large first mask with a wide half-confident band gets the 256 px pass on the mirrored photo, which
+    removes the band and keeps the sure product; a mask without such a band costs no second pass."""
+    import retouch.pick as pick
+
+    rgb, first, mirrored = _scene_with_letters()
+    calls: list[str] = []
+
+    def network(image: np.ndarray, model_name: str = "u2netp", input_px: int | None = 256, **kw: object):
+        if np.array_equal(image, rgb[:, ::-1]):
+            calls.append("mirrored")
+            return np.ascontiguousarray(mirrored[:, ::-1])
+        calls.append(f"{input_px}")
+        return first if image.shape == rgb.shape else np.zeros(image.shape[:2], np.float32)
+
+    monkeypatch.setattr(pick, "predict_mask", network)
+    assert pick.wide_half_confident_share(first) > pick.MIRROR_SHARE
+    chosen = pick.pick_product(rgb)
+    assert calls[:2] == ["256", "mirrored"]
+    assert chosen.signals["mirror"] == 1.0 and chosen.evaluations >= 2
+    assert np.all(chosen.first[80:110, 140:260] == 0.0)  # the band is gone
+    assert np.all(chosen.first[110:230, 140:260] == 1.0)  # the sure product is the first pass's own
+
+    calls.clear()
+    first[80:110, 140:260] = 0.0  # no band: nothing to ask the mirrored pass
+    plain = pick.pick_product(rgb)
+    assert "mirrored" not in calls and plain.signals["mirror"] == 0.0
+    assert plain.signals["mirror_share"] <= pick.MIRROR_SHARE
+
+
+def test_a_small_product_waits_for_the_zoom_before_the_mirrored_pass(monkeypatch) -> None:
+    """A small product whose soft outline reads as a wide half-confident region is zoomed into; only when
+    the zoom gives no mask does the mirrored pass run (:data:`retouch.pick.MIRROR_DEFER_SMALL`)."""
+    import retouch.pick as pick
+
+    rgb = np.full((300, 400, 3), 40, np.uint8)
+    rgb[120:180, 170:230] = 220
+    rgb[:, :12] = 90  # not its own mirror image
+    first = np.zeros((300, 400), np.float32)
+    first[120:180, 170:230] = 0.6  # a half-confident rim, 15 px wide
+    first[135:165, 185:215] = 1.0
+    calls: list[str] = []
+    zoom_finds: list[bool] = [True]
+
+    def network(image: np.ndarray, model_name: str = "u2netp", input_px: int | None = 256, **kw: object):
+        if image.shape == rgb.shape:
+            mirrored = np.array_equal(image, rgb[:, ::-1])
+            calls.append("mirrored" if mirrored else "first")
+            return np.ascontiguousarray(first[:, ::-1]) if mirrored else first
+        calls.append("zoom")
+        crop = np.zeros(image.shape[:2], np.float32)
+        if zoom_finds[0]:
+            h, w = crop.shape
+            crop[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3] = 1.0
+        return crop
+
+    monkeypatch.setattr(pick, "predict_mask", network)
+    assert pick.wide_half_confident_share(first) > pick.MIRROR_SHARE
+    zoomed = pick.pick_product(rgb)
+    assert calls == ["first", "zoom"] and zoomed.source == pick.ZOOM_SOURCE
+    assert zoomed.signals["mirror"] == 0.0 and zoomed.evaluations == 2
+
+    calls.clear()
+    zoom_finds[0] = False
+    unzoomed = pick.pick_product(rgb)
+    assert calls[:3] == ["first", "zoom", "mirrored"]
+    assert unzoomed.signals["mirror"] == 1.0 and unzoomed.evaluations >= 3
