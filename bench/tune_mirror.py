@@ -4,7 +4,8 @@ Why it exists. On real studio car photos the first (int8, 256 px) pass joins the
 "CARVANA" letters behind the roof to the car, half-confident but touching it (``bench/README.md``, "A fifth
 set"). Run on the mirrored photo, the same network mostly does not. This script measures what that second
 opinion gives through the whole refinement (:func:`retouch.pipeline.product_matte`) and what it costs. It
-chose the shipped rule and trigger (:func:`retouch.pick.second_opinion`, :data:`retouch.pick.MIRROR_SHARE`).
+chose the rule and trigger (:func:`retouch.pick.second_opinion`, :data:`retouch.pick.MIRROR_SHARE` 0.05) that
+``bench/confirm_mirror.py`` then tried on fresh composites; by its rule the pass is off (``MIRROR_SHARE`` inf).
 
 For every tuning photo (the GT tuning fold, ``--composites`` tuning composites of each ``--seeds`` seed, never
 the held-out seed; and, with ``--gt-dir``, a folder of real photos with masks) it computes the matte without
@@ -13,7 +14,7 @@ the mirrored pass and with the first mask replaced by a combination with its mir
 * ``min``: the lower of the two masks everywhere;
 * ``lower``: the mirrored mask may only lower pixels the first mask holds below
   :data:`retouch.pick.MIRROR_KEEP` (confident product pixels are left alone);
-* ``lower-defer`` (shipped): ``lower``, but a small product that the zoom looks at again gets the mirrored pass
+* ``lower-defer``: ``lower``, but a small product that the zoom looks at again gets the mirrored pass
   only when the zoom gives no mask (:data:`retouch.pick.MIRROR_DEFER_SMALL`).
 
 A rule applied only when the first mask's *wide half-confident share* (:func:`retouch.pick.wide_half_confident_share`) is
@@ -56,8 +57,8 @@ def _min(first: np.ndarray, mirrored: np.ndarray) -> np.ndarray:
 
 
 #: Ways to combine the first mask with the mirrored one: float32 (H, W) in [0, 1] -> the same. ``lower`` and
-#: ``lower-defer`` are the shipped :func:`retouch.pick.second_opinion` (the latter with
-#: :data:`retouch.pick.MIRROR_DEFER_SMALL`).
+#: ``lower-defer`` are :func:`retouch.pick.second_opinion` (the latter with
+#: :data:`retouch.pick.MIRROR_DEFER_SMALL`), switched off in the pipeline (``bench/confirm_mirror.py``).
 RULES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "min": _min,
     "lower": second_opinion,
@@ -69,8 +70,8 @@ RULES: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
 def first_pass_rule(rule: str | None) -> Iterator[None]:
     """Within the block, :func:`retouch.pick.pick_product` runs the mirrored 256 px pass on every photo
     (deferred for small products with ``lower-defer`` only) and combines it with the first mask by
-    ``RULES[rule]``; with ``rule`` ``None`` it never runs it (the pipeline before 2026-11-25, evening). The first
-    mask's share is in the pick's signals (``mirror_share``) either way, and ``mirror`` says whether it ran.
+    ``RULES[rule]``; with ``rule`` ``None`` it never runs it (as shipped). With a rule, the first mask's share
+    is in the pick's signals (``mirror_share``), and ``mirror`` says whether the pass ran.
     """
     import retouch.pick as pick_module
 
@@ -104,8 +105,9 @@ def _measure(data: bytes, gt: np.ndarray) -> dict[str, float]:
         with first_pass_rule(rule):
             alpha, _, pick = product_matte(small)
         row[rule or "off"] = _iou(alpha >= 0.5, truth, valid)
-        row[f"{rule}_ran"] = pick.signals["mirror"]
-        row["share"] = pick.signals["mirror_share"]
+        if rule is not None:  # the pass is asked for on every photo: the first mask's share is in the signals
+            row[f"{rule}_ran"] = pick.signals["mirror"]
+            row["share"] = pick.signals["mirror_share"]
     return row
 
 

@@ -288,7 +288,7 @@ def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
         save_failure("matte", res.matte)
     # the first pass, its mirrored second opinion when that ran, the zoom
     assert seg["source"] == pick.ZOOM_SOURCE
-    assert seg["network_evaluations"] == 2 + int(seg["signals"]["mirror"])
+    assert seg["network_evaluations"] == 2 + int(seg["signals"].get("mirror", 0.0))
     assert zoomed >= 0.9, f"IoU {zoomed:.3f} with the zoom"
     assert zoomed >= unzoomed + 0.2, f"IoU {unzoomed:.3f} -> {zoomed:.3f}: the zoom did not help"
     assert res.details["needs_review"] is False
@@ -405,11 +405,13 @@ def _scene_with_letters() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def test_the_mirrored_pass_lowers_wide_half_confident_regions_only(monkeypatch) -> None:
-    """:func:`retouch.pick.pick_product`'s second opinion, with the network replaced by fixed masks (what
+    """:func:`retouch.pick.pick_product`'s second opinion when switched on, with the network replaced by fixed masks (what
     the pass decides, not what U^2-Net draws; ``bench/tune_mirror.py`` measures that on real photos): a
     large first mask with a wide half-confident band gets the 256 px pass on the mirrored photo, which
     removes the band and keeps the sure product; a mask without such a band costs no second pass."""
     import retouch.pick as pick
+
+    monkeypatch.setattr(pick, "MIRROR_SHARE", 0.05)  # the tuned trigger (off as shipped: confirm_mirror.py)
 
     rgb, first, mirrored = _scene_with_letters()
     calls: list[str] = []
@@ -440,6 +442,8 @@ def test_a_small_product_waits_for_the_zoom_before_the_mirrored_pass(monkeypatch
     """A small product whose soft outline reads as a wide half-confident region is zoomed into; only when
     the zoom gives no mask does the mirrored pass run (:data:`retouch.pick.MIRROR_DEFER_SMALL`)."""
     import retouch.pick as pick
+
+    monkeypatch.setattr(pick, "MIRROR_SHARE", 0.05)  # the tuned trigger (off as shipped: confirm_mirror.py)
 
     rgb = np.full((300, 400, 3), 40, np.uint8)
     rgb[120:180, 170:230] = 220
