@@ -106,30 +106,20 @@ def test_runtime_knobs_from_the_environment() -> None:
     assert (sliding.malloc_mmap_mb, sliding.malloc_trim_mb) == (0, 0)
 
 
-def test_the_malloc_arena_cap_is_set_in_the_retouch_processes() -> None:
-    """glibc accepts the cap (this project's images and CI are glibc Linux); 0 leaves glibc's default.
-    Checked in a fresh interpreter: importing the pipeline (the CLI, the benchmarks) sets it."""
+def test_the_malloc_settings_are_applied_in_the_retouch_processes() -> None:
+    """Importing the pipeline (the CLI, the benchmarks) caps glibc's malloc arenas and fixes its mmap and trim
+    thresholds, checked in a fresh interpreter; glibc accepts the defaults (this project's images and CI are
+    glibc Linux); 0 leaves glibc's own behaviour and reports nothing set."""
     code = (
-        "import retouch.runtime as r; calls = []; real = r.limit_malloc_arenas; "
-        "r.limit_malloc_arenas = lambda n: calls.append(n) or real(n); "
-        "import retouch.pipeline; print(calls, real(2), real(0))"
+        "import retouch.runtime as r; calls = []; "
+        "arenas, thresholds = r.limit_malloc_arenas, r.fix_malloc_thresholds; "
+        "r.limit_malloc_arenas = lambda n: calls.append(n) or arenas(n); "
+        "r.fix_malloc_thresholds = lambda m, t: calls.append((m, t)) or thresholds(m, t); "
+        "import retouch.pipeline; print(calls, arenas(2), arenas(0), thresholds(32, 1024), thresholds(0, 0))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["[2]", "True", "False"]
-
-
-def test_the_malloc_thresholds_are_fixed_in_the_retouch_processes() -> None:
-    """Importing the pipeline fixes glibc's mmap and trim thresholds (checked in a fresh interpreter); glibc
-    accepts the defaults; 0 for both leaves glibc's sliding thresholds and reports nothing set."""
-    code = (
-        "import retouch.runtime as r; calls = []; real = r.fix_malloc_thresholds; "
-        "r.fix_malloc_thresholds = lambda m, t: calls.append((m, t)) or real(m, t); "
-        "import retouch.pipeline; print(calls, real(32, 1024), real(0, 0))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.split() == ["[(32,", "1024)]", "True", "False"]
+    assert out.stdout.split() == ["[2,", "(32,", "1024)]", "True", "False", "True", "False"]
 
 
 def test_retouch_env_reads_live_in_runtime_only() -> None:
