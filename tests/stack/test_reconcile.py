@@ -103,6 +103,12 @@ async def test_upload_while_temporal_is_unreachable_is_processed_once_it_is_back
     handle = stack.temporal.get_workflow_handle(workflow_id_for_job(job_ids[0]))
     await maybe_record(handle, "ai-search-attributes")  # replay history with the patch's marker
     desc = await handle.describe()
+    # the row turns `completed` inside the workflow task (a local activity) whose completion then carries the
+    # `JobStatus` upsert: the attribute can trail the row by a moment
+    deadline = time.monotonic() + 10
+    while desc.typed_search_attributes.get(SA_JOB_STATUS) != "completed" and time.monotonic() < deadline:
+        await asyncio.sleep(0.2)
+        desc = await handle.describe()
     attrs = desc.typed_search_attributes
     assert attrs.get(SA_USER_EMAIL) == email
     assert attrs.get(SA_PHOTO_NAME) == "borsa.jpg"
