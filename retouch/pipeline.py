@@ -6,7 +6,6 @@
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import io
 import threading
 from collections.abc import Iterator
@@ -33,7 +32,7 @@ from .metrics import corner_min
 from .pick import Pick, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
 from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
-from .runtime import RUNTIME, tune_malloc
+from .runtime import RUNTIME, glibc_function, tune_malloc
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -236,19 +235,8 @@ class PixelBudget:
 FULL_RES_BUDGET = PixelBudget(RUNTIME.full_res_budget_px)
 
 
-def _load_malloc_trim() -> Any:
-    """glibc's ``malloc_trim`` (``int malloc_trim(size_t pad)``), or ``None`` off glibc (musl, macOS)."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return None
-    trim.argtypes = [ctypes.c_size_t]
-    trim.restype = ctypes.c_int
-    return trim
-
-
-_MALLOC_TRIM = _load_malloc_trim()
+#: glibc's ``int malloc_trim(size_t pad)``, or ``None`` off glibc (musl, macOS).
+_MALLOC_TRIM = glibc_function("malloc_trim", [ctypes.c_size_t], ctypes.c_int)
 # few arenas and fixed thresholds, so freed memory is reused (the worker sets them earlier, before its threads)
 tune_malloc(RUNTIME)
 

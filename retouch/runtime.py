@@ -33,7 +33,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["RUNTIME", "RetouchRuntime", "fix_malloc_thresholds", "limit_malloc_arenas", "tune_malloc"]
+__all__ = [
+    "RUNTIME",
+    "RetouchRuntime",
+    "fix_malloc_thresholds",
+    "glibc_function",
+    "limit_malloc_arenas",
+    "tune_malloc",
+]
 
 
 def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
@@ -107,15 +114,21 @@ _M_MMAP_THRESHOLD = -3
 _M_ARENA_MAX = -8
 
 
-def _mallopt() -> Any:
-    """glibc's ``int mallopt(int param, int value)``, or ``None`` off glibc (musl, macOS)."""
+def glibc_function(name: str, argtypes: list[Any], restype: Any) -> Any:
+    """The C function ``name`` of the process's libc with its ctypes signature, or ``None`` off glibc (musl,
+    macOS: ``mallopt`` and ``malloc_trim`` are glibc's)."""
     try:
-        mallopt = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").mallopt
+        function = getattr(ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6"), name)
     except (OSError, AttributeError):
         return None
-    mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-    mallopt.restype = ctypes.c_int
-    return mallopt
+    function.argtypes = argtypes
+    function.restype = restype
+    return function
+
+
+def _mallopt() -> Any:
+    """glibc's ``int mallopt(int param, int value)``, or ``None`` off glibc."""
+    return glibc_function("mallopt", [ctypes.c_int, ctypes.c_int], ctypes.c_int)
 
 
 def limit_malloc_arenas(arenas: int) -> bool:
