@@ -53,12 +53,14 @@ api-types-check: install web
 	|| { echo "web/openapi.json or web/src/types/openapi.gen.ts is stale: run make api-types" >&2; exit 1; }
 	@echo "api types: web/openapi.json and web/src/types/openapi.gen.ts are up to date"
 
-# Debian's chromium for the end-to-end tests (Playwright's own browser download does not work here).
+# Debian's chromium for the end-to-end tests, the newest build Debian serves (Playwright's own browser
+# download does not work here).
 browser:
 	bash infra/install-browser.sh
 
 # Playwright in a real browser against the whole stack (web/e2e/ starts it on free ports).
 e2e: install model web browser
+	@echo "browser: $$($${FOTOPRONTA_E2E_CHROMIUM:-/usr/bin/chromium} --version 2>/dev/null)"
 	cd web && npm run e2e
 
 test: install model web lint webtest pytest e2e

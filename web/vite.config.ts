@@ -36,7 +36,7 @@ export default defineConfig({
         // never answered with the app shell; src/app/server-page-rescue.ts recovers from older workers.
         navigateFallbackDenylist: SERVER_PATH_PATTERNS,
         globPatterns: ['**/*.{js,css,html,svg,png,ico,webmanifest}'],
-        // Offline (issue 12 item 13): the last answers of the signed-in pages' reads and of /api/config
+        // Offline: the last answers of the signed-in pages' reads and of /api/config
         // (the credit costs the upload page shows), network first.
         // Cache name shared with src/stores/session.ts, which deletes it on sign-out.
         runtimeCaching: [
@@ -44,7 +44,27 @@ export default defineConfig({
             urlPattern: ({ url, request }) =>
               request.method === 'GET' && url.origin === self.location.origin && /^\/api\/(me|config|photos|notifications|orders|credits\/[\w-]+)$/.test(url.pathname),
             handler: 'NetworkFirst',
-            options: { cacheName: 'fotopronta-api', expiration: { maxEntries: 50, maxAgeSeconds: 7 * 24 * 3600 } },
+            options: {
+              cacheName: 'fotopronta-api',
+              expiration: { maxEntries: 50, maxAgeSeconds: 7 * 24 * 3600 },
+              plugins: [
+                {
+                  // NetworkFirst reads its cache only when the network failed: mark such answers so the
+                  // page knows the server was not reached (SERVED_FROM_CACHE_HEADER in
+                  // src/stores/connectivity.ts; workbox serialises this function, so the literal is here).
+                  cachedResponseWillBeUsed: async ({ cachedResponse }: { cachedResponse?: Response }) => {
+                    if (!cachedResponse) return cachedResponse;
+                    const headers = new Headers(cachedResponse.headers);
+                    headers.set('X-FotoPronta-Served-From-Cache', '1');
+                    return new Response(await cachedResponse.blob(), {
+                      status: cachedResponse.status,
+                      statusText: cachedResponse.statusText,
+                      headers,
+                    });
+                  },
+                },
+              ],
+            },
           },
         ],
       },

@@ -88,6 +88,27 @@ test('eliminare una foto chiede conferma nel dialogo dell’app (focus, Esc, toa
   expect(nativeDialogs).toEqual([]);
 });
 
+test("server irraggiungibile con il browser online: banner 'Sei offline', che sparisce quando il server risponde", async ({ page }) => {
+  // The browser keeps its network (navigator.onLine stays true); only the server stops answering, as on a
+  // connected laptop whose network does not reach it. No service worker here (project default: blocked).
+  await page.goto('/dashboard');
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Giulia!$/);
+  const banner = page.getByRole('alert').filter({ hasText: 'Sei offline' });
+  await expect(banner).toHaveCount(0);
+
+  const serverPaths = (url: URL) => url.pathname.startsWith('/api/') || url.pathname === '/healthz';
+  await page.route(serverPaths, (route) => route.abort('internetdisconnected'));
+  expect(await page.evaluate(() => navigator.onLine)).toBe(true);
+  await page.getByRole('complementary', { name: 'Barra laterale' }).getByRole('link', { name: 'Ordini' }).click();
+  await expect(banner).toContainText('Alcune funzioni potrebbero non essere disponibili');
+  await screenshots(page, 'server-unreachable-banner');
+
+  // The server answers again: the banner's probe (every few seconds) gets through and the banner goes.
+  await page.unroute(serverPaths);
+  await expect(banner).toHaveCount(0, { timeout: 20_000 });
+  await expect(page.getByRole('heading', { level: 1, name: 'Ordini' })).toBeVisible();
+});
+
 test.describe('offline', () => {
   test.use({ serviceWorkers: 'allow' });
 

@@ -1,4 +1,5 @@
 import { env } from '@/config/env';
+import { noteResponse, useConnectivityStore } from '@/stores/connectivity';
 import { useSessionStore } from '@/stores/session';
 import type { Session } from '@/types/api';
 
@@ -128,6 +129,8 @@ async function refreshSession(): Promise<boolean> {
 /**
  * fetch wrapper: adds `Authorization: Bearer <access_token>`, retries once after a token refresh
  * on 401, and turns error responses `{detail, code}` into an ApiError carrying the Italian detail.
+ * Network errors and answers from the service worker's offline cache mark the server unreachable
+ * (`stores/connectivity.ts`, the offline banner); any live answer marks it reachable again.
  * Returns the raw Response (for blobs) — see `api` for JSON.
  */
 export async function apiFetch(path: string, options: RequestOptions = {}, retried = false): Promise<Response> {
@@ -150,8 +153,10 @@ export async function apiFetch(path: string, options: RequestOptions = {}, retri
     });
   } catch (error) {
     if (error instanceof DOMException && error.name === 'AbortError') throw error;
+    useConnectivityStore.getState().markUnreachable();
     throw new ApiError(0, NETWORK_ERROR, 'network_error');
   }
+  noteResponse(response);
 
   if (response.status === 401 && token && !retried) {
     if (await refreshSession()) return apiFetch(path, options, true);
