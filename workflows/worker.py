@@ -156,6 +156,7 @@ async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TAS
                 session_factory(),
                 interval_s=settings.reconcile_interval_s,
                 min_age_s=settings.reconcile_min_age_s,
+                orphans_interval_s=settings.reconcile_orphans_interval_s,
                 stop=stop,
             )
         await stop.wait()
