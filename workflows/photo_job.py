@@ -341,6 +341,8 @@ class PhotoJobWorkflow:
                 retry_policy=RETOUCH_RETRY,
             )
         except ActivityError as err:
+            if _error_type(err) == JOB_GONE_ERROR:
+                raise  # the photo was deleted: run() ends the workflow
             message = _failure_message(err)
             await self._credits(JobActivities.release_credits)
             await self._activity(JobActivities.fail_job, FailJobInput(inp.job_id, message))
