@@ -133,9 +133,10 @@ def attack_rework_vs_delete(att: Racer, temporal_address: str | None, rounds: in
         photo = att.delivered_photo(f"revisione-contro-eliminazione-{n}.jpg")
         pid = photo["id"]
         jobs = {j["id"] for j in photo["jobs"]}
-        calls: list[tuple[str, str, dict[str, Any] | None]] = []
-        for _ in range(3):
-            calls += [("POST", f"/api/photos/{pid}/rework", {}), ("DELETE", f"/api/photos/{pid}", None)]
+        rework: tuple[str, str, dict[str, Any] | None] = ("POST", f"/api/photos/{pid}/rework", {})
+        remove: tuple[str, str, dict[str, Any] | None] = ("DELETE", f"/api/photos/{pid}", None)
+        pair = [rework, remove] if n % 2 == 0 else [remove, rework]  # who is sent first alternates
+        calls = pair * 3
         answers = att.together(calls)
         codes.update(r.status_code for r in answers)
         for r in answers:
@@ -154,7 +155,9 @@ def attack_rework_vs_delete(att: Racer, temporal_address: str | None, rounds: in
     if any(code >= 500 for code in codes):
         problems.append("5xx answers")
     checked = "workflows not checked (no --temporal-address)"
-    if temporal_address and gone_jobs:
+    if not gone_jobs:
+        checked = "no photo deleted, no workflow to check"
+    elif temporal_address:
         deadline = time.monotonic() + 30
         running = asyncio.run(_running_workflows(temporal_address, gone_jobs))
         while running and time.monotonic() < deadline:
