@@ -21,14 +21,16 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError
 from temporalio.client import Client, WorkflowExecutionStatus
 
+from fotopronta import ledger
 from fotopronta.db import session_factory
 from fotopronta.domain import JobType, UserRole
 from fotopronta.models import Photo, PhotoProcessingJob, Profile
-from fotopronta.storage import get_storage
+from fotopronta.storage import BUCKET_UPLOADS, get_storage
 from tests.utils.factories import login, product_photo_bytes
 from tests.utils.histories import maybe_record
-from tests.utils.jobs import count_rows, credits_and_ledger, new_photo_job, new_user, wait_job_status
+from tests.utils.jobs import count_rows, credits_and_ledger, job_row, new_photo_job, new_user, wait_job_status
 from tests.utils.stack import Stack
+from workflows.resume import resume_waiting_jobs
 from workflows.shared import JOB_GONE_ERROR, workflow_id_for_job
 from workflows.starter import reconcile_orphan_workflows, start_job_workflow
 
@@ -266,4 +268,37 @@ async def test_released_credits_resume_waiting_jobs_in_upload_order(
     )
     await maybe_record(
         stack.temporal.get_workflow_handle(workflow_id_for_job(waiting[3])), "ai-resumed-after-release"
+    )
+
+
+async def test_a_failed_ai_job_resumes_waiting_jobs(stack: Stack) -> None:
+    """The third release: an AI job that fails after its last attempt (here its original is gone
+    from storage) gives its credit back, and the seller's next waiting upload goes on."""
+    sessions = session_factory()
+    storage = get_storage()
+    user_id = new_user(sessions, credits=0)
+    failing_photo, failing = new_photo_job(sessions, storage, user_id)
+    _, waiting = new_photo_job(sessions, storage, user_id)
+    with sessions() as session:
+        storage.delete(BUCKET_UPLOADS, session.get_one(Photo, failing_photo).upload_path)
+        for job_id in (failing, waiting):
+            await start_job_workflow(stack.temporal, session.get_one(PhotoProcessingJob, job_id))
+    for job_id in (failing, waiting):
+        await wait_job_status(sessions, job_id, {"waiting_for_credits"})
+
+    # one credit, booked without the API: resumed in upload order, the failing job takes it
+    with sessions.begin() as session:
+        ledger.grant(
+            session, user_id=user_id, amount=1, idempotency_key=f"grant:test:{user_id}", expires_at=None
+        )
+    with sessions() as session:
+        assert await resume_waiting_jobs(stack.temporal, session, user_id) == 1
+    assert job_row(sessions, waiting).status == "waiting_for_credits"
+
+    failed = await wait_job_status(sessions, failing, {"failed"}, timeout_s=120)
+    assert "server error" in (failed.error_message or "")
+    await wait_job_status(sessions, waiting, {"completed"}, timeout_s=120)
+    assert credits_and_ledger(sessions, user_id) == (0, 0)
+    await maybe_record(
+        stack.temporal.get_workflow_handle(workflow_id_for_job(str(failing))), "ai-failed-resumes-waiting"
     )
