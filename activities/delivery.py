@@ -2,13 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 
-from sqlalchemy.orm import Session
+from sqlalchemy.exc import NoResultFound
+from sqlalchemy.orm import Session, sessionmaker
+from temporalio.exceptions import ApplicationError
 
 from fotopronta.domain import JobStatus, PhotoStatus
 from fotopronta.models import Notification, Photo, PhotoProcessingJob
 from fotopronta.orders import refresh_order
+from workflows.shared import JOB_GONE_ERROR
+
+
+def job_gone(job_id: str) -> ApplicationError:
+    """The non-retryable :data:`~workflows.shared.JOB_GONE_ERROR` for a job whose row is gone."""
+    return ApplicationError(
+        f"Il lavoro {job_id} non esiste più: la foto è stata eliminata.",
+        type=JOB_GONE_ERROR,
+        non_retryable=True,
+    )
+
+
+@contextmanager
+def job_transaction(sessions: sessionmaker[Session], job_id: str) -> Iterator[Session]:
+    """One transaction of a job activity (``sessions.begin()``). A row it requires that is missing
+    (SQLAlchemy ``NoResultFound``, 'No row was found when one was required': the job, its photo or its
+    owner was deleted) ends the activity with :func:`job_gone`, which Temporal does not retry: without
+    it the activity would retry for ever on a row that will never come back.
+
+    Raises:
+        ApplicationError: type ``JobGoneError``, non-retryable.
+    """
+    try:
+        with sessions.begin() as session:
+            yield session
+    except NoResultFound as exc:
+        raise job_gone(job_id) from exc
 
 
 def mark_delivered(

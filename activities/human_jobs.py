@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.delivery import mark_delivered
+from activities.delivery import job_transaction, mark_delivered
 from fotopronta.domain import JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
@@ -67,7 +67,7 @@ class HumanJobActivities:
                 exist, is not an active graphic/admin, or is at ``max_concurrent_jobs``.
         """
         designer_id = uuid.UUID(inp.designer_id)
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             designer = session.execute(
                 select(Profile).where(Profile.id == designer_id).with_for_update()
             ).scalar_one_or_none()
@@ -91,7 +91,7 @@ class HumanJobActivities:
     def start_human_job(self, inp: HumanJobActivityInput) -> None:
         """``in_progress_human`` with ``started_at``; the photo is processing, unless it already has a
         delivered result (a free rework): that result stays delivered and downloadable."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             job.status = JobStatus.in_progress_human.value
             job.started_at = job.started_at or datetime.now(UTC)
@@ -103,7 +103,7 @@ class HumanJobActivities:
     def complete_human_job(self, inp: HumanJobActivityInput) -> None:
         """``completed_human``: photo processed with the designer's result, progress 100,
         ``completed_at``, ``graphic_notes``, success notification to the client."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             if job.status == JobStatus.completed_human:
                 return
@@ -124,7 +124,7 @@ class HumanJobActivities:
         """``rejected_human`` with the reason in ``graphic_notes`` and ``error_message``; warning
         notification with it. A photo with a delivered result (rejected free rework) keeps that result
         and its downloads; otherwise it goes back to ``uploaded``."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             if job.status == JobStatus.rejected_human:
                 return
@@ -158,7 +158,7 @@ class HumanJobActivities:
         """The seller cancelled a job queued for designers (not started): job ``failed`` with
         :data:`CANCELLED_BY_SELLER_MESSAGE`, unassigned, no deadline; the photo keeps a delivered
         result if it has one (a cancelled free rework), else goes back to ``uploaded``."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)
             job.status = JobStatus.failed.value
@@ -176,7 +176,7 @@ class HumanJobActivities:
     def escalate_overdue_job(self, inp: HumanJobActivityInput) -> None:
         """The 72-hour deadline passed: back to ``pending_human``, unassigned, ``overdue``, higher
         priority, and every active admin is notified."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)
             previous = job.assigned_to

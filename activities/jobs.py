@@ -2,7 +2,8 @@
 
 Each activity is one database transaction and is idempotent, so Temporal's retries are safe: the
 credit activities are keyed by reservation id in the ledger, and the state activities write the same
-values again.
+values again. One that finds its job's row gone (the photo was deleted) fails with the non-retryable
+``JobGoneError`` (:func:`activities.delivery.job_transaction`).
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.delivery import mark_delivered
+from activities.delivery import job_transaction, mark_delivered
 from fotopronta import ledger
 from fotopronta.domain import JobStatus, PhotoStatus
 from fotopronta.models import Notification, Photo, PhotoProcessingJob
@@ -38,10 +40,19 @@ class JobActivities:
     def reserve_credits(self, inp: CreditsInput) -> None:
         """Reserve ``inp.amount`` credits (ledger ``reserve:{reservation_id}``).
 
+        The job row is read first (``FOR KEY SHARE``: not deleted until this commits), so no credit
+        is held for a job whose photo was deleted.
+
         Raises:
-            ApplicationError: type ``InsufficientCreditsError`` (non-retryable) when the balance is short.
+            ApplicationError: type ``InsufficientCreditsError`` (non-retryable) when the balance is short;
+                ``JobGoneError`` (non-retryable) when the job row is gone.
         """
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
+            session.execute(
+                select(PhotoProcessingJob.id)
+                .where(PhotoProcessingJob.id == uuid.UUID(inp.job_id))
+                .with_for_update(key_share=True)
+            ).scalar_one()
             try:
                 ledger.reserve(
                     session,
@@ -56,7 +67,7 @@ class JobActivities:
     @activity.defn(name="charge_credits")
     def charge_credits(self, inp: CreditsInput) -> None:
         """Make the reservation final (ledger ``charge:{reservation_id}``)."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             ledger.charge(
                 session,
                 user_id=uuid.UUID(inp.user_id),
@@ -67,7 +78,7 @@ class JobActivities:
     @activity.defn(name="release_credits")
     def release_credits(self, inp: CreditsInput) -> None:
         """Give the reservation back (ledger ``release:{reservation_id}``); no-op if nothing is held."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             ledger.release(
                 session,
                 user_id=uuid.UUID(inp.user_id),
@@ -79,7 +90,7 @@ class JobActivities:
     def set_job_status(self, inp: JobStatusInput) -> None:
         """Write the job's status (and progress, error); ``processing`` also marks the photo and
         sets ``started_at``; ``pending`` (reprocess) clears the times."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             job.status = inp.status
             if inp.progress_percentage is not None:
@@ -100,7 +111,7 @@ class JobActivities:
     def complete_job(self, inp: CompleteJobInput) -> None:
         """Job ``completed`` (progress 100, ``completed_at``, ``processing_details``), photo
         ``processed`` with its result paths, and a success notification, in one transaction."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)
             if job.status == JobStatus.completed:
@@ -119,7 +130,7 @@ class JobActivities:
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:
         """Job ``failed`` with ``error_message``, photo back to ``uploaded``, error notification."""
-        with self.sessions.begin() as session:
+        with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)
             if job.status == JobStatus.failed and job.error_message == inp.error_message:

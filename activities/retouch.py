@@ -9,11 +9,12 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import NoResultFound, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.delivery import job_gone
 from fotopronta.models import Photo
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage, result_key
 from fotopronta.thumbnails import store_thumbnail
@@ -57,14 +58,20 @@ class RetouchActivities:
         self.storage = storage
         self.model_name = model_name
 
-    def _upload_path(self, photo_id: str) -> str:
+    def _upload_path(self, photo_id: str, job_id: str) -> str:
         """The photo's storage key; while the database cannot be reached, try again every second
-        (heartbeating) for up to :data:`DB_WAIT_S` seconds instead of failing the attempt at once."""
+        (heartbeating) for up to :data:`DB_WAIT_S` seconds instead of failing the attempt at once.
+
+        Raises:
+            ApplicationError: ``JobGoneError`` (non-retryable) when the photo was deleted.
+        """
         deadline = time.monotonic() + DB_WAIT_S
         while True:
             try:
                 with self.sessions() as session:
                     return session.get_one(Photo, uuid.UUID(photo_id)).upload_path
+            except NoResultFound as exc:
+                raise job_gone(job_id) from exc
             except OperationalError:
                 if time.monotonic() >= deadline:
                     raise
@@ -87,7 +94,7 @@ class RetouchActivities:
         from retouch.pipeline import RetouchOptions
         from retouch.pipeline import retouch as run_pipeline
 
-        upload_path = self._upload_path(inp.photo_id)
+        upload_path = self._upload_path(inp.photo_id, inp.job_id)
         original = self.storage.get(BUCKET_UPLOADS, upload_path)
         activity.heartbeat("decoded")
         options = RetouchOptions(

@@ -7,56 +7,25 @@ import logging
 import uuid
 from typing import Any
 
-from fastapi.concurrency import run_in_threadpool
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
 from api.errors import ApiError
-from fotopronta.domain import JobStatus
-from fotopronta.models import PhotoProcessingJob
-from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import ResumeInput, workflow_id_for_job
+from workflows.resume import resume_waiting_jobs
+from workflows.shared import workflow_id_for_job
+
+__all__ = ["resume_after_credit", "resume_waiting_jobs", "run_job_update"]
 
 log = logging.getLogger("fotopronta.api.jobs")
 
 
-async def resume_waiting_jobs(temporal: Client, session: Session, user_id: uuid.UUID) -> int:
-    """Resume the user's jobs waiting for credits, oldest upload first.
-
-    Call it after the user's balance rose (purchase completed, admin grant). Each job gets the
-    ``resume`` update in turn, which retries its reservation before the next job is tried, so
-    earlier uploads get the credits first; jobs that still find too few credits keep waiting.
-
-    Returns:
-        How many jobs now hold their credits.
-    """
-    query = (
-        select(PhotoProcessingJob.id)
-        .where(
-            PhotoProcessingJob.user_id == user_id,
-            PhotoProcessingJob.status == JobStatus.waiting_for_credits.value,
-        )
-        .order_by(PhotoProcessingJob.created_at, PhotoProcessingJob.id)
-    )
-    jobs = await run_in_threadpool(lambda: list(session.execute(query).scalars().all()))
-    resumed = 0
-    for job_id in jobs:
-        handle = temporal.get_workflow_handle_for(PhotoJobWorkflow.run, workflow_id_for_job(str(job_id)))
-        try:
-            if await handle.execute_update(PhotoJobWorkflow.resume, ResumeInput()):
-                resumed += 1
-        except (RPCError, WorkflowUpdateFailedError) as exc:  # closed or refused: nothing to resume
-            log.warning("cannot resume %s: %s", job_id, exc)
-    return resumed
-
-
 async def resume_after_credit(temporal: Client | None, session: Session, user_id: uuid.UUID) -> None:
-    """Resume the user's jobs waiting for credits, oldest upload first (:func:`resume_waiting_jobs`),
-    after the commit that raised the balance (purchase completed, admin grant). Without a Temporal
-    client (``None``: not connected) or on a Temporal error it only logs: the credits are booked
-    already and the workflows' own timers retry."""
+    """Resume the user's jobs waiting for credits, oldest upload first
+    (:func:`workflows.resume.resume_waiting_jobs`, the function the job workflows also use after
+    releasing credits), after the commit that raised the balance (purchase completed, admin grant).
+    Without a Temporal client (``None``: not connected) or on a Temporal error it only logs: the
+    credits are booked already and the workflows' own timers retry."""
     if temporal is None:
         log.warning("Temporal not connected: waiting jobs of %s not resumed", user_id)
         return

@@ -25,6 +25,7 @@ from sqlalchemy import (
     String,
     Text,
     func,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB, UUID
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
@@ -175,11 +176,23 @@ class Photo(Base):
     )
 
 
+REWORK_INDEX = "uq_jobs_one_rework_per_photo"
+"""Partial unique index: at most one job flagged ``options.rework`` (the free rework) per photo."""
+
+
 class PhotoProcessingJob(Base):
     """SPEC §3 ``photo_processing_jobs``; one ``PhotoJobWorkflow`` (id ``photo-job-{id}``) each."""
 
     __tablename__ = "photo_processing_jobs"
-    __table_args__ = (Index("ix_jobs_status_priority", "status", "priority"),)
+    __table_args__ = (
+        Index("ix_jobs_status_priority", "status", "priority"),
+        Index(
+            REWORK_INDEX,
+            "photo_id",
+            unique=True,
+            postgresql_where=text("(options ->> 'rework') = 'true'"),
+        ),
+    )
 
     id: Mapped[uuid.UUID] = _uuid_pk()
     photo_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("photos.id", ondelete="CASCADE"), index=True)

@@ -57,6 +57,7 @@ class Settings(BaseSettings):
     temporal_ui_port: int = 8233
     reconcile_interval_s: float = 30  # the photo-jobs worker's pass over pending jobs without a workflow
     reconcile_min_age_s: float = 30  # only jobs pending for longer than this (the API starts newer ones)
+    reconcile_orphans_interval_s: float = 300  # the pass ending running workflows whose job row is gone
     worker_metrics_bind: str | None = None  # e.g. 0.0.0.0:9464: Prometheus metrics of the Temporal SDK
     log_format: Literal["text", "json"] = "text"  # json: one JSON object per line, with the job id
     temporal_ui_url: str = ""

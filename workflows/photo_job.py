@@ -16,6 +16,11 @@ Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``cr
 A failed job with a retryable error (SPEC §4 list) can be run again with the ``reprocess`` update
 while the workflow keeps it (30 days). 30 days after delivery (or after a final failure or
 rejection) the original and processed files are deleted; the rows stay.
+
+Every release of a paid job's credits (AI failure, rejection, cancellation) then resumes the seller's
+jobs waiting for credits, in upload order (``resume_waiting_jobs`` activity). A job whose row is gone
+(its photo was deleted) makes its activities fail with the non-retryable ``JobGoneError``: the
+workflow gives back what it may hold and ends.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
 with workflow.unsafe.imports_passed_through():
+    from activities.credits import CreditActivities
     from activities.human_jobs import HumanJobActivities
     from activities.jobs import JobActivities
     from activities.retention import RetentionActivities
@@ -42,6 +48,7 @@ with workflow.unsafe.imports_passed_through():
         CANCELLED_BY_SELLER_MESSAGE,
         HUMAN_DEADLINE_HOURS,
         INSUFFICIENT_CREDITS_ERROR,
+        JOB_GONE_ERROR,
         PATCH_SEARCH_ATTRIBUTES,
         PHOTO_BUSY_MESSAGE,
         RETENTION_DAYS,
@@ -62,6 +69,7 @@ with workflow.unsafe.imports_passed_through():
         RejectInput,
         ReprocessInput,
         ResumeInput,
+        ResumeWaitingInput,
         RetentionInput,
         RetouchInput,
         StartInput,
@@ -79,7 +87,16 @@ PATCH_LOCAL_DB_ACTIVITIES = "local-db-activities"
 worker that runs the workflow, recorded as one marker each, instead of through the task queue
 (scheduled/started/completed events and one more workflow task each). ``bench/costs.py`` measured 39
 history events per AI job before. Histories recorded before the patch replay with regular activities."""
-PATCHES = (PATCH_SEARCH_ATTRIBUTES, PATCH_SELLER_CANCEL, PATCH_LOCAL_DB_ACTIVITIES)
+PATCH_RESUME_AFTER_RELEASE = "resume-waiting-after-release"
+"""``workflow.patched`` id: after giving a paid job's credits back (AI failure, designer rejection,
+seller cancellation) the workflow runs the ``resume_waiting_jobs`` activity, so the seller's jobs
+waiting for credits go on in upload order. Histories recorded before it replay without it."""
+PATCHES = (
+    PATCH_SEARCH_ATTRIBUTES,
+    PATCH_SELLER_CANCEL,
+    PATCH_LOCAL_DB_ACTIVITIES,
+    PATCH_RESUME_AFTER_RELEASE,
+)
 LOCAL_DB_ACTIVITIES: frozenset[Callable[..., None]] = frozenset(
     {
         JobActivities.reserve_credits,
@@ -103,6 +120,13 @@ DB_RETRY = RetryPolicy(
     maximum_interval=timedelta(seconds=30),
     non_retryable_error_types=[INSUFFICIENT_CREDITS_ERROR, ASSIGNMENT_REFUSED_ERROR, ACTION_REFUSED_ERROR],
 )
+RESUME_TIMEOUT = timedelta(minutes=2)
+"""One ``resume_waiting_jobs`` attempt: one ``resume`` update per waiting job, each a reservation."""
+RESUME_RETRY = RetryPolicy(initial_interval=timedelta(seconds=1), maximum_attempts=3)
+"""Resuming is best effort here: the jobs keep waiting (and the next credit event resumes them) rather
+than holding this job's workflow."""
+JOB_GONE_MESSAGE = "Lavoro eliminato insieme alla sua foto."
+"""``JobOutcome.error_message`` of a workflow that ended because its job row was deleted."""
 RETOUCH_TIMEOUT = timedelta(minutes=10)
 RETOUCH_HEARTBEAT_TIMEOUT = timedelta(seconds=30)
 """A retouch worker that dies is noticed within this time and the attempt moves to another worker."""
@@ -225,6 +249,23 @@ class PhotoJobWorkflow:
         inp = self._inp
         await self._activity(method, CreditsInput(inp.user_id, inp.job_id, self._reservation_id, inp.cost))
 
+    async def _resume_waiting(self) -> None:
+        """After a paid job gave its credits back (AI failure, designer rejection, seller
+        cancellation): let the seller's jobs waiting for credits go on, oldest upload first, through
+        the ``resume_waiting_jobs`` activity (behind ``workflow.patched(PATCH_RESUME_AFTER_RELEASE)``).
+        A failed resume is logged only: those jobs keep waiting for the next credit event."""
+        if self._inp.cost <= 0 or not workflow.patched(PATCH_RESUME_AFTER_RELEASE):
+            return
+        try:
+            await workflow.execute_activity_method(
+                CreditActivities.resume_waiting_jobs,
+                ResumeWaitingInput(self._inp.user_id),
+                start_to_close_timeout=RESUME_TIMEOUT,
+                retry_policy=RESUME_RETRY,
+            )
+        except ActivityError as err:
+            workflow.logger.warning("waiting jobs of %s not resumed: %s", self._inp.user_id, err)
+
     async def _reserve_or_wait(self) -> None:
         """Reserve the job's credits, waiting while the balance is short until a ``credits_added``
         signal (then retry) or a ``resume`` update (which reserves itself) arrives."""
@@ -300,11 +341,14 @@ class PhotoJobWorkflow:
                 retry_policy=RETOUCH_RETRY,
             )
         except ActivityError as err:
+            if _error_type(err) == JOB_GONE_ERROR:
+                raise  # the photo was deleted: run() ends the workflow
             message = _failure_message(err)
             await self._credits(JobActivities.release_credits)
             await self._activity(JobActivities.fail_job, FailJobInput(inp.job_id, message))
             self._status, self._error = JobStatus.failed, message
             self._publish_status()
+            await self._resume_waiting()
             return JobOutcome(JobStatus.failed, message)
         await self._credits(JobActivities.charge_credits)
         await self._activity(JobActivities.complete_job, CompleteJobInput(inp.job_id, result))
@@ -435,6 +479,7 @@ class PhotoJobWorkflow:
             self._status, self._error = JobStatus.rejected_human, inp.notes
             self._human_outcome = JobStatus.rejected_human
             self._publish_status()
+            await self._resume_waiting()
         finally:
             self._busy = False
 
@@ -463,6 +508,7 @@ class PhotoJobWorkflow:
             self._status, self._error = JobStatus.failed, CANCELLED_BY_SELLER_MESSAGE
             self._assigned_to, self._deadline = None, None
             self._human_outcome = JobStatus.failed
+            await self._resume_waiting()
         finally:
             self._busy = False
 
@@ -506,6 +552,27 @@ class PhotoJobWorkflow:
         """
         self._input = inp
         self._run = inp.run
+        try:
+            return await self._run_job(inp)
+        except (ActivityError, ApplicationError) as err:  # a local activity's failure is not wrapped
+            if _error_type(err) != JOB_GONE_ERROR:
+                raise
+        # the photo was deleted under the job (its rows are gone): give back what this run may hold
+        # (a no-op when nothing is) and end, instead of failing on every later step
+        workflow.logger.warning("job %s: row gone, workflow ends", inp.job_id)
+        self._status, self._error = JobStatus.failed, JOB_GONE_MESSAGE
+        self._publish_status()
+        try:
+            await self._credits(JobActivities.release_credits)
+        except (ActivityError, ApplicationError) as err:  # the owner's row is gone too
+            workflow.logger.warning("job %s: nothing released: %s", inp.job_id, err)
+        else:
+            await self._resume_waiting()
+        await workflow.wait_condition(lambda: not self._busy)
+        return JobOutcome(JobStatus.failed, JOB_GONE_MESSAGE)
+
+    async def _run_job(self, inp: PhotoJobInput) -> JobOutcome:
+        """:meth:`run`'s body: the job's path, the reprocess wait, then retention."""
         retention = timedelta(days=RETENTION_DAYS)
         while True:
             human = inp.job_type == JobType.background_removal_human

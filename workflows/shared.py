@@ -21,8 +21,13 @@ BAD_IMAGE_ERROR = "BadImageError"
 INSUFFICIENT_CREDITS_ERROR = "InsufficientCreditsError"
 ASSIGNMENT_REFUSED_ERROR = "AssignmentRefusedError"
 ACTION_REFUSED_ERROR = "ActionRefusedError"
+JOB_GONE_ERROR = "JobGoneError"
+"""A job activity found its ``photo_processing_jobs`` row (or its photo's, or its owner's) gone: the
+photo was deleted. Raised non-retryable; :class:`~workflows.photo_job.PhotoJobWorkflow` then ends."""
 
 SIGNAL_CREDITS_ADDED = "credits_added"
+UPDATE_RESUME = "resume"
+"""Update of ``PhotoJobWorkflow``: retry a waiting job's reservation now (``workflows.resume``)."""
 
 SA_USER_EMAIL = SearchAttributeKey.for_keyword("UserEmail")
 """Search attribute: the job owner's e-mail (Temporal UI filter ``UserEmail = "…"``)."""
@@ -160,6 +165,14 @@ class FailJobInput:
 @dataclass
 class ResumeInput:
     """Update ``resume``: retry a waiting job's reservation now (no fields yet)."""
+
+
+@dataclass
+class ResumeWaitingInput:
+    """Input of the ``resume_waiting_jobs`` activity: the seller whose released credits may let
+    their jobs waiting for credits go on."""
+
+    user_id: str
 
 
 @dataclass

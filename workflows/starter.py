@@ -1,12 +1,15 @@
 """Starting a job's ``PhotoJobWorkflow`` from its row, and the reconciler that starts missing ones.
 
-No job without its workflow (issue 13 item 3): the API commits the photo and job rows, then starts the
+No job without its workflow: the API commits the photo and job rows, then starts the
 workflow. If Temporal is unreachable at that moment the upload still answers 201 and the job stays
 ``pending``; :func:`reconcile_pending_jobs` (run by the ``photo-jobs`` worker at start-up and every
 ``reconcile_interval_s`` seconds) starts the workflow of every ``pending`` job older than
 ``reconcile_min_age_s`` seconds that never had one. Starts are idempotent on the workflow id
 ``photo-job-{job_id}``: a running workflow is kept (``USE_EXISTING``), and the reconciler never starts
 a second run after a closed one (``REJECT_DUPLICATE``).
+
+No workflow without its job either: :func:`reconcile_orphan_workflows` (same loop, every
+``reconcile_orphans_interval_s`` seconds) terminates a running workflow whose job row is gone.
 
 Client-side code (API and worker), never imported by workflow code.
 """
@@ -267,6 +270,81 @@ async def reconcile_pending_jobs(
     return started
 
 
+RUNNING_JOB_WORKFLOWS = "WorkflowType = 'PhotoJobWorkflow' AND ExecutionStatus = 'Running'"
+"""Visibility query of every running job workflow (:func:`reconcile_orphan_workflows`)."""
+ORPHAN_BATCH = 500
+"""Workflow ids checked against the database per query."""
+ORPHAN_REASON = "riga del lavoro assente: foto eliminata"
+"""Termination reason of a job workflow whose job row is gone (shown in the Temporal UI)."""
+
+
+def _job_id_of(workflow_id: str) -> uuid.UUID | None:
+    prefix = workflow_id_for_job("")
+    if not workflow_id.startswith(prefix):
+        return None
+    try:
+        return uuid.UUID(workflow_id.removeprefix(prefix))
+    except ValueError:
+        return None
+
+
+async def _end_orphans(
+    temporal: Client, sessions: sessionmaker[Session], candidates: dict[uuid.UUID, str]
+) -> list[uuid.UUID]:
+    """Terminate the workflows in ``candidates`` (job id → workflow id) whose job row is gone."""
+
+    def existing() -> set[uuid.UUID]:
+        with sessions() as session:
+            return set(
+                session.execute(
+                    select(PhotoProcessingJob.id).where(PhotoProcessingJob.id.in_(list(candidates)))
+                ).scalars()
+            )
+
+    present = await asyncio.to_thread(existing)
+    ended: list[uuid.UUID] = []
+    for job_id, workflow_id in candidates.items():
+        if job_id in present:
+            continue
+        try:
+            await temporal.get_workflow_handle(workflow_id).terminate(reason=ORPHAN_REASON)
+        except RPCError as exc:
+            if exc.status != RPCStatusCode.NOT_FOUND:  # not found: it has just ended by itself
+                raise
+            continue
+        log.warning("reconciler: workflow of a deleted job terminated", extra={"job_id": str(job_id)})
+        ended.append(job_id)
+    return ended
+
+
+async def reconcile_orphan_workflows(temporal: Client, sessions: sessionmaker[Session]) -> list[uuid.UUID]:
+    """Terminate every running ``PhotoJobWorkflow`` whose ``photo_processing_jobs`` row is gone (its
+    photo was deleted while Temporal could not be reached, or the rows were removed outside the API);
+    returns the ids of the jobs whose workflow it ended.
+
+    The running workflows come from Temporal's visibility (:data:`RUNNING_JOB_WORKFLOWS`), checked
+    against the database :data:`ORPHAN_BATCH` ids per query. The rows are read after the listing and a
+    job's row is always committed before its workflow starts, so a workflow listed here with no row
+    has truly lost it.
+
+    Raises:
+        RPCError, RuntimeError: Temporal unreachable (the caller retries on its next pass).
+    """
+    ended: list[uuid.UUID] = []
+    batch: dict[uuid.UUID, str] = {}
+    async for execution in temporal.list_workflows(RUNNING_JOB_WORKFLOWS):
+        job_id = _job_id_of(execution.id)
+        if job_id is None:
+            continue
+        batch[job_id] = execution.id
+        if len(batch) >= ORPHAN_BATCH:
+            ended += await _end_orphans(temporal, sessions, batch)
+            batch = {}
+    if batch:
+        ended += await _end_orphans(temporal, sessions, batch)
+    return ended
+
+
 async def reconcile_forever(
     temporal: Client,
     sessions: sessionmaker[Session],
@@ -274,14 +352,23 @@ async def reconcile_forever(
     interval_s: float,
     min_age_s: float,
     stop: asyncio.Event,
+    orphans_interval_s: float = 300,
 ) -> None:
-    """Run :func:`reconcile_pending_jobs` now and every ``interval_s`` seconds until ``stop`` is set;
-    a pass that fails (Temporal or the database down) is logged and retried on the next one."""
+    """Run :func:`reconcile_pending_jobs` now and every ``interval_s`` seconds until ``stop`` is set,
+    and :func:`reconcile_orphan_workflows` now and every ``orphans_interval_s`` seconds (it lists every
+    running job workflow, so less often); a pass that fails (Temporal or the database down) is logged
+    and retried on the next one."""
+    orphans_due = 0.0
     while not stop.is_set():
         try:
             jobs = await reconcile_pending_jobs(temporal, sessions, min_age_s=min_age_s)
             if jobs:
                 log.info("reconciler: start requested for %d pending job(s)", len(jobs))
+            if time.monotonic() >= orphans_due:
+                ended = await reconcile_orphan_workflows(temporal, sessions)
+                orphans_due = time.monotonic() + orphans_interval_s
+                if ended:
+                    log.info("reconciler: %d workflow(s) of deleted jobs terminated", len(ended))
         except Exception as exc:
             log.warning("reconciler pass failed: %s: %s", exc.__class__.__name__, exc)
         with contextlib.suppress(TimeoutError):

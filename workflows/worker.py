@@ -44,6 +44,7 @@ def build_workers(
     ``retouch_queue``) runs at most 2 image activities at once in a thread pool (2-core machines;
     onnxruntime uses the cores itself).
     """
+    from activities.credits import CreditActivities
     from activities.human_jobs import HumanJobActivities
     from activities.jobs import JobActivities
     from activities.retention import RetentionActivities
@@ -55,6 +56,7 @@ def build_workers(
         jobs = JobActivities(sessions)
         human = HumanJobActivities(sessions)
         retention = RetentionActivities(sessions, storage)
+        credits = CreditActivities(sessions)
         workers.append(
             Worker(
                 client,
@@ -75,6 +77,7 @@ def build_workers(
                     human.escalate_overdue_job,
                     retention.delete_photo_files,
                     retention.expire_credits,
+                    credits.resume_waiting_jobs,
                 ],
                 activity_executor=ThreadPoolExecutor(max_workers=8, thread_name_prefix="jobs-activity"),
                 max_concurrent_activities=8,
@@ -153,6 +156,7 @@ async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TAS
                 session_factory(),
                 interval_s=settings.reconcile_interval_s,
                 min_age_s=settings.reconcile_min_age_s,
+                orphans_interval_s=settings.reconcile_orphans_interval_s,
                 stop=stop,
             )
         await stop.wait()

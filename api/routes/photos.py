@@ -30,7 +30,7 @@ from api.uploads import check_batch, inspect_uploads
 from fotopronta.domain import SMART_BACKGROUND_COST, JobType
 from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import PHOTO_BUSY_MESSAGE, CancelInput, ReprocessInput, workflow_id_for_job
+from workflows.shared import CancelInput, ReprocessInput, workflow_id_for_job
 from workflows.starter import start_job_workflow, start_job_workflows_or_defer
 
 router = APIRouter(prefix="/api/photos", tags=["photos"])
@@ -157,16 +157,14 @@ async def reprocess_photo(
     return await run_in_threadpool(service.fresh_photo, session, user, photo_id)
 
 
-def _photo_busy() -> ApiError:
-    return ApiError(409, PHOTO_BUSY_MESSAGE, "photo_busy", "Impossibile eliminare la foto")
-
-
 @router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")
 async def delete_photo(
     photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
 ) -> None:
     """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
-    designers and not started yet is first cancelled by its workflow (credits released)."""
+    designers and not started yet is first cancelled by its workflow (credits released). Every
+    workflow of the photo's jobs is then ended (terminated); one that cannot be reached now is ended
+    by the worker's reconciler (:func:`workflows.starter.reconcile_orphan_workflows`)."""
     photo, job = await run_in_threadpool(service.deletable, session, user, photo_id)
     if job is not None and job.status in service.CANCELLABLE_JOB_STATUSES:
         try:
@@ -174,11 +172,9 @@ async def delete_photo(
                 temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))
             )
         except ApiError as exc:
-            raise _photo_busy() from exc
-        photo, job = await run_in_threadpool(service.deletable, session, user, photo_id)
-    if job is not None and job.status in service.ACTIVE_JOB_STATUSES:
-        raise _photo_busy()
-    job_ids = await run_in_threadpool(service.delete_photo, session, photo)
+            raise service.photo_busy() from exc
+    # re-checked under the photo's row lock: a rework asked meanwhile refuses the deletion
+    job_ids = await run_in_threadpool(service.delete_photo, session, user, photo.id)
     for job_id in job_ids:  # the workflows were only waiting for retention or a reprocess
         with contextlib.suppress(RPCError):
             await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(

@@ -24,6 +24,18 @@ def latest_job(photo: Photo) -> PhotoProcessingJob | None:
     return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
 
 
+def rework_already_requested() -> ApiError:
+    """The refusal of a second free rework of one photo: 409 ``rework_already_requested``, 'Hai già
+    chiesto la revisione gratuita di questa foto.' (also raised when the database's one-rework index
+    refuses the insert)."""
+    return ApiError(
+        409,
+        "Hai già chiesto la revisione gratuita di questa foto.",
+        "rework_already_requested",
+        REWORK_TITLE,
+    )
+
+
 def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None:
     """Why the free rework (DESIGN decisions) is refused for ``photo``, or ``None`` when allowed: asked
     once per photo, for a latest job ``completed`` by the AI (``completed_at`` set) less than
@@ -36,12 +48,7 @@ def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None
     """
     job = latest_job(photo)
     if any((j.options or {}).get("rework") for j in photo.jobs):
-        return ApiError(
-            409,
-            "Hai già chiesto la revisione gratuita di questa foto.",
-            "rework_already_requested",
-            REWORK_TITLE,
-        )
+        return rework_already_requested()
     if job is None or job.status != JobStatus.completed or job.completed_at is None:
         return ApiError(
             409,

@@ -14,16 +14,23 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from sqlalchemy import ColumnElement, case, func, or_, select, tuple_
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from api.deps import owner_or_admin
 from api.errors import ApiError
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
-from api.services.photo_rules import latest_job, reprocess_refusal, require_allowed, rework_refusal
+from api.services.photo_rules import (
+    latest_job,
+    reprocess_refusal,
+    require_allowed,
+    rework_already_requested,
+    rework_refusal,
+)
 from api.services.queries import begin_snapshot, escape_like
 from api.uploads import ImageInfo
 from fotopronta.domain import JOB_COSTS, JobStatus, JobType, LedgerKind, PhotoStatus
-from fotopronta.models import CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
+from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
 from fotopronta.results import download_name, keys_used_elsewhere
 from fotopronta.storage import (
@@ -34,6 +41,7 @@ from fotopronta.storage import (
     new_upload_key,
 )
 from fotopronta.thumbnails import store_thumbnail, thumbnail_key
+from workflows.shared import PHOTO_BUSY_MESSAGE
 
 MEDIA_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 
@@ -280,6 +288,27 @@ def owned_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> Photo:
     return photo
 
 
+def locked_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> Photo:
+    """The caller's photo (admins: anyone's), its row locked (``SELECT … FOR UPDATE``) until the
+    transaction ends and its jobs read afresh: a free rework and a deletion of the same photo take
+    this lock first, so they run one after the other and each sees what the other committed.
+
+    Raises:
+        ApiError: 404 'Foto non trovata' (also when a parallel request deleted it meanwhile).
+    """
+    session.expire_all()  # its jobs load after the lock is granted: rows committed before it count
+    photo = session.get(Photo, photo_id, with_for_update=True)
+    if photo is None or not owner_or_admin(user, photo.user_id):
+        raise ApiError(404, "Foto non trovata", "photo_not_found")
+    return photo
+
+
+def photo_busy() -> ApiError:
+    """409 ``photo_busy`` 'La foto è in lavorazione: potrai eliminarla al termine.', title
+    'Impossibile eliminare la foto': a deletion while a job of the photo is still running."""
+    return ApiError(409, PHOTO_BUSY_MESSAGE, "photo_busy", "Impossibile eliminare la foto")
+
+
 def fresh_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> PhotoPublic:
     """The photo as the client sees it, reloaded after a workflow update (blocking: threadpool)."""
     session.expire_all()
@@ -382,9 +411,25 @@ def deletable(
     return photo, latest_job(photo)
 
 
-def delete_photo(session: Session, photo: Photo) -> list[uuid.UUID]:
+def delete_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> list[uuid.UUID]:
     """Delete the photo's rows (and its order's when it was the last), then its files unless another
-    photo still uses them; returns its job ids (blocking: threadpool)."""
+    photo still uses them; returns the ids of every job the photo had, whose workflows the caller
+    ends (blocking: threadpool).
+
+    The photo row is locked first (:func:`locked_photo`) and its jobs re-read under the lock, so a free
+    rework inserted by a parallel request is either seen here (the deletion is refused while it runs)
+    or refused itself (the photo is gone): no job row is ever deleted unseen, with a workflow left
+    running for it.
+
+    Raises:
+        ApiError: 404 not the caller's photo (or deleted meanwhile); 409 :func:`photo_busy` while the
+            latest job is still running.
+    """
+    photo = locked_photo(session, user, photo_id)
+    job = latest_job(photo)
+    if job is not None and job.status in ACTIVE_JOB_STATUSES:
+        session.rollback()
+        raise photo_busy()
     storage = get_storage()
     shared = keys_used_elsewhere(session, photo)  # never delete a file another photo still uses
     keys = [
@@ -417,11 +462,15 @@ def request_rework(
     human job at 0 credits (priority 2, the AI job's options plus ``rework``); commits (blocking:
     threadpool). Returns the job, the owner's e-mail and the photo's name.
 
+    The photo row is locked (:func:`locked_photo`) so parallel requests are answered one after the
+    other, and the partial unique index ``uq_jobs_one_rework_per_photo`` refuses a second rework row
+    whatever the code path.
+
     Raises:
         ApiError: 404 not the caller's photo; 409 already asked, not completed or too late; 410 files
             deleted.
     """
-    photo = owned_photo(session, user, photo_id)
+    photo = locked_photo(session, user, photo_id)  # parallel requests for one photo queue here
     job = require_allowed(photo, rework_refusal(photo))
     rework = PhotoProcessingJob(
         photo_id=photo.id,
@@ -433,6 +482,12 @@ def request_rework(
         options={**(job.options or {}), "rework": True, "cost": 0},
     )
     session.add(rework)
-    session.commit()
+    try:
+        session.commit()
+    except IntegrityError as exc:  # the one-rework index: the database's word on "asked once"
+        session.rollback()
+        if REWORK_INDEX not in str(exc.orig):
+            raise
+        raise rework_already_requested() from exc
     email = session.execute(select(Profile.email).where(Profile.id == photo.user_id)).scalar_one()
     return rework, email, photo.original_filename

@@ -964,7 +964,9 @@ export interface paths {
         /**
          * Delete Photo
          * @description Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
-         *     designers and not started yet is first cancelled by its workflow (credits released).
+         *     designers and not started yet is first cancelled by its workflow (credits released). Every
+         *     workflow of the photo's jobs is then ended (terminated); one that cannot be reached now is ended
+         *     by the worker's reconciler (:func:`workflows.starter.reconcile_orphan_workflows`).
          */
         delete: operations["photos-delete"];
         options?: never;
