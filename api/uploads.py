@@ -24,6 +24,7 @@ from fastapi.concurrency import run_in_threadpool
 from PIL import Image
 
 from api.errors import ApiError
+from api.text_rules import safe_filename
 from fotopronta.domain import UserRole
 from fotopronta.settings import get_settings
 from retouch.limits import MAX_PIXELS
@@ -270,6 +271,28 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
             "batch_too_large",
             "Batch troppo grande",
         )
+
+
+def upload_names(files: list[UploadFile]) -> list[str]:
+    """The names the files are stored under (:func:`api.text_rules.safe_filename`: last path segment,
+    at most 150 characters with the extension kept), in upload order.
+
+    Raises:
+        ApiError: 400 ``invalid_filename`` when a name holds NUL or another control character (the
+            batch is refused before any byte is stored).
+    """
+    names = []
+    for upload in files:
+        name = safe_filename(upload.filename or "")
+        if name is None:
+            raise ApiError(
+                400,
+                "Il nome di un file contiene caratteri non ammessi: rinominalo e riprova.",
+                "invalid_filename",
+                UPLOAD_TITLE,
+            )
+        names.append(name)
+    return names
 
 
 async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
