@@ -238,12 +238,17 @@ def _web_file(request: Request, file: Path, cache_control: str | None) -> FileRe
     return FileResponse(file, headers=headers)
 
 
+NOT_PAGES = frozenset({"docs", "docs/oauth2-redirect", "redoc", "openapi.json", "metrics"})
+"""Paths of the API docs and metrics: where they are not served (production) they answer a JSON 404,
+never the web app's shell."""
+
+
 def _mount_web(app: FastAPI, dist: Path) -> None:
     """Serve ``dist`` at ``/``: real files as they are, any other non-API path as ``index.html``."""
 
     @app.get("/{path:path}", include_in_schema=False)
     def web_app(path: str, request: Request) -> Response:
-        if path.startswith("api/") or path == "api":
+        if path.startswith("api/") or path == "api" or path in NOT_PAGES:
             return JSONResponse({"detail": "Risorsa non trovata.", "code": "not_found"}, status_code=404)
         root = dist.resolve()
         candidate = (root / path).resolve()

@@ -24,6 +24,7 @@ INVALID_CHARACTERS = "Il testo contiene caratteri non ammessi."
 """Message of a refused NUL or control character (422 ``detail``)."""
 INVALID_NAME = "Il nome può contenere lettere, numeri, spazi, apostrofi, punti e trattini, su una sola riga e senza link."
 """Message of a refused first or last name (422 ``detail``)."""
+NAME_CONTROL = "Il nome contiene caratteri non ammessi: scrivilo su una sola riga."
 NAME_TOO_LONG = "Il nome può essere lungo al massimo {max} caratteri."
 
 NAME_MAX_CHARS = 60
@@ -85,6 +86,8 @@ def person_name(value: str) -> str:
     Raises:
         PydanticCustomError: ``name_too_long`` or ``invalid_name`` (Italian messages).
     """
+    if has_control_characters(value):
+        raise PydanticCustomError("invalid_name", NAME_CONTROL)
     name = re.sub(" {2,}", " ", unicodedata.normalize("NFC", value).strip(" "))
     if len(name) > NAME_MAX_CHARS:
         raise PydanticCustomError("name_too_long", NAME_TOO_LONG.format(max=NAME_MAX_CHARS))
