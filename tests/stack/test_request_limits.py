@@ -333,7 +333,6 @@ async def test_reset_links_never_carry_a_forged_host(stack, api: httpx.AsyncClie
 # --- item 10: docs and metrics in production --------------------------------------------------------------
 async def test_production_serves_the_schema_to_admins_only_and_metrics_on_the_internal_port(stack) -> None:  # type: ignore[no-untyped-def]
     from api.main import create_app
-    from api.server import start_metrics_server
 
     client_email, password = make_user()
     admin_email, _ = make_user(role=UserRole.admin)
@@ -352,6 +351,8 @@ async def test_production_serves_the_schema_to_admins_only_and_metrics_on_the_in
             schema = await c.get("/openapi.json", headers=admin)
             assert schema.status_code == 200 and "/api/photos" in schema.json()["paths"]
             await c.get("/api/config")
+        from api.server import start_metrics_server
+
         port = start_metrics_server(f"127.0.0.1:{free_port()}")
         async with httpx.AsyncClient(timeout=5) as scraper:
             exposition = (await scraper.get(f"http://127.0.0.1:{port}/metrics")).text
