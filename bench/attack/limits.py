@@ -19,7 +19,8 @@ Attacks:
   e-mail of login, forgot and sign-up, in ``sessionId`` of payments verify, in a name of ``PATCH
   /api/me`` and in an upload's file name: 400/422 with an Italian message, never a 500;
 - ``long-filename``: a 600-character file name: accepted and stored cut to ≤ 150 characters, ``.jpg`` kept;
-- ``crlf-filename``: a file name carrying ``\\r\\nSet-Cookie:``: refused (400);
+- ``crlf-filename``: a file name carrying ``\\r\\nSet-Cookie:``: refused, or stored without CR/LF;
+- ``crlf-signup-email``: an e-mail address carrying ``\\r\\nBcc:`` (a mail header): 400/422;
 - ``name-injection``: sign-up with a first name of several lines and a link: 422, no e-mail sent;
 - ``host-header-link``: ``password/forgot`` with ``Host: 192.168.66.6:8000``: the e-mailed link does not
   point there (development outbox only).
@@ -242,7 +243,8 @@ class Attack:
     ) -> None:
         """Report a request that must be refused with an Italian 400/422 (never a 500)."""
         try:
-            detail = str(resp.json().get("detail", ""))
+            body = resp.json()
+            detail = str(body.get("detail", "")) if isinstance(body, dict) else resp.text[:60]
         except ValueError:
             detail = resp.text[:60]
         ok = resp.status_code in allowed and resp.status_code < 500
@@ -301,9 +303,23 @@ class Attack:
                 f"{resp.status_code}, {len(stored)} chars",
                 ok,
             )
-            self.refused_cleanly("crlf-filename", self.raw_upload("a.jpg\r\nSet-Cookie: sessione=rubata"))
+            resp = self.raw_upload("a.jpg\r\nSet-Cookie: sessione=rubata")
+            stored = resp.json()[0]["original_filename"] if resp.status_code == 201 else ""
+            ok = resp.status_code in (400, 422) or (resp.status_code == 201 and not set(stored) & set("\r\n"))
+            self.report(
+                "crlf-filename", "400, or a stored name without CR/LF", f"{resp.status_code} {stored!r}", ok
+            )
         else:
             self.skip("long-filename", "no signed-in client")
+        resp = self.http.post(
+            "/api/auth/signup",
+            json={
+                "email": "vittima@example.it\r\nBcc:spam@evil.example",
+                "password": PASSWORD,
+                "first_name": "A",
+            },
+        )
+        self.refused_cleanly("crlf-signup-email", resp)
         victim = f"vittima-{uuid.uuid4().hex[:8]}@example.it"
         phishing = (
             "Giulia\n\nATTENZIONE: il tuo account è stato sospeso. Accedi da https://evil.example/login"
