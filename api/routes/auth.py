@@ -13,8 +13,10 @@
 
 Codes and link tokens are random, single-use and expiring; only their SHA-256 is stored
 (``one_time_codes``). Failed logins (per account and per client IP), sign-ups (per client IP), code
-attempts and reset e-mails are rate limited (429, Italian message) by ``fotopronta.ratelimit``: moving
-windows counted in PostgreSQL, shared by every API replica and kept across restarts. The client IP is
+attempts and reset requests (per address and per client IP) are rate limited (429, Italian message)
+by ``fotopronta.ratelimit``: moving windows counted in PostgreSQL, shared by every API replica and kept
+across restarts. A locked account still signs in its owner from an address without recent failures
+(:func:`api.services.auth.login`). The client IP is
 the socket peer unless it is a configured trusted proxy (``api.deps.client_ip``).
 
 Issue 11:
