@@ -26,6 +26,7 @@ import re
 from fastapi.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.errors import (
@@ -33,7 +34,9 @@ from api.errors import (
     BODY_TOO_LARGE_TITLE,
     ApiError,
     body_too_large,
+    database_unavailable_handler,
     error_response,
+    is_database_unavailable,
 )
 from fotopronta.domain import UserRole
 from fotopronta.settings import Settings, get_settings
@@ -123,6 +126,13 @@ class RequestLimitsMiddleware:
             except ApiError as exc:
                 auth = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else {}
                 await error_response(exc, {**auth, "Connection": "close"})(scope, receive, send)
+                return
+            except Exception as exc:  # the database is down: the same 503 the routes answer
+                if not is_database_unavailable(exc):
+                    raise
+                unavailable = await database_unavailable_handler(Request(scope), exc)
+                unavailable.headers["Connection"] = "close"
+                await unavailable(scope, receive, send)
                 return
             if designer:
                 limit = DESIGNER_RESULT_MAX_BYTES + MULTIPART_OVERHEAD_BYTES
