@@ -43,6 +43,11 @@ HTTP_MESSAGES = {
 }
 
 
+MULTIPART_LIMIT_PREFIXES = ("Too many files", "Too many fields", "Field exceeded maximum size")
+"""Starts of the messages of Starlette's multipart parser when a form passes a route's ``form_limits``."""
+TOO_MANY_PARTS = "Il modulo contiene troppi file o campi, o un campo troppo lungo."
+
+
 async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
     """Render Starlette's HTTP errors in our shape, in Italian (a 413 from the streaming body limit
     with the route's own message and limit)."""
@@ -51,6 +56,10 @@ async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
         limit = request.scope.get(BODY_LIMIT_ERROR_SCOPE_KEY)
         error = limit if isinstance(limit, ApiError) else body_too_large(None)
         return error_response(error, {"Connection": "close"})
+    if exc.status_code == 400 and str(exc.detail).startswith(MULTIPART_LIMIT_PREFIXES):
+        return error_response(
+            ApiError(400, TOO_MANY_PARTS, "too_many_parts", "Errore upload"), {"Connection": "close"}
+        )
     detail, code = HTTP_MESSAGES.get(exc.status_code, (str(exc.detail), "http_error"))
     return JSONResponse(_body(detail, code, None), status_code=exc.status_code, headers=exc.headers)
 

@@ -31,7 +31,6 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.errors import (
     BODY_LIMIT_ERROR_SCOPE_KEY,
-    BODY_TOO_LARGE_TITLE,
     ApiError,
     body_too_large,
     database_unavailable_handler,
@@ -67,14 +66,15 @@ def upload_body_limit(settings: Settings, role: UserRole) -> int:
 
 
 def batch_too_large(settings: Settings, role: UserRole) -> ApiError:
-    """413 for an upload over its batch limit, worded as SPEC §9's batch message."""
+    """413 ``batch_too_large`` for an upload over its batch limit, with SPEC §9's title and message
+    (the same as :func:`api.uploads.check_batch`'s)."""
     admin = role is UserRole.admin
     batch = settings.max_batch_bytes_admin if admin else settings.max_batch_bytes_standard
     return ApiError(
         413,
         f"La dimensione totale non può superare {batch // (1024 * 1024)}MB",
-        "request_too_large",
-        BODY_TOO_LARGE_TITLE,
+        "batch_too_large",
+        "Batch troppo grande",
     )
 
 
@@ -137,7 +137,7 @@ class RequestLimitsMiddleware:
             if designer:
                 limit = DESIGNER_RESULT_MAX_BYTES + MULTIPART_OVERHEAD_BYTES
                 error = ApiError(
-                    413, "Il file deve essere inferiore a 10MB", "request_too_large", "File troppo grande"
+                    413, "Il file deve essere inferiore a 10MB", "file_too_large", "File troppo grande"
                 )
             else:
                 limit, error = upload_body_limit(settings, role), batch_too_large(settings, role)

@@ -29,6 +29,12 @@ from fotopronta.domain import UserRole
 from fotopronta.settings import get_settings
 from retouch.limits import MAX_PIXELS
 
+UPLOAD_MAX_PARTS = 100
+UPLOAD_MAX_FIELDS = 20
+"""File parts and text fields the multipart parser accepts on ``POST /api/photos`` before it refuses the form (400): far
+above the batch rules (25 files for admins, 7 text fields), so :func:`check_batch` still gives SPEC's
+message, but a body of thousands of tiny parts is refused while it streams."""
+
 UNSUPPORTED = "Solo le immagini sono supportate"
 """SPEC §5 client upload: the message for a file that is not an image (title 'Alcuni file ignorati')."""
 UNSUPPORTED_TITLE = "Alcuni file ignorati"

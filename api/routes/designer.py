@@ -91,7 +91,12 @@ async def start_job(
     return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
-@router.post("/jobs/{job_id}/complete", response_model=DesignerJob, operation_id="designer-jobs-complete")
+@router.post(
+    "/jobs/{job_id}/complete",
+    response_model=DesignerJob,
+    operation_id="designer-jobs-complete",
+    form_limits={"max_files": 1, "max_fields": 4},
+)
 async def complete_job(
     job_id: uuid.UUID,
     user: DesignerUser,

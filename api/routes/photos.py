@@ -27,7 +27,7 @@ from api.services.thumbnails import (
     stored_preview,
 )
 from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters
-from api.uploads import check_batch, inspect_uploads, upload_names
+from api.uploads import UPLOAD_MAX_FIELDS, UPLOAD_MAX_PARTS, check_batch, inspect_uploads, upload_names
 from fotopronta.domain import SMART_BACKGROUND_COST, JobType
 from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
@@ -38,7 +38,11 @@ router = APIRouter(prefix="/api/photos", tags=["photos"])
 
 
 @router.post(
-    "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=list[PhotoPublic],
+    operation_id="photos-upload",
+    form_limits={"max_files": UPLOAD_MAX_PARTS, "max_fields": UPLOAD_MAX_FIELDS},
 )
 async def upload_photos(
     user: CurrentUser,

@@ -150,6 +150,11 @@ async def test_bodies_are_refused_by_size_and_uploads_authenticated_before_readi
             content=b"--" + boundary.encode(),
         )
         assert resp.status_code == 413
+    # thousands of tiny parts are refused by count while the form streams, not spooled one by one
+    parts = [("files", (f"f{i}.jpg", b"\xff\xd8\xff", "image/jpeg")) for i in range(2000)]
+    resp = await api.post("/api/photos", headers=headers, files=parts)
+    assert (resp.status_code, resp.json()["code"]) == (400, "too_many_parts"), resp.text
+    assert resp.json()["detail"] == "Il modulo contiene troppi file o campi, o un campo troppo lungo."
     assert photo_count(email) == 0
     # an ordinary upload still works
     resp = await api.post(
