@@ -43,20 +43,61 @@ HTTP_MESSAGES = {
 }
 
 
-async def http_error_handler(_: Request, exc: Exception) -> JSONResponse:
-    """Render Starlette's HTTP errors in our shape, in Italian."""
+MULTIPART_LIMIT_PREFIXES = ("Too many files", "Too many fields", "Field exceeded maximum size")
+"""Starts of the messages of Starlette's multipart parser when a form passes a route's ``form_limits``."""
+TOO_MANY_PARTS = "Il modulo contiene troppi file o campi, o un campo troppo lungo."
+
+
+async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
+    """Render Starlette's HTTP errors in our shape, in Italian (a 413 from the streaming body limit
+    with the route's own message and limit)."""
     assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 413:
+        limit = request.scope.get(BODY_LIMIT_ERROR_SCOPE_KEY)
+        error = limit if isinstance(limit, ApiError) else body_too_large(None)
+        return error_response(error, {"Connection": "close"})
+    if exc.status_code == 400 and str(exc.detail).startswith(MULTIPART_LIMIT_PREFIXES):
+        return error_response(
+            ApiError(400, TOO_MANY_PARTS, "too_many_parts", "Errore upload"), {"Connection": "close"}
+        )
     detail, code = HTTP_MESSAGES.get(exc.status_code, (str(exc.detail), "http_error"))
     return JSONResponse(_body(detail, code, None), status_code=exc.status_code, headers=exc.headers)
 
 
 async def validation_error_handler(_: Request, exc: Exception) -> JSONResponse:
-    """Render request validation errors (422) with an Italian message naming the first bad field."""
+    """Render request validation errors (422) with an Italian message naming the first bad field; the
+    text rules of :mod:`api.text_rules` (control characters, names) give their own message."""
+    from api.text_rules import CUSTOM_ERROR_TYPES
+
     assert isinstance(exc, RequestValidationError)
     errors = exc.errors()
     field = ".".join(str(p) for p in errors[0]["loc"][1:]) if errors else ""
     detail = f"Dati non validi: controlla il campo '{field}'." if field else "Dati non validi."
+    if errors and errors[0].get("type") in CUSTOM_ERROR_TYPES:
+        detail = f"{errors[0]['msg']} (campo '{field}')" if field else str(errors[0]["msg"])
     return JSONResponse(_body(detail, "validation_error", None), status_code=422)
+
+
+def error_response(exc: ApiError, headers: dict[str, str] | None = None) -> JSONResponse:
+    """:class:`ApiError` as a response, for ASGI middleware that answers before any route runs."""
+    return JSONResponse(_body(exc.detail, exc.code, exc.title), status_code=exc.status, headers=headers)
+
+
+BODY_TOO_LARGE_TITLE = "Richiesta troppo grande"
+BODY_LIMIT_ERROR_SCOPE_KEY = "fotopronta.body_limit_error"
+"""ASGI scope key: the :class:`ApiError` to answer when the body outgrows its limit while streaming
+(set by :class:`api.request_limits.RequestLimitsMiddleware`)."""
+
+
+def size_label(n_bytes: int) -> str:
+    """``16 KB``, ``10 MB`` (binary units, as SPEC §9 writes them)."""
+    return f"{n_bytes / 1048576:.0f} MB" if n_bytes >= 1048576 else f"{max(1, n_bytes // 1024)} KB"
+
+
+def body_too_large(limit_bytes: int | None) -> ApiError:
+    """413 ``request_too_large``: the request body is over ``limit_bytes`` (``None``: not known)."""
+    limit = f": il massimo consentito è {size_label(limit_bytes)}" if limit_bytes else ""
+    return ApiError(413, f"La richiesta è troppo grande{limit}.", "request_too_large", BODY_TOO_LARGE_TITLE)
 
 
 #: Body of the 503 answered while the database cannot be reached (issue 13: faults during load).

@@ -26,15 +26,18 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from temporalio.client import Client
 
 from api import metrics
+from api.deps import AdminUser
 from api.errors import (
     ApiError,
     api_error_handler,
     database_unavailable_handler,
+    error_response,
     http_error_handler,
     is_database_unavailable,
     validation_error_handler,
 )
 from api.http_headers import SecurityHeadersMiddleware
+from api.request_limits import RequestLimitsMiddleware
 from api.routes import (
     admin_history,
     admin_jobs,
@@ -52,6 +55,7 @@ from api.routes import (
     payments,
     photos,
 )
+from api.text_rules import INVALID_CHARACTERS
 from fotopronta.db import get_engine
 from fotopronta.links import RequestOriginMiddleware, public_base_url
 from fotopronta.settings import get_settings
@@ -89,18 +93,40 @@ def _ping_database() -> None:
 
 
 async def _dbapi_error_handler(request: Request, exc: Exception) -> Response:
-    """A ``DBAPIError`` from a lost connection (e.g. ``connection_invalidated`` mid-query) is a 503;
-    any other database error is raised on, as before (a 500 from the server)."""
+    """A ``DBAPIError`` from a lost connection (e.g. ``connection_invalidated`` mid-query) is a 503; a
+    NUL character that reached a query (PostgreSQL text cannot hold one) is a 400 with the Italian
+    message of :mod:`api.text_rules`; any other database error is raised on (a 500 from the server)."""
     if is_database_unavailable(exc):
         return await database_unavailable_handler(request, exc)
+    if isinstance(exc, DBAPIError) and isinstance(exc.orig, psycopg.DataError) and "NUL" in str(exc.orig):
+        return error_response(ApiError(400, INVALID_CHARACTERS, "invalid_characters"))
     raise exc
+
+
+def _mount_admin_openapi(app: FastAPI) -> None:
+    """Outside development: ``GET /openapi.json`` (the API's schema) for active admins only; anyone
+    else gets the usual 401/403. The docs pages are not served (the schema opens in any OpenAPI
+    viewer, and ``make dev`` serves ``/docs``)."""
+
+    @app.get("/openapi.json", include_in_schema=False)
+    def admin_openapi(_admin: AdminUser) -> JSONResponse:
+        return JSONResponse(app.openapi())
 
 
 def create_app(*, with_lifespan: bool = True) -> FastAPI:
     """Build the application (security headers, routers, error handlers, health check, static web
     app)."""
     settings = get_settings()
-    app = FastAPI(title="FotoPronta API", version="0.1.0", lifespan=lifespan if with_lifespan else None)
+    app = FastAPI(
+        title="FotoPronta API",
+        version="0.1.0",
+        lifespan=lifespan if with_lifespan else None,
+        # production: no API docs pages; the schema only for admins (_mount_admin_openapi)
+        docs_url="/docs" if settings.is_development else None,
+        redoc_url="/redoc" if settings.is_development else None,
+        openapi_url="/openapi.json" if settings.is_development else None,
+    )
+    app.add_middleware(RequestLimitsMiddleware)
     app.add_middleware(SecurityHeadersMiddleware, production=settings.is_production)
     app.add_middleware(RequestOriginMiddleware)
     app.add_exception_handler(ApiError, api_error_handler)
@@ -130,9 +156,12 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         app.include_router(router)
 
     app.add_middleware(metrics.MetricsMiddleware)
-    app.add_api_route(
-        "/metrics", metrics.metrics, methods=["GET"], include_in_schema=False, operation_id="metrics"
-    )
+    if settings.is_development:  # production: only on the internal port (settings.api_metrics_bind)
+        app.add_api_route(
+            "/metrics", metrics.metrics, methods=["GET"], include_in_schema=False, operation_id="metrics"
+        )
+    else:
+        _mount_admin_openapi(app)
 
     @app.get("/healthz", tags=["health"], operation_id="health-check")
     async def healthz(request: Request) -> JSONResponse:
@@ -163,12 +192,11 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
 SITEMAP_PATHS = ("/", "/privacy-policy", "/terms-of-service", "/cookie-policy")
 
 
-def _site_url(request: Request) -> str:
-    """Absolute base URL without the trailing slash: ``public_url`` outside development, else the
-    address this request reached (the app may be opened at 127.0.0.1 or a LAN name)."""
-    settings = get_settings()
-    base = str(request.base_url) if settings.is_development else public_base_url(settings)
-    return base.rstrip("/")
+def _site_url(_request: Request) -> str:
+    """Absolute base URL without the trailing slash: the address links point to
+    (:func:`fotopronta.links.public_base_url`: ``public_url``, or in development the allowed address
+    this request reached), never a ``Host`` header taken on trust."""
+    return public_base_url(get_settings())
 
 
 def _mount_seo(app: FastAPI) -> None:
@@ -210,12 +238,17 @@ def _web_file(request: Request, file: Path, cache_control: str | None) -> FileRe
     return FileResponse(file, headers=headers)
 
 
+NOT_PAGES = frozenset({"docs", "docs/oauth2-redirect", "redoc", "openapi.json", "metrics"})
+"""Paths of the API docs and metrics: where they are not served (production) they answer a JSON 404,
+never the web app's shell."""
+
+
 def _mount_web(app: FastAPI, dist: Path) -> None:
     """Serve ``dist`` at ``/``: real files as they are, any other non-API path as ``index.html``."""
 
     @app.get("/{path:path}", include_in_schema=False)
     def web_app(path: str, request: Request) -> Response:
-        if path.startswith("api/") or path == "api":
+        if path.startswith("api/") or path == "api" or path in NOT_PAGES:
             return JSONResponse({"detail": "Risorsa non trovata.", "code": "not_found"}, status_code=404)
         root = dist.resolve()
         candidate = (root / path).resolve()

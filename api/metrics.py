@@ -2,9 +2,11 @@
 
 ``fotopronta_http_requests_total{method,route,status}`` and
 ``fotopronta_http_request_duration_seconds{method,route}`` (time to the response headers; ``route`` is
-the path template, e.g. ``/api/photos/{photo_id}``, so ids never become labels). ``/metrics`` answers
-only clients on loopback or private networks (Prometheus inside the compose network); anything else
-gets 404. With several uvicorn worker processes set ``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's
+the path template, e.g. ``/api/photos/{photo_id}``, so ids never become labels). In development
+``/metrics`` on the API's port answers clients on loopback or private networks (anything else gets
+404); outside development the API's port has no ``/metrics`` at all and the metrics are served only on
+the internal port ``FOTOPRONTA_API_METRICS_BIND`` (:func:`api.server.start_metrics_server`), which
+Prometheus scrapes inside the compose network. With several uvicorn worker processes set ``PROMETHEUS_MULTIPROC_DIR`` (prometheus-client's
 multiprocess mode) so every process is counted.
 """
 

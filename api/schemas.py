@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, model_validator
 
 from api.services.photo_rules import reprocess_refusal, rework_refusal
+from api.text_rules import PersonName, SingleLine
 from fotopronta.domain import FREE_REWORK_DAYS, JobStatus, JobType, PhotoStatus
 from fotopronta.models import Photo
 
@@ -23,16 +24,16 @@ class SignupIn(BaseModel):
 
 
 class LoginIn(BaseModel):
-    """``POST /api/auth/login`` body."""
+    """``POST /api/auth/login`` body (the e-mail one line without control characters)."""
 
-    email: str
-    password: str
+    email: SingleLine = Field(max_length=320)
+    password: str = Field(max_length=200)
 
 
 class RefreshIn(BaseModel):
     """``POST /api/auth/refresh`` and ``/logout`` body."""
 
-    refresh_token: str
+    refresh_token: SingleLine = Field(max_length=200)
 
 
 class ProfilePublic(BaseModel):
@@ -57,13 +58,14 @@ class ProfilePublic(BaseModel):
 
 
 class ProfileUpdate(BaseModel):
-    """``PATCH /api/me``: first and last name (free text, SPEC §5); the default brand and category
-    that prefill the upload form (issue 12; blank clears them)."""
+    """``PATCH /api/me``: first and last name (:data:`api.text_rules.PersonName`: one line, at most 60
+    characters, no links); the default brand and category that prefill the upload form (blank clears
+    them; no control characters)."""
 
-    first_name: str | None = Field(default=None, max_length=200)
-    last_name: str | None = Field(default=None, max_length=200)
-    default_brand: str | None = Field(default=None, max_length=100)
-    default_category: str | None = Field(default=None, max_length=100)
+    first_name: PersonName | None = Field(default=None, max_length=200)
+    last_name: PersonName | None = Field(default=None, max_length=200)
+    default_brand: SingleLine | None = Field(default=None, max_length=100)
+    default_category: SingleLine | None = Field(default=None, max_length=100)
 
     @field_validator("default_brand", "default_category")
     @classmethod

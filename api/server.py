@@ -10,7 +10,7 @@ connections evenly over the workers. With uvicorn's ``--workers`` they share one
 worker accepts a whole burst of connections at once: measured with 16 keep-alive readers
 (``bench/load.py``), one worker served all of them (one core busy, the other idle). The supervisor
 (:func:`supervise`) restarts a worker that dies and stops them all on SIGINT/SIGTERM. With more
-than one, ``/metrics`` needs prometheus-client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR`` is set
+than one, the metrics need prometheus-client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR`` is set
 here (``<data_dir>/prometheus``, emptied at start) unless the environment sets it. Each process has
 its own ``LISTEN`` connection for ``/api/events`` (``api.events_bus``): PostgreSQL delivers every
 ``NOTIFY`` to all of them, so a stream sees every change whichever process serves it.
@@ -29,6 +29,7 @@ from pathlib import Path
 from types import FrameType
 
 import uvicorn
+from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
 from fotopronta.logs import configure_logging
 from fotopronta.settings import Settings, get_settings
@@ -53,6 +54,25 @@ def prepare_multiprocess_metrics(settings: Settings, workers: int) -> None:
     except OSError:  # read-only data directory (a container): a private temporary one
         directory = Path(tempfile.mkdtemp(prefix="fotopronta-prometheus-"))
     os.environ["PROMETHEUS_MULTIPROC_DIR"] = str(directory)
+
+
+def start_metrics_server(bind: str) -> int:
+    """Serve the API's Prometheus metrics at ``http://{bind}/metrics`` (``host:port``, e.g.
+    ``0.0.0.0:9465``) from a daemon thread of this process: every worker's counters in multiprocess
+    mode (``PROMETHEUS_MULTIPROC_DIR``), else this process's. This is the only place production serves
+    them (the public port's ``/metrics`` exists in development only). Returns the port.
+
+    Raises:
+        ValueError: ``bind`` has no numeric port.
+        OSError: the port is taken.
+    """
+    host, _, port = bind.rpartition(":")
+    registry = REGISTRY
+    if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
+        registry = CollectorRegistry()
+        multiprocess.MultiProcessCollector(registry)
+    start_http_server(int(port), addr=host.strip("[]") or "0.0.0.0", registry=registry)  # noqa: S104
+    return int(port)
 
 
 def listen_socket(host: str, port: int, *, backlog: int = 2048) -> socket.socket:
@@ -129,6 +149,8 @@ def main() -> None:
     configure_logging(settings.log_format)
     workers = worker_count(settings)
     prepare_multiprocess_metrics(settings, workers)
+    if settings.api_metrics_bind:
+        start_metrics_server(settings.api_metrics_bind)
     if workers == 1:
         uvicorn.run(
             "api.main:app",

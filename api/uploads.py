@@ -24,9 +24,16 @@ from fastapi.concurrency import run_in_threadpool
 from PIL import Image
 
 from api.errors import ApiError
+from api.text_rules import safe_filename
 from fotopronta.domain import UserRole
 from fotopronta.settings import get_settings
 from retouch.limits import MAX_PIXELS
+
+UPLOAD_MAX_PARTS = 100
+UPLOAD_MAX_FIELDS = 20
+"""File parts and text fields the multipart parser accepts on ``POST /api/photos`` before it refuses the form (400): far
+above the batch rules (25 files for admins, 7 text fields), so :func:`check_batch` still gives SPEC's
+message, but a body of thousands of tiny parts is refused while it streams."""
 
 UNSUPPORTED = "Solo le immagini sono supportate"
 """SPEC §5 client upload: the message for a file that is not an image (title 'Alcuni file ignorati')."""
@@ -270,6 +277,28 @@ def check_batch(files: list[UploadFile], role: UserRole) -> None:
             "batch_too_large",
             "Batch troppo grande",
         )
+
+
+def upload_names(files: list[UploadFile]) -> list[str]:
+    """The names the files are stored under (:func:`api.text_rules.safe_filename`: last path segment,
+    at most 150 characters with the extension kept), in upload order.
+
+    Raises:
+        ApiError: 400 ``invalid_filename`` when a name holds NUL or another control character (the
+            batch is refused before any byte is stored).
+    """
+    names = []
+    for upload in files:
+        name = safe_filename(upload.filename or "")
+        if name is None:
+            raise ApiError(
+                400,
+                "Il nome di un file contiene caratteri non ammessi: rinominalo e riprova.",
+                "invalid_filename",
+                UPLOAD_TITLE,
+            )
+        names.append(name)
+    return names
 
 
 async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:

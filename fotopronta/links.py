@@ -3,11 +3,12 @@
 ``FOTOPRONTA_PUBLIC_URL`` wins whenever it is set; outside development it is required (settings
 refuse to load without it). In development, when it is not set, a link made while serving a request
 uses the address that request came to — scheme and ``Host`` header — *if* that host is allowed:
-``localhost``, a loopback or private (LAN) IP literal, this machine's host name, or a name listed in
-``FOTOPRONTA_ALLOWED_HOSTS``. So a seller who opened the app at ``http://127.0.0.1:8000`` or
-``http://studio.local:8000`` comes back to the same origin after paying (and keeps the session that
-lives in that origin's storage). Any other ``Host`` is ignored; links made outside a request (the
-worker) use ``http://localhost:{api_port}``.
+``localhost`` or a loopback IP literal (``127.0.0.0/8``, ``::1``), or a name listed in
+``FOTOPRONTA_ALLOWED_HOSTS`` (e.g. a LAN name the developer opens the app at). So a seller who opened
+the app at ``http://127.0.0.1:8000`` comes back to the same origin after paying (and keeps the session
+that lives in that origin's storage). Any other ``Host`` — a LAN address, this machine's name, a
+forged header — is ignored: a ``Host: 192.168.66.6`` on ``password/forgot`` must not put that address
+in the e-mailed link. Links made outside a request (the worker) use ``http://localhost:{api_port}``.
 
 :class:`RequestOriginMiddleware` (plain ASGI) records the request's origin in a context variable;
 :func:`public_base_url` reads it.
@@ -16,7 +17,6 @@ worker) use ``http://localhost:{api_port}``.
 from __future__ import annotations
 
 import ipaddress
-import socket
 from contextvars import ContextVar
 
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -35,11 +35,9 @@ def _host_allowed(host: str, settings: Settings) -> bool:
     if host == "localhost" or host in extra:
         return True
     try:
-        ip = ipaddress.ip_address(host)
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
-        names = {socket.gethostname().lower(), socket.getfqdn().lower()}
-        return host in names or host in {f"{n}.local" for n in names}
-    return ip.is_loopback or ip.is_private
+        return False
 
 
 def origin_from_scope(scope: Scope, settings: Settings | None = None) -> str | None:

@@ -53,15 +53,16 @@ def public_link(path: str, **query: str) -> str:
     return f"{base}{path}" + (f"?{urlencode(query)}" if query else "")
 
 
-def signup_confirmation_email(*, to: str, first_name: str | None, link: str, ttl_s: int) -> Email:
+def signup_confirmation_email(*, to: str, link: str, ttl_s: int) -> Email:
     """The sign-up confirmation (SPEC §8 'Controlla la tua email per confermare l'account').
 
     ``link`` is ``{public_url}/auth/callback?token_hash=…&type=signup``; ``ttl_s`` its validity in seconds.
+    Nothing the sign-up form sent is echoed (the greeting has no name): anyone can sign up with
+    someone else's address, so the text must be ours alone.
     """
     hours = max(1, ttl_s // 3600)
-    greeting = f"Ciao {first_name}," if first_name else "Ciao,"
     text = (
-        f"{greeting}\n\ngrazie per esserti registrato a {PRODUCT}! Per attivare il tuo account e ricevere "
+        f"Ciao,\n\ngrazie per esserti registrato a {PRODUCT}! Per attivare il tuo account e ricevere "
         f"i 15 crediti gratuiti, conferma il tuo indirizzo email aprendo questo link:\n\n{link}\n\n"
         f"Il link è valido per {hours} ore e può essere usato una sola volta.\n"
         "Se non hai creato tu questo account, ignora questa email.\n\nIl team di " + PRODUCT

@@ -47,15 +47,20 @@ def make_key(*parts: str) -> str:
     return ":".join(parts)
 
 
-def check(limit: str, key: str) -> bool:
-    """Whether one more event for ``key`` is allowed under ``limit`` now (counts nothing)."""
+def used(limit: str, key: str) -> int:
+    """How many events of ``key`` fall in ``limit``'s current window (counts nothing)."""
     parsed = parse_limit(limit)
     with get_engine().connect() as conn:
-        used = conn.execute(
+        count = conn.execute(
             text("SELECT count(*) FROM rate_limit_hits WHERE key = :key AND hit_at > :since"),
             {"key": key, "since": datetime.now(UTC) - timedelta(seconds=parsed.window_s)},
         ).scalar_one()
-    return int(used) < parsed.amount
+    return int(count)
+
+
+def check(limit: str, key: str) -> bool:
+    """Whether one more event for ``key`` is allowed under ``limit`` now (counts nothing)."""
+    return used(limit, key) < parse_limit(limit).amount
 
 
 def hit(limit: str, key: str) -> bool:

@@ -40,7 +40,11 @@ class Settings(BaseSettings):
     # The web app's address for links (e-mails, payment redirects). Required outside development; in
     # development, unset means "the allowed address the request came to" (fotopronta/links.py).
     public_url: str | None = None
-    allowed_hosts: str = ""  # development: extra comma-separated host names links may point to
+    # host:port of the API's Prometheus metrics (e.g. 0.0.0.0:9465): the only /metrics outside development
+    api_metrics_bind: str | None = None
+    json_body_max_bytes: int = 16 * 1024  # request body of every route but uploads and the webhook
+    webhook_body_max_bytes: int = 256 * 1024  # the payment provider's signed event
+    allowed_hosts: str = ""  # development: host names besides loopback that links may point to (a LAN name)
     web_dist: Path = REPO_ROOT / "web" / "dist"
 
     # PostgreSQL: an explicit URL (production) or the embedded server (development, tests)
@@ -103,6 +107,7 @@ class Settings(BaseSettings):
     events_session_check_s: float = 10.0  # an open event stream re-checks its session this often
     otp_rate_limit: str = "10/15 minutes"  # code attempts per e-mail
     forgot_rate_limit: str = "5/hour"  # reset e-mails per e-mail address
+    forgot_ip_rate_limit: str = "5/hour"  # reset requests per client IP (any e-mail address)
     mail_backend: Literal["outbox", "smtp"] | None = None  # None: outbox, or smtp in production
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 25

@@ -220,7 +220,10 @@ def main() -> int:
         procs.append(("api", api))
         wait_http(f"http://127.0.0.1:{settings.api_port}/healthz", timeout_s=90, proc=api)
         url = settings.public_url or f"http://localhost:{settings.api_port}"
-        print(f"✓ API e app web: {url} (OpenAPI {url}/docs)", flush=True)
+        docs = (
+            f"OpenAPI {url}/docs" if settings.is_development else "OpenAPI solo per gli admin: /openapi.json"
+        )
+        print(f"✓ API e app web: {url} ({docs})", flush=True)
         print("FotoPronta è pronta. Ctrl-C per fermare tutto.", flush=True)
         while not stopping:
             for name, proc in procs:

@@ -8,7 +8,7 @@ Settings come from environment variables set here before any project module is i
 
 ``environment`` is ``development``: only that value enables the outbox pages and the test checkout the
 tests read (issue 11: anything else fails closed). Every in-process request comes from 127.0.0.1, so
-the per-IP login and sign-up limits are raised for the session; rate-limit tests use their own client
+the per-IP login, sign-up and reset limits are raised for the session; rate-limit tests use their own client
 addresses and the real defaults (``tests/stack/test_account_security.py``).
 """
 
@@ -30,6 +30,7 @@ os.environ.update(
         "FOTOPRONTA_ENVIRONMENT": "development",
         "FOTOPRONTA_LOGIN_IP_RATE_LIMIT": "100000/minute",
         "FOTOPRONTA_SIGNUP_IP_RATE_LIMIT": "100000/minute",
+        "FOTOPRONTA_FORGOT_IP_RATE_LIMIT": "100000/minute",
         "FOTOPRONTA_DATA_DIR": str(_TMP),
         "FOTOPRONTA_STORAGE_DIR": str(_TMP / "storage"),
         "FOTOPRONTA_POSTGRES_PORT": str(free_port()),

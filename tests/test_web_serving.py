@@ -10,6 +10,7 @@ import pytest
 from fastapi import FastAPI
 
 from api.main import _mount_seo, _mount_web
+from fotopronta.links import RequestOriginMiddleware
 
 
 @pytest.fixture
@@ -21,9 +22,10 @@ def web(tmp_path: Path) -> httpx.AsyncClient:
     (dist / "assets" / "index-abc123.js").write_text(script)
     (dist / "assets" / "index-abc123.js.gz").write_bytes(gzip.compress(script.encode()))
     app = FastAPI()
+    app.add_middleware(RequestOriginMiddleware)
     _mount_seo(app)
     _mount_web(app, dist)
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://192.168.1.20:8000")
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://127.0.0.1:8123")
 
 
 async def test_robots_and_sitemap_are_real_files_for_the_serving_address(web: httpx.AsyncClient) -> None:
@@ -31,10 +33,10 @@ async def test_robots_and_sitemap_are_real_files_for_the_serving_address(web: ht
     assert robots.status_code == 200
     assert robots.headers["content-type"].startswith("text/plain")
     assert "User-agent: *" in robots.text.splitlines()
-    assert "Sitemap: http://192.168.1.20:8000/sitemap.xml" in robots.text.splitlines()
+    assert "Sitemap: http://127.0.0.1:8123/sitemap.xml" in robots.text.splitlines()
     sitemap = await web.get("/sitemap.xml")
     assert sitemap.headers["content-type"].startswith("application/xml")
-    assert "<loc>http://192.168.1.20:8000/privacy-policy</loc>" in sitemap.text
+    assert "<loc>http://127.0.0.1:8123/privacy-policy</loc>" in sitemap.text
     assert "<html" not in robots.text + sitemap.text
 
 

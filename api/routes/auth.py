@@ -13,8 +13,10 @@
 
 Codes and link tokens are random, single-use and expiring; only their SHA-256 is stored
 (``one_time_codes``). Failed logins (per account and per client IP), sign-ups (per client IP), code
-attempts and reset e-mails are rate limited (429, Italian message) by ``fotopronta.ratelimit``: moving
-windows counted in PostgreSQL, shared by every API replica and kept across restarts. The client IP is
+attempts and reset requests (per address and per client IP) are rate limited (429, Italian message)
+by ``fotopronta.ratelimit``: moving windows counted in PostgreSQL, shared by every API replica and kept
+across restarts. A locked account still signs in its owner from an address without recent failures
+(:func:`api.services.auth.login`). The client IP is
 the socket peer unless it is a configured trusted proxy (``api.deps.client_ip``).
 
 Issue 11:
@@ -47,6 +49,7 @@ from api.deps import CurrentAuth, RecoveryClaims, SessionDep, client_ip
 from api.errors import ApiError
 from api.schemas import LoginIn, ProfilePublic, RefreshIn, SessionOut
 from api.services import auth as service
+from api.text_rules import PersonName, SingleLine
 from fotopronta import mailer
 from fotopronta.accounts import normalise_email
 from fotopronta.links import public_base_url
@@ -68,32 +71,34 @@ account was created (pre-hijacking defence)."""
 
 # --- schemas -------------------------------------------------------------------------------------------
 class SignupIn(BaseModel):
-    """``POST /api/auth/signup``: first name, e-mail and password (≥ 6, checked with SPEC §5 wording)."""
+    """``POST /api/auth/signup``: first name, e-mail and password (≥ 6, checked with SPEC §5 wording).
+    Names are :data:`api.text_rules.PersonName` (one line, ≤ 60 characters, no links: they are never
+    echoed in e-mails, but staff see them); the e-mail has no control characters."""
 
-    email: str = Field(max_length=320)
+    email: SingleLine = Field(max_length=320)
     password: str = Field(max_length=200)
-    first_name: str = Field(max_length=200)
-    last_name: str | None = Field(default=None, max_length=200)
+    first_name: PersonName = Field(max_length=200)
+    last_name: PersonName | None = Field(default=None, max_length=200)
 
 
 class VerifyIn(BaseModel):
     """``POST /api/auth/verify``: the link's ``token_hash`` and ``type``."""
 
-    token_hash: str = Field(max_length=200)
+    token_hash: SingleLine = Field(max_length=200)
     type: Literal["signup", "recovery", "email"]
 
 
 class ForgotIn(BaseModel):
     """``POST /api/auth/password/forgot``."""
 
-    email: str = Field(max_length=320)
+    email: SingleLine = Field(max_length=320)
 
 
 class VerifyOtpIn(BaseModel):
     """``POST /api/auth/password/verify-otp``: e-mail, the 6-digit code and the new password."""
 
-    email: str = Field(max_length=320)
-    token: str = Field(max_length=20)
+    email: SingleLine = Field(max_length=320)
+    token: SingleLine = Field(max_length=20)
     password: str = Field(max_length=200)
 
 
@@ -231,17 +236,29 @@ def logout(body: RefreshIn, session: SessionDep) -> None:
     response_model=MessageOut,
     operation_id="auth-password-forgot",
 )
-async def forgot_password(body: ForgotIn, session: SessionDep) -> MessageOut:
+async def forgot_password(body: ForgotIn, session: SessionDep, request: Request) -> MessageOut:
     """E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
     earlier unused ones stop working. Same answer whether or not the address has an account.
 
-    Errors: 400 empty e-mail; 429 after ``forgot_rate_limit`` requests for one address.
+    Errors: 400 empty e-mail; 429 after ``forgot_ip_rate_limit`` requests from one client IP (any
+    addresses) or ``forgot_rate_limit`` requests for one address.
     """
     email = normalise_email(body.email)
+    title = "Errore reset password"
     if not email:
-        raise ApiError(400, "Inserisci la tua email.", "email_required", "Errore reset password")
-    service.check_limit(
-        get_settings().forgot_rate_limit, "forgot", email, title="Errore reset password", hit=True
+        raise ApiError(400, "Inserisci la tua email.", "email_required", title)
+    settings = get_settings()
+    await run_in_threadpool(
+        service.check_limit,
+        settings.forgot_ip_rate_limit,
+        "forgot",
+        "ip",
+        client_ip(request),
+        title=title,
+        hit=True,
+    )
+    await run_in_threadpool(
+        service.check_limit, settings.forgot_rate_limit, "forgot", email, title=title, hit=True
     )
     message = await run_in_threadpool(service.forgot_password, session, email)
     if message is not None:

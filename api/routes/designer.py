@@ -10,15 +10,17 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from api.deps import DesignerUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
+from api.request_limits import DESIGNER_RESULT_MAX_BYTES
 from api.schemas import DesignerJob
 from api.services import designer as service
 from api.services.thumbnails import THUMBNAIL_CACHE_S, decoded_preview, thumbnail_unavailable
+from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters
 from api.uploads import inspect_image
 from fotopronta.domain import UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
@@ -32,8 +34,6 @@ DESIGNER_RESULT_TYPES = {"image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "
 """SPEC §5 Designer result upload: only these types."""
 DESIGNER_SNIFFED_TYPES = frozenset({"image/jpeg", "image/png", "image/webp"})
 """What the result's bytes must be (sniffed, issue 11 item 2), whatever the Content-Type says."""
-DESIGNER_RESULT_MAX_BYTES = 10 * 1024 * 1024
-"""SPEC §5: at most 10485760 bytes."""
 ORIGINAL_MEDIA_TYPES = frozenset(
     {"image/jpeg", "image/png", "image/webp", "image/tiff", "image/heic", "image/heif", "image/avif"}
 )
@@ -44,7 +44,7 @@ stored before uploads were checked by content) is served as ``application/octet-
 class RejectBody(BaseModel):
     """``POST /api/designer/jobs/{id}/reject``: the reason shown to the client."""
 
-    notes: str | None = None
+    notes: FreeText | None = Field(default=None, max_length=2000)
 
 
 @router.get("/jobs", response_model=list[DesignerJob], operation_id="designer-jobs-list")
@@ -91,17 +91,24 @@ async def start_job(
     return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
-@router.post("/jobs/{job_id}/complete", response_model=DesignerJob, operation_id="designer-jobs-complete")
+@router.post(
+    "/jobs/{job_id}/complete",
+    response_model=DesignerJob,
+    operation_id="designer-jobs-complete",
+    form_limits={"max_files": 1, "max_fields": 4},
+)
 async def complete_job(
     job_id: uuid.UUID,
     user: DesignerUser,
     session: SessionDep,
     temporal: TemporalDep,
     file: Annotated[UploadFile, File()],
-    notes: Annotated[str | None, Form()] = None,
+    notes: Annotated[str | None, Form(max_length=2000)] = None,
 ) -> DesignerJob:
     """Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
     one's own in-progress job."""
+    if notes and has_control_characters(notes, allow_newlines=True):
+        raise ApiError(400, INVALID_CHARACTERS, "invalid_characters", "Errore upload")
     job, photo = await run_in_threadpool(service.load_human_job, session, job_id)
     service.require_assignee(job, user)
     content_type = (file.content_type or "").lower()

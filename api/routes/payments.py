@@ -27,6 +27,7 @@ from api.errors import ApiError
 from api.job_control import resume_after_credit
 from api.services import payments as service
 from api.services.payments import CHECKOUT_TITLE, VERIFY_TITLE
+from api.text_rules import SingleLine
 from fotopronta.links import public_base_url
 from fotopronta.payments import (
     CheckoutRequest,
@@ -63,7 +64,7 @@ class CheckoutOut(BaseModel):
 class VerifyIn(BaseModel):
     """``POST /api/payments/verify``: the checkout session id (``sessionId`` or ``session_id``)."""
 
-    session_id: str = Field(
+    session_id: SingleLine = Field(
         min_length=1, max_length=255, validation_alias=AliasChoices("sessionId", "session_id")
     )
 

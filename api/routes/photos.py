@@ -26,7 +26,8 @@ from api.services.thumbnails import (
     decoded_preview,
     stored_preview,
 )
-from api.uploads import check_batch, inspect_uploads
+from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters
+from api.uploads import UPLOAD_MAX_FIELDS, UPLOAD_MAX_PARTS, check_batch, inspect_uploads, upload_names
 from fotopronta.domain import SMART_BACKGROUND_COST, JobType
 from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
@@ -37,7 +38,11 @@ router = APIRouter(prefix="/api/photos", tags=["photos"])
 
 
 @router.post(
-    "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=list[PhotoPublic],
+    operation_id="photos-upload",
+    form_limits={"max_files": UPLOAD_MAX_PARTS, "max_fields": UPLOAD_MAX_FIELDS},
 )
 async def upload_photos(
     user: CurrentUser,
@@ -56,6 +61,10 @@ async def upload_photos(
     photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
     Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit."""
     check_batch(files, effective_role(user))
+    names = upload_names(files)  # NUL or control characters refuse the batch; long names are cut
+    for value, multi_line in ((brand, False), (category, False), (client_notes, True)):
+        if value and has_control_characters(value, allow_newlines=multi_line):
+            raise ApiError(400, INVALID_CHARACTERS, "invalid_characters", "Errore upload")
     try:
         kind = JobType(job_type)
     except ValueError as exc:
@@ -71,8 +80,8 @@ async def upload_photos(
         raise ApiError(400, "Formato di uscita non valido.", "invalid_preset")
     infos = await inspect_uploads(files)  # by content, before any row, file or credit
     uploads = [
-        service.UploadedFile(filename=upload.filename or "foto", data=await upload.read(), info=info)
-        for upload, info in zip(files, infos, strict=True)
+        service.UploadedFile(filename=name, data=await upload.read(), info=info)
+        for upload, name, info in zip(files, names, infos, strict=True)
     ]
     options = service.JobOptions(
         kind=kind,
@@ -185,7 +194,7 @@ async def delete_photo(
 class ReworkBody(BaseModel):
     """``POST /api/photos/{id}/rework``: what the seller wants changed (for the designer)."""
 
-    notes: str | None = Field(default=None, max_length=2000)
+    notes: FreeText | None = Field(default=None, max_length=2000)
 
 
 @router.post("/{photo_id}/rework", response_model=PhotoPublic, operation_id="photos-rework")

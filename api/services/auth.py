@@ -130,7 +130,12 @@ def check_limit(limit: str, *identifiers: str, title: str, hit: bool) -> None:
     key = ratelimit.make_key(*identifiers)
     allowed = ratelimit.hit(limit, key) if hit else ratelimit.check(limit, key)
     if not allowed:
-        raise ApiError(429, TOO_MANY, "rate_limited", title)
+        raise too_many(title)
+
+
+def too_many(title: str) -> ApiError:
+    """429 'Troppi tentativi…' with ``title``."""
+    return ApiError(429, TOO_MANY, "rate_limited", title)
 
 
 def record_failure(limit: str, *identifiers: str) -> None:
@@ -261,9 +266,7 @@ def signup(
     session.commit()
     session.refresh(profile)
     link = mailer.public_link("/auth/callback", token_hash=token, type="signup")
-    return profile, mailer.signup_confirmation_email(
-        to=profile.email, first_name=profile.first_name, link=link, ttl_s=ttl_s
-    )
+    return profile, mailer.signup_confirmation_email(to=profile.email, link=link, ttl_s=ttl_s)
 
 
 def _same_browser(session: Session, user_id: uuid.UUID, browser_id: str | None, now: datetime) -> bool:
@@ -342,19 +345,27 @@ def login(session: Session, email: str, password: str, ip: str) -> SessionOut:
     """Exchange e-mail and password for a session (commits); failures count against the account's
     and the client IP's limits. An unknown e-mail costs one argon2 verification too (dummy hash).
 
+    Lock-out without locking the owner out: once the account has ``login_rate_limit`` recent
+    failures, only a client IP with no failed login in ``login_ip_rate_limit``'s window (any
+    account) still has its password checked; the right password signs in, a wrong one is answered 429
+    like every other attempt and marks that IP too. So a guesser gets one more try per clean address
+    and window, while the owner, from an address that has not been guessing, is let in.
+
     Raises:
         ApiError: 401 'Email o password non corretti'; 401 e-mail not confirmed; 429 rate limited.
     """
     settings = get_settings()
     account = ("login", "account", normalise_email(email))
     from_ip = ("login", "ip", ip)
-    check_limit(settings.login_rate_limit, *account, title=LOGIN_TITLE, hit=False)
     check_limit(settings.login_ip_rate_limit, *from_ip, title=LOGIN_TITLE, hit=False)
+    locked = not ratelimit.check(settings.login_rate_limit, ratelimit.make_key(*account))
+    if locked and ratelimit.used(settings.login_ip_rate_limit, ratelimit.make_key(*from_ip)) > 0:
+        raise too_many(LOGIN_TITLE)
     user = find_user_by_email(session, email)
     if not verify_password(password, user.password_hash if user else None) or user is None:
         record_failure(settings.login_rate_limit, *account)
         record_failure(settings.login_ip_rate_limit, *from_ip)
-        raise invalid_login()
+        raise too_many(LOGIN_TITLE) if locked else invalid_login()
     if user.email_confirmed_at is None:
         raise email_not_confirmed()
     out = issue_session(session, user.profile)

@@ -161,7 +161,7 @@ async def test_links_follow_the_allowed_request_origin_in_development(
     headers = await login(api, email, password)
     for host, expected in (
         ("127.0.0.1:8123", "http://127.0.0.1:8123"),
-        ("192.168.1.20:8000", "http://192.168.1.20:8000"),
+        ("192.168.1.20:8000", f"http://localhost:{get_settings().api_port}"),  # a LAN address is not trusted
         ("localhost:9000", "http://localhost:9000"),
         ("evil.example", f"http://localhost:{get_settings().api_port}"),
         ("evil.example@127.0.0.1", f"http://localhost:{get_settings().api_port}"),

@@ -228,7 +228,7 @@ async def test_batch_limits_are_enforced_by_the_server(stack: Stack, api: httpx.
     resp = await api.post(
         "/api/photos", headers=headers, files=[("files", (f"g{i}.jpg", big, "image/jpeg")) for i in range(2)]
     )
-    assert resp.status_code == 400
+    assert resp.status_code == 413  # refused while the body streams, before it is all read
     body = resp.json()
     assert body["title"] == "Batch troppo grande"
     assert body["detail"] == "La dimensione totale non può superare 100MB"

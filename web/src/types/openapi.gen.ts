@@ -288,7 +288,8 @@ export interface paths {
          * @description E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
          *     earlier unused ones stop working. Same answer whether or not the address has an account.
          *
-         *     Errors: 400 empty e-mail; 429 after ``forgot_rate_limit`` requests for one address.
+         *     Errors: 400 empty e-mail; 429 after ``forgot_ip_rate_limit`` requests from one client IP (any
+         *     addresses) or ``forgot_rate_limit`` requests for one address.
          */
         post: operations["auth-password-forgot"];
         delete?: never;
@@ -1560,7 +1561,7 @@ export interface components {
         JobType: "background_removal" | "background_removal_human" | "smart_backgrounds";
         /**
          * LoginIn
-         * @description ``POST /api/auth/login`` body.
+         * @description ``POST /api/auth/login`` body (the e-mail one line without control characters).
          */
         LoginIn: {
             /** Email */
@@ -1853,8 +1854,9 @@ export interface components {
         };
         /**
          * ProfileUpdate
-         * @description ``PATCH /api/me``: first and last name (free text, SPEC §5); the default brand and category
-         *     that prefill the upload form (issue 12; blank clears them).
+         * @description ``PATCH /api/me``: first and last name (:data:`api.text_rules.PersonName`: one line, at most 60
+         *     characters, no links); the default brand and category that prefill the upload form (blank clears
+         *     them; no control characters).
          */
         ProfileUpdate: {
             /** Default Brand */
@@ -1961,6 +1963,8 @@ export interface components {
         /**
          * SignupIn
          * @description ``POST /api/auth/signup``: first name, e-mail and password (≥ 6, checked with SPEC §5 wording).
+         *     Names are :data:`api.text_rules.PersonName` (one line, ≤ 60 characters, no links: they are never
+         *     echoed in e-mails, but staff see them); the e-mail has no control characters.
          */
         SignupIn: {
             /** Email */

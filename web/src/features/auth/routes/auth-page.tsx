@@ -76,8 +76,8 @@ function SignupForm({ onDone }: { onDone: () => void }) {
   return (
     <form onSubmit={onSubmit} className="form" aria-label="Registrati">
       <div className="form-grid-2">
-        <Field label="Nome" autoComplete="given-name" required value={firstName} onChange={(e) => setFirstName(e.target.value)} />
-        <Field label="Cognome" autoComplete="family-name" value={lastName} onChange={(e) => setLastName(e.target.value)} />
+        <Field label="Nome" autoComplete="given-name" maxLength={60} required value={firstName} onChange={(e) => setFirstName(e.target.value)} />
+        <Field label="Cognome" autoComplete="family-name" maxLength={60} value={lastName} onChange={(e) => setLastName(e.target.value)} />
       </div>
       <Field label="Email" type="email" autoComplete="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
       <PasswordField

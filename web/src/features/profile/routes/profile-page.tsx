@@ -83,8 +83,8 @@ export function ProfilePage() {
           </dl>
           <form className="form" onSubmit={onSubmit} aria-label="Modifica profilo">
             <div className="form-grid-2">
-              <Field label="Nome" autoComplete="given-name" value={firstName} onChange={(e) => setFirstName(e.target.value)} />
-              <Field label="Cognome" autoComplete="family-name" value={lastName} onChange={(e) => setLastName(e.target.value)} />
+              <Field label="Nome" autoComplete="given-name" maxLength={60} value={firstName} onChange={(e) => setFirstName(e.target.value)} />
+              <Field label="Cognome" autoComplete="family-name" maxLength={60} value={lastName} onChange={(e) => setLastName(e.target.value)} />
             </div>
             <p className="muted">Marca e categoria predefinite compilano il modulo di caricamento: compaiono nei nomi SEO delle foto.</p>
             <div className="form-grid-2">
