@@ -14,7 +14,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from temporalio.service import RPCError
 
-from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
+from api.deps import SellerUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
@@ -40,7 +40,7 @@ router = APIRouter(prefix="/api/photos", tags=["photos"])
     "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
 )
 async def upload_photos(
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     temporal: TemporalDep,
     files: Annotated[list[UploadFile], File(description="one or more images")],
@@ -97,7 +97,7 @@ async def upload_photos(
 
 @router.get("", response_model=PhotoPage, operation_id="photos-list")
 def list_photos(
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=service.PAGE_MAX)] = service.PAGE_DEFAULT,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
@@ -123,7 +123,7 @@ def list_photos(
 )
 def download_photo(
     photo_id: uuid.UUID,
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",  # noqa: A002  API contract: ?format=
 ) -> Response:
@@ -136,7 +136,7 @@ def download_photo(
 
 @router.post("/{photo_id}/reprocess", response_model=PhotoPublic, operation_id="photos-reprocess")
 async def reprocess_photo(
-    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+    photo_id: uuid.UUID, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> PhotoPublic:
     """Run a failed job with a retryable error again (SPEC §4); refused at 0 credits."""
     job = await run_in_threadpool(service.reprocessable_job, session, user, photo_id)
@@ -163,7 +163,7 @@ def _photo_busy() -> ApiError:
 
 @router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")
 async def delete_photo(
-    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+    photo_id: uuid.UUID, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> None:
     """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
     designers and not started yet is first cancelled by its workflow (credits released)."""
@@ -194,7 +194,7 @@ class ReworkBody(BaseModel):
 
 @router.post("/{photo_id}/rework", response_model=PhotoPublic, operation_id="photos-rework")
 async def request_free_rework(
-    photo_id: uuid.UUID, body: ReworkBody, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+    photo_id: uuid.UUID, body: ReworkBody, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> PhotoPublic:
     """Ask once, within 7 days of an AI delivery, for a free rework by the designers (a human job at 0
     credits); the current result stays downloadable until the new one is delivered."""
@@ -208,7 +208,7 @@ async def request_free_rework(
 )
 def photo_thumbnail(
     photo_id: uuid.UUID,
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     request: Request,
     size: Annotated[int | None, Query(ge=64, le=1024)] = None,

@@ -37,7 +37,8 @@ export interface paths {
          *
          *     With ``page``: every job whose owner's e-mail or photo name contains ``q`` (case-insensitive),
          *     with ``status``/``job_type`` if given, created between ``date_from`` and ``date_to`` (inclusive
-         *     days, server time zone), sorted by ``sort`` (``order``; ties by id), ``size`` rows per page.
+         *     days, server time zone), sorted by ``sort`` (``order``; ties by id), ``size`` rows per page;
+         *     ``needs_review=true``: only the AI results the overview counts as 'Risultati AI da verificare'.
          */
         get: operations["admin-jobs-list"];
         put?: never;
@@ -535,7 +536,9 @@ export interface paths {
         /**
          * Complete Job
          * @description Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
-         *     one's own in-progress job.
+         *     one's own in-progress job. The optional ``notes`` to the client are shown on the seller's photo
+         *     card and quoted in the 'Foto pronta' notification and e-mail (an e-mail the SMTP server refuses is
+         *     logged; the delivery stands).
          */
         post: operations["designer-jobs-complete"];
         delete?: never;
@@ -578,6 +581,10 @@ export interface paths {
         /**
          * Reject Job
          * @description Reject one's own in-progress job; the notes are the reason the client reads.
+         *
+         *     Raises:
+         *         ApiError: 400 ``reason_required`` (title 'Impossibile rifiutare il lavoro') when the reason is
+         *             missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed.
          */
         post: operations["designer-jobs-reject"];
         delete?: never;
@@ -791,7 +798,8 @@ export interface paths {
         };
         /**
          * List Orders
-         * @description The caller's orders, newest first.
+         * @description The caller's orders, newest first, each with its photos' outcomes and the credits it really
+         *     cost (one snapshot, so the counters agree).
          */
         get: operations["orders-list"];
         put?: never;
@@ -1532,11 +1540,14 @@ export interface components {
         JobTimeline: {
             /** Failures */
             failures: number;
+            /** Files Kept Until */
+            files_kept_until: string | null;
             /**
              * Job Id
              * Format: uuid
              */
             job_id: string;
+            job_status: components["schemas"]["JobStatus"];
             /** Retries */
             retries: number;
             /** Run Id */
@@ -1630,7 +1641,7 @@ export interface components {
         };
         /**
          * OrderDetail
-         * @description An order with its photos (jobs nested).
+         * @description An order with its photos (jobs nested), their outcomes and the credits it really cost.
          */
         OrderDetail: {
             /**
@@ -1638,6 +1649,16 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Credits Refunded */
+            credits_refunded: number;
+            /** Credits Reserved */
+            credits_reserved: number;
+            /** Credits Spent */
+            credits_spent: number;
+            /** Downloadable Photos */
+            downloadable_photos: number;
+            /** Failed Photos */
+            failed_photos: number;
             /**
              * Id
              * Format: uuid
@@ -1649,6 +1670,8 @@ export interface components {
             photos: components["schemas"]["PhotoPublic"][];
             /** Processed Photos */
             processed_photos: number;
+            /** Rejected Photos */
+            rejected_photos: number;
             /** Status */
             status: string;
             /** Total Amount */
@@ -1658,8 +1681,9 @@ export interface components {
         };
         /**
          * OrderPublic
-         * @description SPEC §3 ``orders``: ``total_amount`` is the credits the batch costs (``JOB_COSTS`` × photos),
-         *     not money.
+         * @description SPEC §3 ``orders``: ``total_amount`` is the credits the batch was to cost (``JOB_COSTS`` ×
+         *     photos), not money; the :class:`~api.schemas.OrderOutcome` fields say what each photo became and
+         *     what the batch really cost.
          */
         OrderPublic: {
             /**
@@ -1667,6 +1691,16 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Credits Refunded */
+            credits_refunded: number;
+            /** Credits Reserved */
+            credits_reserved: number;
+            /** Credits Spent */
+            credits_spent: number;
+            /** Downloadable Photos */
+            downloadable_photos: number;
+            /** Failed Photos */
+            failed_photos: number;
             /**
              * Id
              * Format: uuid
@@ -1676,6 +1710,8 @@ export interface components {
             package_type: string;
             /** Processed Photos */
             processed_photos: number;
+            /** Rejected Photos */
+            rejected_photos: number;
             /** Status */
             status: string;
             /** Total Amount */
@@ -1717,12 +1753,17 @@ export interface components {
         /**
          * PhotoCounts
          * @description Counters over all the caller's photos: by the newest job's filter group (``completed``,
-         *     ``processing``, ``failed``, ``pending``: the /photos summary and filter) and by the photo's own
-         *     status (``processed``; ``queued`` = uploaded or processing: the dashboard).
+         *     ``processing``, ``failed``, ``pending``: the /photos summary and filter), by the newest job's own
+         *     status (``rejected``: rejected by the designers; ``designer_queue``: waiting for a designer, queued
+         *     or assigned but not started) and by the photo's own status (``processed``; ``queued`` = uploaded or
+         *     processing with a job still to finish, the dashboard's 'In Coda': a failed or rejected job is not
+         *     queued).
          */
         PhotoCounts: {
             /** Completed */
             completed: number;
+            /** Designer Queue */
+            designer_queue: number;
             /** Failed */
             failed: number;
             /** Pending */
@@ -1733,6 +1774,8 @@ export interface components {
             processing: number;
             /** Queued */
             queued: number;
+            /** Rejected */
+            rejected: number;
             /** Total */
             total: number;
         };
@@ -1909,7 +1952,9 @@ export interface components {
         };
         /**
          * RejectBody
-         * @description ``POST /api/designer/jobs/{id}/reject``: the reason shown to the client.
+         * @description ``POST /api/designer/jobs/{id}/reject``: the reason shown to the client (required, at least
+         *     :data:`REJECT_REASON_MIN_CHARS` characters once trimmed; checked by the route for an Italian
+         *     message).
          */
         RejectBody: {
             /** Notes */
@@ -2190,6 +2235,7 @@ export interface operations {
                 date_to?: string | null;
                 sort?: "created_at" | "status" | "email" | "filename" | "job_type" | "completed_at";
                 order?: "asc" | "desc";
+                needs_review?: boolean;
             };
             header?: never;
             path?: never;
