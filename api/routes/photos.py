@@ -1,4 +1,5 @@
-"""Photos: upload (starts one ``PhotoJobWorkflow`` each), list, download, reprocess, delete, free
+"""Photos: upload (starts one ``PhotoJobWorkflow`` each; ``/batch`` keeps the good files of a batch
+with a bad one), list, download, reprocess, delete, free
 rework and previews (``/api/photos``). The transactions live in :mod:`api.services.photos`; these
 routes check the input, call one service function and start or update workflows."""
 
@@ -26,8 +27,9 @@ from api.services.thumbnails import (
     decoded_preview,
     stored_preview,
 )
-from api.uploads import check_batch, inspect_uploads
+from api.uploads import check_batch, inspect_each, inspect_uploads
 from fotopronta.domain import SMART_BACKGROUND_COST, JobType
+from fotopronta.models import Profile
 from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import PHOTO_BUSY_MESSAGE, CancelInput, ReprocessInput, workflow_id_for_job
@@ -36,26 +38,32 @@ from workflows.starter import start_job_workflow, start_job_workflows_or_defer
 router = APIRouter(prefix="/api/photos", tags=["photos"])
 
 
-@router.post(
-    "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
-)
-async def upload_photos(
-    user: SellerUser,
-    session: SessionDep,
-    temporal: TemporalDep,
-    files: Annotated[list[UploadFile], File(description="one or more images")],
-    job_type: Annotated[str, Form()] = JobType.background_removal.value,
-    background_category: Annotated[str | None, Form()] = None,
-    preset: Annotated[str, Form()] = "original",
-    shadow: Annotated[bool, Form()] = True,
-    brand: Annotated[str | None, Form(max_length=100)] = None,
-    category: Annotated[str | None, Form(max_length=100)] = None,
-    client_notes: Annotated[str | None, Form(max_length=2000)] = None,
-) -> list[PhotoPublic]:
-    """Check every file by its content (type, bytes, megapixels), then store each original, insert its
-    photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
-    Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit."""
-    check_batch(files, effective_role(user))
+UploadFiles = Annotated[list[UploadFile], File(description="one or more images")]
+JobTypeField = Annotated[str, Form()]
+BackgroundField = Annotated[str | None, Form()]
+PresetField = Annotated[str, Form()]
+ShadowField = Annotated[bool, Form()]
+BrandField = Annotated[str | None, Form(max_length=100)]
+CategoryField = Annotated[str | None, Form(max_length=100)]
+NotesField = Annotated[str | None, Form(max_length=2000)]
+
+
+def _job_options(
+    user: Profile,
+    job_type: str,
+    background_category: str | None,
+    preset: str,
+    shadow: bool,
+    brand: str | None,
+    category: str | None,
+    client_notes: str | None,
+) -> service.JobOptions:
+    """The batch's options, checked.
+
+    Raises:
+        ApiError: 400 for an unknown job type, background category or preset, or a smart background
+            below its minimum credits.
+    """
     try:
         kind = JobType(job_type)
     except ValueError as exc:
@@ -69,12 +77,7 @@ async def upload_photos(
         background_category = None
     if preset not in PRESETS:
         raise ApiError(400, "Formato di uscita non valido.", "invalid_preset")
-    infos = await inspect_uploads(files)  # by content, before any row, file or credit
-    uploads = [
-        service.UploadedFile(filename=upload.filename or "foto", data=await upload.read(), info=info)
-        for upload, info in zip(files, infos, strict=True)
-    ]
-    options = service.JobOptions(
+    return service.JobOptions(
         kind=kind,
         background_category=background_category,
         preset=preset,
@@ -83,6 +86,17 @@ async def upload_photos(
         category=category,
         client_notes=client_notes,
     )
+
+
+async def _store_and_start(
+    user: Profile,
+    session: SessionDep,
+    temporal: TemporalDep,
+    uploads: list[service.UploadedFile],
+    options: service.JobOptions,
+) -> list[PhotoPublic]:
+    """Store the checked files as one order, start one workflow per photo (or leave the jobs pending
+    for the reconciler while Temporal is unreachable); the created photos, in order."""
     created = await run_in_threadpool(service.store_upload, session, user, uploads, options)
     # committed first: if Temporal is unreachable the jobs stay pending and the worker's reconciler
     # starts their workflows once it is back (workflows/starter.py); the upload still succeeds
@@ -93,6 +107,94 @@ async def upload_photos(
         photo_names={job.id: photo.original_filename for photo, job in created},
     )
     return await run_in_threadpool(service.reloaded, session, [photo for photo, _ in created])
+
+
+@router.post(
+    "", status_code=status.HTTP_201_CREATED, response_model=list[PhotoPublic], operation_id="photos-upload"
+)
+async def upload_photos(
+    user: SellerUser,
+    session: SessionDep,
+    temporal: TemporalDep,
+    files: UploadFiles,
+    job_type: JobTypeField = JobType.background_removal.value,
+    background_category: BackgroundField = None,
+    preset: PresetField = "original",
+    shadow: ShadowField = True,
+    brand: BrandField = None,
+    category: CategoryField = None,
+    client_notes: NotesField = None,
+) -> list[PhotoPublic]:
+    """Check every file by its content (type, bytes, megapixels), then store each original, insert its
+    photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
+    Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit (the web
+    app uses ``POST /api/photos/batch``, which keeps the good files)."""
+    check_batch(files, effective_role(user))
+    options = _job_options(user, job_type, background_category, preset, shadow, brand, category, client_notes)
+    infos = await inspect_uploads(files)  # by content, before any row, file or credit
+    uploads = [
+        service.UploadedFile(filename=upload.filename or "foto", data=await upload.read(), info=info)
+        for upload, info in zip(files, infos, strict=True)
+    ]
+    return await _store_and_start(user, session, temporal, uploads, options)
+
+
+class RejectedFile(BaseModel):
+    """A file of a batch that was not stored: its position in the request (from 0), its name and why
+    (the Italian ``title``/``detail`` and ``code`` an all-or-nothing upload would have answered)."""
+
+    index: int
+    filename: str
+    code: str
+    title: str | None
+    detail: str
+
+
+class UploadBatchResult(BaseModel):
+    """``POST /api/photos/batch``: the photos created (one order) and the files refused, each with its
+    own reason."""
+
+    photos: list[PhotoPublic]
+    rejected: list[RejectedFile]
+
+
+@router.post("/batch", response_model=UploadBatchResult, operation_id="photos-upload-batch")
+async def upload_batch(
+    user: SellerUser,
+    session: SessionDep,
+    temporal: TemporalDep,
+    response: Response,
+    files: UploadFiles,
+    job_type: JobTypeField = JobType.background_removal.value,
+    background_category: BackgroundField = None,
+    preset: PresetField = "original",
+    shadow: ShadowField = True,
+    brand: BrandField = None,
+    category: CategoryField = None,
+    client_notes: NotesField = None,
+) -> UploadBatchResult:
+    """Like ``POST /api/photos``, but a file refused by its content does not refuse the others: the
+    good files are stored as one order and started (201), each refused file is listed with its own
+    reason; nothing is stored or charged for a refused file (200 with no photos when every file was
+    refused). The batch's own rules (count, total size, job options) still refuse it whole (400)."""
+    check_batch(files, effective_role(user))
+    options = _job_options(user, job_type, background_category, preset, shadow, brand, category, client_notes)
+    checks = await inspect_each(files)  # by content, before any row, file or credit
+    uploads: list[service.UploadedFile] = []
+    rejected: list[RejectedFile] = []
+    for index, (upload, result) in enumerate(zip(files, checks, strict=True)):
+        name = upload.filename or "foto"
+        if isinstance(result, ApiError):
+            rejected.append(
+                RejectedFile(
+                    index=index, filename=name, code=result.code, title=result.title, detail=result.detail
+                )
+            )
+        else:
+            uploads.append(service.UploadedFile(filename=name, data=await upload.read(), info=result))
+    photos = await _store_and_start(user, session, temporal, uploads, options) if uploads else []
+    response.status_code = status.HTTP_201_CREATED if photos else status.HTTP_200_OK
+    return UploadBatchResult(photos=photos, rejected=rejected)
 
 
 @router.get("", response_model=PhotoPage, operation_id="photos-list")

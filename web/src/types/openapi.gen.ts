@@ -950,9 +950,33 @@ export interface paths {
          * Upload Photos
          * @description Check every file by its content (type, bytes, megapixels), then store each original, insert its
          *     photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
-         *     Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit.
+         *     Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit (the web
+         *     app uses ``POST /api/photos/batch``, which keeps the good files).
          */
         post: operations["photos-upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/photos/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload Batch
+         * @description Like ``POST /api/photos``, but a file refused by its content does not refuse the others: the
+         *     good files are stored as one order and started (201), each refused file is listed with its own
+         *     reason; nothing is stored or charged for a refused file (200 with no photos when every file was
+         *     refused). The batch's own rules (count, total size, job options) still refuse it whole (400).
+         */
+        post: operations["photos-upload-batch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1273,6 +1297,37 @@ export interface components {
         };
         /** Body_photos-upload */
         "Body_photos-upload": {
+            /** Background Category */
+            background_category?: string | null;
+            /** Brand */
+            brand?: string | null;
+            /** Category */
+            category?: string | null;
+            /** Client Notes */
+            client_notes?: string | null;
+            /**
+             * Files
+             * @description one or more images
+             */
+            files: string[];
+            /**
+             * Job Type
+             * @default background_removal
+             */
+            job_type: string;
+            /**
+             * Preset
+             * @default original
+             */
+            preset: string;
+            /**
+             * Shadow
+             * @default true
+             */
+            shadow: boolean;
+        };
+        /** Body_photos-upload-batch */
+        "Body_photos-upload-batch": {
             /** Background Category */
             background_category?: string | null;
             /** Brand */
@@ -1961,6 +2016,23 @@ export interface components {
             notes?: string | null;
         };
         /**
+         * RejectedFile
+         * @description A file of a batch that was not stored: its position in the request (from 0), its name and why
+         *     (the Italian ``title``/``detail`` and ``code`` an all-or-nothing upload would have answered).
+         */
+        RejectedFile: {
+            /** Code */
+            code: string;
+            /** Detail */
+            detail: string;
+            /** Filename */
+            filename: string;
+            /** Index */
+            index: number;
+            /** Title */
+            title: string | null;
+        };
+        /**
          * ResetIn
          * @description ``POST /api/auth/password/reset`` (bearer: a recovery session's access token).
          */
@@ -2113,6 +2185,17 @@ export interface components {
              * Format: date-time
              */
             started_at: string;
+        };
+        /**
+         * UploadBatchResult
+         * @description ``POST /api/photos/batch``: the photos created (one order) and the files refused, each with its
+         *     own reason.
+         */
+        UploadBatchResult: {
+            /** Photos */
+            photos: components["schemas"]["PhotoPublic"][];
+            /** Rejected */
+            rejected: components["schemas"]["RejectedFile"][];
         };
         /**
          * UserPage
@@ -3507,6 +3590,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PhotoPublic"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "photos-upload-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_photos-upload-batch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadBatchResult"];
                 };
             };
             /** @description Validation Error */
