@@ -126,10 +126,11 @@ test('la nota del grafico arriva al cliente, il rifiuto chiede un motivo, contat
   const summary = shop.locator('.page-header p[aria-live]');
   await expect(summary).toContainText('1 in coda per i grafici');
   await expect(summary).toContainText('1 rifiutata dai grafici');
+  await shots(shop, 'photos-note-and-rejection');
   await shop.getByRole('button', { name: /^Notifiche/ }).click();
   const panel = shop.getByRole('dialog', { name: 'Notifiche' });
   await expect(panel.getByText(`Nota del grafico: ${NOTE}`)).toBeVisible();
-  await shots(shop, 'photos-note-and-rejection');
+  await shots(shop, 'photos-notification-with-note');
   await shop.keyboard.press('Escape');
   const mails = (await (await request.get('/api/dev/mail', { params: { to: seller.email } })).json()) as { subject: string; text: string }[];
   const ready = mails.find((m) => m.subject === `Foto pronta: ${names.done}`);
@@ -178,7 +179,7 @@ test("l'admin: cronologia di un lavoro consegnato in un riquadro sopra la tabell
   await row.getByRole('button', { name: 'Cronologia lampada-dubbia.jpg' }).click();
   const dialog = page.getByRole('dialog', { name: 'Cronologia di lampada-dubbia.jpg' });
   await expect(dialog).toBeInViewport();
-  await expect(dialog.getByText(/^Consegnato — file conservati fino al \d{2}\/\d{2}\/\d{4}$/)).toBeVisible();
+  await expect(dialog.getByText(/^Consegnato — file conservati fino al \d{1,2} [a-z]+ \d{4}$/)).toBeVisible();
   await expect(dialog.getByText('Flusso in corso')).toHaveCount(0);
   await shots(page, 'admin-job-timeline-dialog');
   await dialog.getByRole('button', { name: 'Chiudi' }).first().click();

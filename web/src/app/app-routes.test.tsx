@@ -247,9 +247,9 @@ describe('dashboard, upload and photos', () => {
     await user.click(screen.getByRole('button', { name: 'Carica 2 foto' }));
     expect(await screen.findByText('finta.jpg: Solo le immagini sono supportate')).toBeInTheDocument();
     expect(screen.getByText('1 foto in elaborazione.')).toBeInTheDocument();
-    expect(screen.getByRole('listitem', { name: 'a.jpg' })).not.toHaveTextContent('Errore upload');
+    expect(screen.getByRole('listitem', { name: 'a.jpg' })).not.toHaveTextContent('Non caricato');
     const bad = screen.getByRole('listitem', { name: 'finta.jpg' });
-    expect(bad).toHaveTextContent('Errore upload');
+    expect(bad).toHaveTextContent('Non caricato');
     expect(bad).toHaveTextContent('Solo le immagini sono supportate');
     expect(within(bad).queryByRole('button', { name: 'Riprova' })).not.toBeInTheDocument();
     expect(within(bad).getByRole('button', { name: 'Rimuovi finta.jpg' })).toBeInTheDocument();

@@ -149,7 +149,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
         </p>
       ) : null}
       {reworkRejected ? <p className="muted photo-sub">Il risultato precedente resta disponibile.</p> : null}
-      {job?.status === 'rejected_human' && !reworkRejected ? <p className="muted photo-sub">I crediti riservati ti sono stati restituiti.</p> : null}
+      {job?.status === 'rejected_human' && !reworkRejected ? <p className="muted photo-hint">I crediti riservati ti sono stati restituiti.</p> : null}
       <div className="photo-actions">
         {canDownload ? (
           <>

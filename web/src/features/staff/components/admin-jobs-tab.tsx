@@ -62,7 +62,7 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
           <label htmlFor="job-status">Stato</label>
           <select id="job-status" className="input" value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">Tutti</option>
-            <option value={NEEDS_REVIEW_FILTER}>Risultati AI da verificare</option>
+            <option value={NEEDS_REVIEW_FILTER}>Da verificare (AI)</option>
             {jobStatusValues.map((s) => (
               <option key={s} value={s}>
                 {jobStatusLabel(s)}

@@ -51,7 +51,7 @@ export function workflowStatusLabel(status: string | null | undefined): string {
 
 /**
  * What the timeline's summary says: once the job ended and its workflow only waits to delete the files
- * (`files_kept_until`), 'Consegnato — file conservati fino al 26/12/2026' (or 'Rifiutato — …'); else
+ * (`files_kept_until`), 'Consegnato — file conservati fino al 26 dicembre 2026' (or 'Rifiutato — …'); else
  * the workflow's status ('Flusso in corso', 'Flusso concluso'…).
  */
 export function timelineSummaryLabel(t: Pick<JobTimeline, 'workflow_status' | 'job_status' | 'files_kept_until'>): string {

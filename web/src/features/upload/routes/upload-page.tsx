@@ -124,10 +124,12 @@ export function UploadPage() {
       // the created photos come in the order of the files the server kept; `index` names the refused ones
       const refusedAt = new Map(rejected.map((r) => [r.index, r]));
       const photoIds = created.map((p) => p.id).reverse();
-      const outcome = new Map(
-        batch.map((item, idx) => {
+      const outcome = new Map<string, Partial<UploadItem>>(
+        batch.map((item, idx): [string, Partial<UploadItem>] => {
           const refusal = refusedAt.get(idx);
-          return [item.id, refusal ? { status: 'error' as const, errorMessage: refusal.detail, refused: true } : { status: 'uploaded' as const, photoId: photoIds.pop() }];
+          if (!refusal) return [item.id, { status: 'uploaded', photoId: photoIds.pop() }];
+          if (item.preview) URL.revokeObjectURL(item.preview); // not an image the browser could show either
+          return [item.id, { status: 'error', errorMessage: refusal.detail, refused: true, preview: null }];
         }),
       );
       setItems((prev) => prev.map((i) => ({ ...i, ...(outcome.get(i.id) ?? {}) })));
@@ -304,7 +306,7 @@ export function UploadPage() {
             {items.map((item) => {
               const photo = item.photoId ? photoById.get(item.photoId) : undefined;
               const job = photo ? latestJob(photo) : null;
-              const label = photo ? jobStatusLabel(job?.status ?? null) : LOCAL_LABELS[item.status];
+              const label = photo ? jobStatusLabel(job?.status ?? null) : item.refused ? 'Non caricato' : LOCAL_LABELS[item.status];
               const tone = photo ? jobStatusTone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
               const progress = job?.status === 'processing' || job?.status === 'in_progress_human' ? (job.progress_percentage ?? 0) : null;
               return (
