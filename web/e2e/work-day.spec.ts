@@ -38,6 +38,7 @@ async function signedIn(browser: Browser, email: string): Promise<Page> {
 }
 
 test('un file non valido in un gruppo: le foto buone si caricano, quello cattivo è indicato per nome con il motivo', async ({ page }) => {
+  test.setTimeout(PROCESSING_TIMEOUT_MS + 60_000);
   const seller = { email: uniqueEmail('e2e-lotto'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
   createUsers([seller]);
   await uiLogin(page, seller.email, PASSWORD);
@@ -72,6 +73,7 @@ test('un file non valido in un gruppo: le foto buone si caricano, quello cattivo
 });
 
 test('la nota del grafico arriva al cliente, il rifiuto chiede un motivo, contatori e ordini dicono cosa è successo', async ({ browser, request }) => {
+  test.setTimeout(240_000); // three accounts' worth of work in one story, on a shared 2-core machine
   const tag = Date.now().toString(36);
   const seller = { email: uniqueEmail('e2e-cliente'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
   const designer = { email: uniqueEmail('e2e-grafica'), password: PASSWORD, role: 'graphic' as const, first_name: 'Giulia', last_name: 'Neri' };
@@ -189,6 +191,7 @@ test("l'admin: cronologia di un lavoro consegnato in un riquadro sopra la tabell
   const designerRow = page.getByRole('listitem', { name: unnamed.email });
   await expect(designerRow).toBeVisible();
   expect((await designerRow.locator('.designer-row').innerText()).split(unnamed.email).length - 1).toBe(1);
+  await shots(page, 'admin-team');
   await page.getByRole('tab', { name: 'Gestione utenti' }).click();
   await page.getByLabel('Cerca utenti').fill(unnamed.email);
   await expect(page.getByRole('table', { name: 'Utenti' }).locator('tbody tr')).toHaveCount(1);
