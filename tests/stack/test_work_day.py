@@ -201,6 +201,11 @@ async def test_staff_accounts_are_not_sellers(stack: Stack, api: httpx.AsyncClie
     # the designer's own pages still answer
     assert (await api.get("/api/designer/jobs", headers=designer)).status_code == 200
     assert (await api.get("/api/me", headers=designer)).json()["credits_remaining"] == 0
+    # the admin's 'assign missing free credits' is for clients only
+    resp = await api.post("/api/admin/users/assign-missing-free-credits", headers=admin)
+    assert resp.status_code == 200 and str(designer_id) not in resp.json()["user_ids"]
+    assert str(admin_id) not in resp.json()["user_ids"]
+    assert credits_and_ledger(sessions, designer_id) == (0, 0)
     # SPEC §2, §6: admins keep the client area (with no free credits)
     assert (await api.get("/api/photos", headers=admin)).status_code == 200
     assert (await api.get("/api/orders", headers=admin)).status_code == 200
