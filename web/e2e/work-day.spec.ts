@@ -23,6 +23,7 @@ async function shots(page: Page, name: string): Promise<void> {
     ['375', 375, 812],
   ] as const) {
     await page.setViewportSize({ width, height });
+    await page.evaluate(() => window.scrollTo(0, 0)); // a full-page shot of a scrolled page repeats the sticky header
     await page.waitForTimeout(300); // layout settles (sidebar, grids)
     await page.screenshot({ path: path.join(RESULTS_DIR, 'screens', `work-day-${name}-${label}.png`), fullPage: true });
   }
