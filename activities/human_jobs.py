@@ -102,7 +102,8 @@ class HumanJobActivities:
     @activity.defn(name="complete_human_job")
     def complete_human_job(self, inp: HumanJobActivityInput) -> None:
         """``completed_human``: photo processed with the designer's result, progress 100,
-        ``completed_at``, ``graphic_notes``, success notification to the client."""
+        ``completed_at``, ``graphic_notes``, success notification 'Foto pronta' to the client quoting the
+        designer's note (when there is one)."""
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             if job.status == JobStatus.completed_human:
@@ -116,7 +117,8 @@ class HumanJobActivities:
                 status=JobStatus.completed_human,
                 processed_path=inp.result_key or "",
                 processed_webp_path=None,
-                message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare.",
+                message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare."
+                + (f" Nota del grafico: {inp.notes}" if inp.notes else ""),
             )
 
     @activity.defn(name="reject_human_job")

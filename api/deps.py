@@ -1,5 +1,5 @@
 """FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``CurrentAuth``,
-``AdminUser``, ``DesignerUser``, ``StreamAuth``, ``RecoveryClaims``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
+``AdminUser``, ``DesignerUser``, ``SellerUser``, ``StreamAuth``, ``RecoveryClaims``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
 here, on the server, and every access token's sign-in session (``sid``) is checked against the
 database, so logout and password changes revoke tokens at once (issue 11); ``client_ip`` is the
 address rate limits key on (``X-Forwarded-For`` only from trusted proxies)."""
@@ -190,6 +190,20 @@ def get_designer(user: CurrentUser) -> Profile:
 
 
 DesignerUser = Annotated[Profile, Depends(get_designer)]
+
+SELLER_ONLY_MESSAGE = "Questa sezione è riservata ai clienti: il tuo account fa parte del team grafico."
+
+
+def get_seller(user: CurrentUser) -> Profile:
+    """The current user unless an active designer: the seller's photos, orders, credits and payments
+    are for clients and admins (SPEC §2: admins also get the client menu); a designer's account has
+    no seller pages. Raises: ApiError 403 ``seller_only``."""
+    if effective_role(user) is UserRole.graphic:
+        raise ApiError(403, SELLER_ONLY_MESSAGE, "seller_only", "Accesso Negato")
+    return user
+
+
+SellerUser = Annotated[Profile, Depends(get_seller)]
 
 
 def client_ip(request: Request) -> str:

@@ -46,7 +46,8 @@ MULTIPART_OVERHEAD_BYTES = 1024 * 1024
 DESIGNER_RESULT_MAX_BYTES = 10 * 1024 * 1024
 """Largest result file a designer uploads (SPEC §9: 'Il file deve essere inferiore a 10MB')."""
 
-PHOTO_UPLOAD_PATH = "/api/photos"
+PHOTO_UPLOAD_PATHS = frozenset({"/api/photos", "/api/photos/batch"})
+"""The seller's upload routes: all-or-nothing and the batch that keeps the good files."""
 _DESIGNER_COMPLETE = re.compile(r"^/api/designer/jobs/[^/]+/complete$")
 WEBHOOK_PATH = "/api/payments/webhook"
 
@@ -120,7 +121,7 @@ class RequestLimitsMiddleware:
         headers = Headers(scope=scope)
         limit, error = settings.json_body_max_bytes, body_too_large(settings.json_body_max_bytes)
         designer = method == "POST" and bool(_DESIGNER_COMPLETE.match(path))
-        if (method == "POST" and path == PHOTO_UPLOAD_PATH) or designer:
+        if (method == "POST" and path in PHOTO_UPLOAD_PATHS) or designer:
             try:
                 role = await run_in_threadpool(_caller_role, _bearer(headers), designer=designer)
             except ApiError as exc:

@@ -152,8 +152,11 @@ class PhotoPublic(BaseModel):
 
 class PhotoCounts(BaseModel):
     """Counters over all the caller's photos: by the newest job's filter group (``completed``,
-    ``processing``, ``failed``, ``pending``: the /photos summary and filter) and by the photo's own
-    status (``processed``; ``queued`` = uploaded or processing: the dashboard)."""
+    ``processing``, ``failed``, ``pending``: the /photos summary and filter), by the newest job's own
+    status (``rejected``: rejected by the designers; ``designer_queue``: waiting for a designer, queued
+    or assigned but not started) and by the photo's own status (``processed``; ``queued`` = uploaded or
+    processing with a job still to finish, the dashboard's 'In Coda': a failed or rejected job is not
+    queued)."""
 
     total: int
     completed: int
@@ -162,6 +165,23 @@ class PhotoCounts(BaseModel):
     pending: int
     processed: int
     queued: int
+    rejected: int
+    designer_queue: int
+
+
+class OrderOutcome(BaseModel):
+    """What became of an order's photos and credits (``/orders``): photos by their newest job's
+    outcome (``delivered_photos`` equals ``processed_photos``; ``downloadable_photos``: delivered and
+    still on storage, what the ZIP holds), and credits from the ledger entries of the order's jobs:
+    ``credits_reserved`` (booked), ``credits_refunded`` (given back: rejected, failed or cancelled
+    jobs) and ``credits_spent`` = reserved − refunded (still held by unfinished jobs included)."""
+
+    rejected_photos: int
+    failed_photos: int
+    downloadable_photos: int
+    credits_reserved: int
+    credits_refunded: int
+    credits_spent: int
 
 
 class PhotoPage(BaseModel):

@@ -39,6 +39,8 @@ UNSUPPORTED = "Solo le immagini sono supportate"
 """SPEC §5 client upload: the message for a file that is not an image (title 'Alcuni file ignorati')."""
 UNSUPPORTED_TITLE = "Alcuni file ignorati"
 UPLOAD_TITLE = "Errore upload"
+INVALID_FILENAME = "Il nome di un file contiene caratteri non ammessi: rinominalo e riprova."
+"""Detail of the 400 ``invalid_filename``: a file name holding NUL or another control character."""
 """SPEC §8 Upload: 'Errore upload' ('Impossibile caricare {file}')."""
 
 _TIFF_MAGICS = (b"II*\x00", b"MM\x00*")
@@ -293,7 +295,7 @@ def upload_names(files: list[UploadFile]) -> list[str]:
         if name is None:
             raise ApiError(
                 400,
-                "Il nome di un file contiene caratteri non ammessi: rinominalo e riprova.",
+                INVALID_FILENAME,
                 "invalid_filename",
                 UPLOAD_TITLE,
             )
@@ -301,18 +303,38 @@ def upload_names(files: list[UploadFile]) -> list[str]:
     return names
 
 
-async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
+async def inspect_each(files: list[UploadFile]) -> list[ImageInfo | ApiError]:
     """Check every file by its content (:func:`api.uploads.inspect_image`: type sniffed from the bytes,
     size from the header, per-file limit ``settings.max_file_bytes`` and 80 MP) before anything is
     stored or charged; each file is read once, at most ``max_file_bytes + 1`` bytes, and rewound.
 
+    Returns:
+        Per file, in order: what it is, or the 400 :class:`ApiError` that refuses it (its own Italian
+        reason: 'Solo le immagini sono supportate', 'Impossibile caricare {file}: …').
+    """
+    max_bytes = get_settings().max_file_bytes
+    results: list[ImageInfo | ApiError] = []
+    for upload in files:
+        data = await upload.read(max_bytes + 1)
+        try:
+            results.append(
+                await run_in_threadpool(inspect_image, data, upload.filename or "", max_bytes=max_bytes)
+            )
+        except ApiError as exc:
+            results.append(exc)
+        await upload.seek(0)
+    return results
+
+
+async def inspect_uploads(files: list[UploadFile]) -> list[ImageInfo]:
+    """:func:`inspect_each`, all or nothing.
+
     Raises:
         ApiError: 400 for the first file that is not an accepted image or is over a limit.
     """
-    max_bytes = get_settings().max_file_bytes
     infos = []
-    for upload in files:
-        data = await upload.read(max_bytes + 1)
-        infos.append(await run_in_threadpool(inspect_image, data, upload.filename or "", max_bytes=max_bytes))
-        await upload.seek(0)
+    for result in await inspect_each(files):
+        if isinstance(result, ApiError):
+            raise result
+        infos.append(result)
     return infos

@@ -1,4 +1,4 @@
-"""Creating accounts: credentials, profile and the 15 free sign-up credits in one transaction."""
+"""Creating accounts: credentials, profile and (for clients) the 15 free sign-up credits in one transaction."""
 
 from __future__ import annotations
 
@@ -42,7 +42,9 @@ def create_user(
     confirmed: bool = True,
     now: datetime | None = None,
 ) -> Profile:
-    """Create credentials and profile and grant the sign-up credits (SPEC §1: 15, valid 365 days).
+    """Create credentials and profile; a client also gets the sign-up credits (SPEC §1: 15, valid
+    365 days). Staff accounts (``graphic``, ``admin``) start at 0: they are not sellers' free trials
+    (an admin who wants to try the client area grants credits in the admin dashboard).
 
     Everything happens in the caller's transaction: the grant is a ledger entry with idempotency
     key ``signup:{user_id}`` and expiry ``now + credit_validity_days``.
@@ -74,7 +76,7 @@ def create_user(
     )
     session.add(profile)
     session.flush()
-    if settings.signup_free_credits > 0:
+    if role is UserRole.client and settings.signup_free_credits > 0:
         ledger.grant(
             session,
             user_id=user.id,

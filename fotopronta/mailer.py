@@ -86,6 +86,20 @@ def password_reset_email(*, to: str, code: str, link: str, code_ttl_s: int, link
     return Email(to=to, subject=f"Reimposta la password di {PRODUCT}", text=text, links=[link])
 
 
+def photo_ready_email(
+    *, to: str, first_name: str | None, photo_name: str, note: str | None, link: str
+) -> Email:
+    """'Foto pronta': the design team delivered ``photo_name``; the designer's note to the client, when
+    there is one, is quoted; ``link`` is ``{public_url}/photos``."""
+    greeting = f"Ciao {first_name}," if first_name else "Ciao,"
+    note_text = f"\n\nNota del grafico:\n{note}" if note else ""
+    text = (
+        f"{greeting}\n\nil nostro team grafico ha completato {photo_name}: la foto è pronta da scaricare."
+        f"{note_text}\n\nLa trovi tra le tue foto processate:\n\n{link}\n\nIl team di {PRODUCT}"
+    )
+    return Email(to=to, subject=f"Foto pronta: {photo_name}", text=text, links=[link])
+
+
 def _store(email: Email) -> uuid.UUID:
     with session_scope() as session:
         row = EmailOutbox(to_address=email.to, subject=email.subject, text=email.text, links=email.links)

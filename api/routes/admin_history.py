@@ -25,6 +25,7 @@ from api.deps import AdminUser, SessionDep, TemporalDep
 from api.errors import ApiError
 from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids, local_activity
 from api.services import admin_jobs as service
+from fotopronta.domain import JobStatus
 from fotopronta.settings import get_settings
 from workflows.shared import workflow_id_for_job
 
@@ -166,8 +167,10 @@ async def job_history(
             when no such job exists, or ``history_not_found`` when Temporal holds no workflow for it
             (never started, or past the namespace's retention); 503 when Temporal does not answer.
     """
-    if not await run_in_threadpool(service.job_exists, session, job_id):
+    retention = await run_in_threadpool(service.job_retention, session, job_id)
+    if retention is None:
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
+    job_status, kept_until = retention
     events = (await _fetch(temporal, job_id))[3]
     return flatten_history(events)
 
@@ -184,6 +187,10 @@ class JobTimeline(BaseModel):
     workflow_id: str
     run_id: str | None
     workflow_status: str | None
+    job_status: JobStatus
+    files_kept_until: datetime | None
+    """Once the job ended delivered (or rejected) and its workflow only waits to delete the files:
+    until when they are kept (the end + 30 days); else null."""
     temporal_url: str
     retries: int
     failures: int
@@ -207,8 +214,10 @@ async def job_timeline(
     Raises:
         ApiError: 401, 403, 404 (``job_not_found``, ``history_not_found``) and 503 as for the history.
     """
-    if not await run_in_threadpool(service.job_exists, session, job_id):
+    retention = await run_in_threadpool(service.job_retention, session, job_id)
+    if retention is None:
         raise ApiError(404, "Lavoro non trovato", "job_not_found")
+    job_status, kept_until = retention
     wid, run_id, status, events, pending = await _fetch(temporal, job_id)
     ids = designer_ids(events)
     names = await run_in_threadpool(service.designer_names, session, ids) if ids else {}
@@ -218,6 +227,8 @@ async def job_timeline(
         workflow_id=wid,
         run_id=run_id,
         workflow_status=status,
+        job_status=job_status,
+        files_kept_until=kept_until if status == "RUNNING" else None,
         temporal_url=temporal_ui_url(wid, run_id),
         retries=sum(1 for s in steps if s.outcome == "retry"),
         failures=sum(1 for s in steps if s.outcome == "failed"),

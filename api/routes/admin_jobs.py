@@ -2,7 +2,7 @@
 
 - ``GET`` without ``page``: human jobs by status (default the pending pool), by priority then age.
 - ``GET ?page=&size=`` (optionally ``q``, ``status``, ``job_type``, ``date_from``, ``date_to``, ``sort``,
-  ``order``): every job, AI or human, searched by the owner's e-mail or the photo's name, one page at
+  ``order``, ``needs_review``): every job, AI or human, searched by the owner's e-mail or the photo's name, one page at
   a time with the total count, sorted on the server.
 - ``POST /{id}/assign {designer_id}``: assign a pending human job; the designer is notified.
 """
@@ -51,12 +51,14 @@ def list_jobs(
     date_to: date | None = None,
     sort: JobSort = "created_at",
     order: SortOrder = "desc",
+    needs_review: bool = False,
 ) -> list[DesignerJob] | AdminJobPage:
     """Without ``page``: human jobs with ``status`` (default ``pending_human``), by priority then age.
 
     With ``page``: every job whose owner's e-mail or photo name contains ``q`` (case-insensitive),
     with ``status``/``job_type`` if given, created between ``date_from`` and ``date_to`` (inclusive
-    days, server time zone), sorted by ``sort`` (``order``; ties by id), ``size`` rows per page.
+    days, server time zone), sorted by ``sort`` (``order``; ties by id), ``size`` rows per page;
+    ``needs_review=true``: only the AI results the overview counts as 'Risultati AI da verificare'.
     """
     if page is None:
         return service.human_jobs(session, status)
@@ -71,6 +73,7 @@ def list_jobs(
         date_to=date_to,
         sort=sort,
         order=order,
+        needs_review=needs_review,
     )
 
 

@@ -18,9 +18,11 @@ from datetime import datetime
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict
 
-from api.deps import CurrentUser, SessionDep
+from api.deps import SellerUser, SessionDep
+from api.schemas import OrderOutcome
 from api.services import orders, payments
-from fotopronta.models import CreditPackage, Order
+from api.services.queries import begin_snapshot
+from fotopronta.models import CreditPackage
 
 router = APIRouter(prefix="/api", tags=["credits"])
 
@@ -68,9 +70,10 @@ class PurchasePublic(BaseModel):
     credit_packages: PackageSummary
 
 
-class OrderPublic(BaseModel):
-    """SPEC §3 ``orders``: ``total_amount`` is the credits the batch costs (``JOB_COSTS`` × photos),
-    not money."""
+class OrderPublic(OrderOutcome):
+    """SPEC §3 ``orders``: ``total_amount`` is the credits the batch was to cost (``JOB_COSTS`` ×
+    photos), not money; the :class:`~api.schemas.OrderOutcome` fields say what each photo became and
+    what the batch really cost."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -84,13 +87,13 @@ class OrderPublic(BaseModel):
 
 
 @router.get("/credit-packages", response_model=list[PackagePublic], operation_id="credit-packages-list")
-def list_packages(_user: CurrentUser, session: SessionDep) -> list[CreditPackage]:
+def list_packages(_user: SellerUser, session: SessionDep) -> list[CreditPackage]:
     """Purchasable packages: active, price above 0, ascending by price."""
     return payments.purchasable_packages(session)
 
 
 @router.get("/credits/purchases", response_model=list[PurchasePublic], operation_id="credits-purchases")
-def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePublic]:
+def list_purchases(user: SellerUser, session: SessionDep) -> list[PurchasePublic]:
     """The caller's pending purchases plus the last 10 completed and the last 10 ended unpaid, newest
     first (stale pending ones are marked expired first)."""
     rows = payments.recent_purchases(session, user.id, RECENT_COMPLETED)
@@ -123,6 +126,18 @@ def list_purchases(user: CurrentUser, session: SessionDep) -> list[PurchasePubli
 
 
 @router.get("/orders", response_model=list[OrderPublic], operation_id="orders-list")
-def list_orders(user: CurrentUser, session: SessionDep) -> list[Order]:
-    """The caller's orders, newest first."""
-    return orders.user_orders(session, user.id)
+def list_orders(user: SellerUser, session: SessionDep) -> list[OrderPublic]:
+    """The caller's orders, newest first, each with its photos' outcomes and the credits it really
+    cost (one snapshot, so the counters agree)."""
+    begin_snapshot(session)
+    rows = orders.user_orders(session, user.id)
+    outcomes = orders.order_outcomes(session, [o.id for o in rows])
+    return [
+        OrderPublic.model_validate(
+            {
+                **{k: getattr(o, k) for k in OrderPublic.model_fields if k not in OrderOutcome.model_fields},
+                **outcomes[o.id].model_dump(),
+            }
+        )
+        for o in rows
+    ]

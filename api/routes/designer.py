@@ -3,6 +3,7 @@ the result file, reject, download the original (SPEC §4 Human workflow, §5 des
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from typing import Annotated
@@ -22,6 +23,7 @@ from api.services import designer as service
 from api.services.thumbnails import THUMBNAIL_CACHE_S, decoded_preview, thumbnail_unavailable
 from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters
 from api.uploads import inspect_image
+from fotopronta import mailer
 from fotopronta.domain import UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
 from fotopronta.thumbnails import store_thumbnail, thumbnail_key
@@ -29,11 +31,12 @@ from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import AssignInput, CompleteHumanInput, RejectInput, StartInput
 
 router = APIRouter(prefix="/api/designer", tags=["designer"])
+log = logging.getLogger("fotopronta.api.designer")
 
 DESIGNER_RESULT_TYPES = {"image/jpeg": "jpg", "image/jpg": "jpg", "image/png": "png", "image/webp": "webp"}
 """SPEC §5 Designer result upload: only these types."""
 DESIGNER_SNIFFED_TYPES = frozenset({"image/jpeg", "image/png", "image/webp"})
-"""What the result's bytes must be (sniffed, issue 11 item 2), whatever the Content-Type says."""
+"""What the result's bytes must be (sniffed from the content), whatever the Content-Type says."""
 ORIGINAL_MEDIA_TYPES = frozenset(
     {"image/jpeg", "image/png", "image/webp", "image/tiff", "image/heic", "image/heif", "image/avif"}
 )
@@ -41,10 +44,28 @@ ORIGINAL_MEDIA_TYPES = frozenset(
 stored before uploads were checked by content) is served as ``application/octet-stream``."""
 
 
-class RejectBody(BaseModel):
-    """``POST /api/designer/jobs/{id}/reject``: the reason shown to the client."""
+NOTES_MAX_CHARS = 2000
+"""Longest note to the client or rejection reason a designer may write."""
+REJECT_REASON_MIN_CHARS = 5
+"""A rejection reason must say something: at least this many characters once trimmed (a few words)."""
+REJECT_REASON_REQUIRED = (
+    f"Scrivi il motivo del rifiuto (almeno {REJECT_REASON_MIN_CHARS} caratteri): il cliente lo riceve "
+    "nella notifica."
+)
 
-    notes: FreeText | None = Field(default=None, max_length=2000)
+
+class RejectBody(BaseModel):
+    """``POST /api/designer/jobs/{id}/reject``: the reason shown to the client (required, at least
+    :data:`REJECT_REASON_MIN_CHARS` characters once trimmed; checked by the route for an Italian
+    message)."""
+
+    notes: FreeText | None = Field(default=None, max_length=NOTES_MAX_CHARS)
+
+
+def _clean_notes(notes: str | None) -> str | None:
+    """The designer's text trimmed, or ``None`` when blank."""
+    text = (notes or "").strip()
+    return text or None
 
 
 @router.get("/jobs", response_model=list[DesignerJob], operation_id="designer-jobs-list")
@@ -103,12 +124,15 @@ async def complete_job(
     session: SessionDep,
     temporal: TemporalDep,
     file: Annotated[UploadFile, File()],
-    notes: Annotated[str | None, Form(max_length=2000)] = None,
+    notes: Annotated[str | None, Form(max_length=NOTES_MAX_CHARS)] = None,
 ) -> DesignerJob:
     """Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
-    one's own in-progress job."""
+    one's own in-progress job. The optional ``notes`` to the client are shown on the seller's photo
+    card and quoted in the 'Foto pronta' notification and e-mail (an e-mail the SMTP server refuses is
+    logged; the delivery stands)."""
     if notes and has_control_characters(notes, allow_newlines=True):
         raise ApiError(400, INVALID_CHARACTERS, "invalid_characters", "Errore upload")
+    notes = _clean_notes(notes)
     job, photo = await run_in_threadpool(service.load_human_job, session, job_id)
     service.require_assignee(job, user)
     content_type = (file.content_type or "").lower()
@@ -149,6 +173,11 @@ async def complete_job(
         await run_in_threadpool(storage.delete, BUCKET_PROCESSED, key)
         await run_in_threadpool(storage.delete, BUCKET_PROCESSED, thumbnail_key(key))
         raise
+    ready = await run_in_threadpool(service.photo_ready_email, session, job_id, notes)
+    try:
+        await mailer.send_email(ready)
+    except mailer.MailDeliveryError:  # the result is delivered; the bell and /photos still say so
+        log.exception("'Foto pronta' e-mail to %s not delivered", ready.to)
     return await run_in_threadpool(service.reloaded_job, session, job_id)
 
 
@@ -156,14 +185,22 @@ async def complete_job(
 async def reject_job(
     job_id: uuid.UUID, body: RejectBody, user: DesignerUser, session: SessionDep, temporal: TemporalDep
 ) -> DesignerJob:
-    """Reject one's own in-progress job; the notes are the reason the client reads."""
+    """Reject one's own in-progress job; the notes are the reason the client reads.
+
+    Raises:
+        ApiError: 400 ``reason_required`` (title 'Impossibile rifiutare il lavoro') when the reason is
+            missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed.
+    """
+    reason = _clean_notes(body.notes)
+    if reason is None or len(reason) < REJECT_REASON_MIN_CHARS:
+        raise ApiError(400, REJECT_REASON_REQUIRED, "reason_required", "Impossibile rifiutare il lavoro")
     job, _ = await run_in_threadpool(service.load_human_job, session, job_id)
     service.require_assignee(job, user)
     await run_job_update(
         temporal,
         job_id,
         PhotoJobWorkflow.reject,
-        RejectInput(actor_id=str(user.id), notes=body.notes),
+        RejectInput(actor_id=str(user.id), notes=reason),
         title="Impossibile rifiutare il lavoro",
     )
     return await run_in_threadpool(service.reloaded_job, session, job_id)

@@ -9,18 +9,18 @@ from datetime import datetime
 
 from fastapi import APIRouter
 from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
-from api.deps import CurrentUser, SessionDep
+from api.deps import SellerUser, SessionDep
 from api.http_headers import content_disposition
-from api.schemas import PhotoPublic
+from api.schemas import OrderOutcome, PhotoPublic
 from api.services import orders as service
 
 router = APIRouter(prefix="/api/orders", tags=["orders"])
 
 
-class OrderDetail(BaseModel):
-    """An order with its photos (jobs nested)."""
+class OrderDetail(OrderOutcome):
+    """An order with its photos (jobs nested), their outcomes and the credits it really cost."""
 
     model_config = ConfigDict(from_attributes=True)
 
@@ -35,12 +35,14 @@ class OrderDetail(BaseModel):
 
 
 @router.get("/{order_id}", response_model=OrderDetail, operation_id="orders-read")
-def read_order(order_id: uuid.UUID, user: CurrentUser, session: SessionDep) -> OrderDetail:
+def read_order(order_id: uuid.UUID, user: SellerUser, session: SessionDep) -> OrderDetail:
     """The order and its photos."""
     order, rows = service.order_with_photos(session, user, order_id)
     photos = [PhotoPublic.model_validate(p) for p in rows]
+    outcome = service.order_outcomes(session, [order.id])[order.id]
+    own = (k for k in OrderDetail.model_fields if k != "photos" and k not in OrderOutcome.model_fields)
     return OrderDetail.model_validate(
-        {**{k: getattr(order, k) for k in OrderDetail.model_fields if k != "photos"}, "photos": photos}
+        {**{k: getattr(order, k) for k in own}, **outcome.model_dump(), "photos": photos}
     )
 
 
@@ -49,7 +51,7 @@ def read_order(order_id: uuid.UUID, user: CurrentUser, session: SessionDep) -> O
     operation_id="orders-download",
     responses={200: {"content": {"application/zip": {}}}},
 )
-def download_order(order_id: uuid.UUID, user: CurrentUser, session: SessionDep) -> Response:
+def download_order(order_id: uuid.UUID, user: SellerUser, session: SessionDep) -> Response:
     """A ZIP of the order's delivered photos, each under its SEO file name (duplicates numbered).
 
     Raises: ApiError 409 'Nessuna foto completata da scaricare' when nothing is delivered (or every

@@ -22,7 +22,7 @@ from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field
 
-from api.deps import CurrentUser, OptionalTemporalDep, SessionDep
+from api.deps import OptionalTemporalDep, SellerUser, SessionDep
 from api.errors import ApiError
 from api.job_control import resume_after_credit
 from api.services import payments as service
@@ -81,7 +81,7 @@ class VerifyOut(BaseModel):
 
 
 @router.post("/checkout", response_model=CheckoutOut, operation_id="payments-checkout")
-async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> CheckoutOut:
+async def checkout(body: CheckoutIn, user: SellerUser, session: SessionDep) -> CheckoutOut:
     """Start a checkout for an active package priced above 0 (SPEC §6); success URL
     ``{public_url}/dashboard?success=true&session_id={CHECKOUT_SESSION_ID}``, cancel
     ``{public_url}/dashboard?canceled=true``.
@@ -125,7 +125,7 @@ async def checkout(body: CheckoutIn, user: CurrentUser, session: SessionDep) -> 
     "/verify", response_model=VerifyOut, response_model_by_alias=True, operation_id="payments-verify"
 )
 async def verify(
-    body: VerifyIn, user: CurrentUser, session: SessionDep, temporal: OptionalTemporalDep
+    body: VerifyIn, user: SellerUser, session: SessionDep, temporal: OptionalTemporalDep
 ) -> VerifyOut:
     """Check a checkout session of the caller and, if paid, add its credits (once).
 

@@ -1,4 +1,5 @@
-"""Photos: upload (starts one ``PhotoJobWorkflow`` each), list, download, reprocess, delete, free
+"""Photos: upload (starts one ``PhotoJobWorkflow`` each; ``/batch`` keeps the good files of a batch
+with a bad one), list, download, reprocess, delete, free
 rework and previews (``/api/photos``). The transactions live in :mod:`api.services.photos`; these
 routes check the input, call one service function and start or update workflows."""
 
@@ -14,7 +15,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from temporalio.service import RPCError
 
-from api.deps import CurrentUser, SessionDep, TemporalDep, effective_role
+from api.deps import SellerUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
 from api.job_control import run_job_update
@@ -26,9 +27,19 @@ from api.services.thumbnails import (
     decoded_preview,
     stored_preview,
 )
-from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters
-from api.uploads import UPLOAD_MAX_FIELDS, UPLOAD_MAX_PARTS, check_batch, inspect_uploads, upload_names
+from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters, safe_filename
+from api.uploads import (
+    INVALID_FILENAME,
+    UPLOAD_MAX_FIELDS,
+    UPLOAD_MAX_PARTS,
+    UPLOAD_TITLE,
+    check_batch,
+    inspect_each,
+    inspect_uploads,
+    upload_names,
+)
 from fotopronta.domain import SMART_BACKGROUND_COST, JobType
+from fotopronta.models import Profile
 from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import CancelInput, ReprocessInput, workflow_id_for_job
@@ -37,34 +48,36 @@ from workflows.starter import start_job_workflow, start_job_workflows_or_defer
 router = APIRouter(prefix="/api/photos", tags=["photos"])
 
 
-@router.post(
-    "",
-    status_code=status.HTTP_201_CREATED,
-    response_model=list[PhotoPublic],
-    operation_id="photos-upload",
-    form_limits={"max_files": UPLOAD_MAX_PARTS, "max_fields": UPLOAD_MAX_FIELDS},
-)
-async def upload_photos(
-    user: CurrentUser,
-    session: SessionDep,
-    temporal: TemporalDep,
-    files: Annotated[list[UploadFile], File(description="one or more images")],
-    job_type: Annotated[str, Form()] = JobType.background_removal.value,
-    background_category: Annotated[str | None, Form()] = None,
-    preset: Annotated[str, Form()] = "original",
-    shadow: Annotated[bool, Form()] = True,
-    brand: Annotated[str | None, Form(max_length=100)] = None,
-    category: Annotated[str | None, Form(max_length=100)] = None,
-    client_notes: Annotated[str | None, Form(max_length=2000)] = None,
-) -> list[PhotoPublic]:
-    """Check every file by its content (type, bytes, megapixels), then store each original, insert its
-    photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
-    Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit."""
-    check_batch(files, effective_role(user))
-    names = upload_names(files)  # NUL or control characters refuse the batch; long names are cut
+UploadFiles = Annotated[list[UploadFile], File(description="one or more images")]
+JobTypeField = Annotated[str, Form()]
+BackgroundField = Annotated[str | None, Form()]
+PresetField = Annotated[str, Form()]
+ShadowField = Annotated[bool, Form()]
+BrandField = Annotated[str | None, Form(max_length=100)]
+CategoryField = Annotated[str | None, Form(max_length=100)]
+NotesField = Annotated[str | None, Form(max_length=2000)]
+
+
+def _job_options(
+    user: Profile,
+    job_type: str,
+    background_category: str | None,
+    preset: str,
+    shadow: bool,
+    brand: str | None,
+    category: str | None,
+    client_notes: str | None,
+) -> service.JobOptions:
+    """The batch's options, checked.
+
+    Raises:
+        ApiError: 400 for an unknown job type, background category or preset, or a smart background
+            below its minimum credits; 400 ``invalid_characters`` for control characters in brand,
+            category (single line) or notes.
+    """
     for value, multi_line in ((brand, False), (category, False), (client_notes, True)):
         if value and has_control_characters(value, allow_newlines=multi_line):
-            raise ApiError(400, INVALID_CHARACTERS, "invalid_characters", "Errore upload")
+            raise ApiError(400, INVALID_CHARACTERS, "invalid_characters", UPLOAD_TITLE)
     try:
         kind = JobType(job_type)
     except ValueError as exc:
@@ -78,12 +91,7 @@ async def upload_photos(
         background_category = None
     if preset not in PRESETS:
         raise ApiError(400, "Formato di uscita non valido.", "invalid_preset")
-    infos = await inspect_uploads(files)  # by content, before any row, file or credit
-    uploads = [
-        service.UploadedFile(filename=name, data=await upload.read(), info=info)
-        for upload, name, info in zip(files, names, infos, strict=True)
-    ]
-    options = service.JobOptions(
+    return service.JobOptions(
         kind=kind,
         background_category=background_category,
         preset=preset,
@@ -92,6 +100,17 @@ async def upload_photos(
         category=category,
         client_notes=client_notes,
     )
+
+
+async def _store_and_start(
+    user: Profile,
+    session: SessionDep,
+    temporal: TemporalDep,
+    uploads: list[service.UploadedFile],
+    options: service.JobOptions,
+) -> list[PhotoPublic]:
+    """Store the checked files as one order, start one workflow per photo (or leave the jobs pending
+    for the reconciler while Temporal is unreachable); the created photos, in order."""
     created = await run_in_threadpool(service.store_upload, session, user, uploads, options)
     # committed first: if Temporal is unreachable the jobs stay pending and the worker's reconciler
     # starts their workflows once it is back (workflows/starter.py); the upload still succeeds
@@ -104,9 +123,117 @@ async def upload_photos(
     return await run_in_threadpool(service.reloaded, session, [photo for photo, _ in created])
 
 
+@router.post(
+    "",
+    status_code=status.HTTP_201_CREATED,
+    response_model=list[PhotoPublic],
+    operation_id="photos-upload",
+    form_limits={"max_files": UPLOAD_MAX_PARTS, "max_fields": UPLOAD_MAX_FIELDS},
+)
+async def upload_photos(
+    user: SellerUser,
+    session: SessionDep,
+    temporal: TemporalDep,
+    files: UploadFiles,
+    job_type: JobTypeField = JobType.background_removal.value,
+    background_category: BackgroundField = None,
+    preset: PresetField = "original",
+    shadow: ShadowField = True,
+    brand: BrandField = None,
+    category: CategoryField = None,
+    client_notes: NotesField = None,
+) -> list[PhotoPublic]:
+    """Check every file by its content (type, bytes, megapixels), then store each original, insert its
+    photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
+    Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit (the web
+    app uses ``POST /api/photos/batch``, which keeps the good files)."""
+    check_batch(files, effective_role(user))
+    names = upload_names(files)  # NUL or control characters refuse the batch; long names are cut
+    options = _job_options(user, job_type, background_category, preset, shadow, brand, category, client_notes)
+    infos = await inspect_uploads(files)  # by content, before any row, file or credit
+    uploads = [
+        service.UploadedFile(filename=name, data=await upload.read(), info=info)
+        for upload, name, info in zip(files, names, infos, strict=True)
+    ]
+    return await _store_and_start(user, session, temporal, uploads, options)
+
+
+class RejectedFile(BaseModel):
+    """A file of a batch that was not stored: its position in the request (from 0), its name and why
+    (the Italian ``title``/``detail`` and ``code`` an all-or-nothing upload would have answered)."""
+
+    index: int
+    filename: str
+    code: str
+    title: str | None
+    detail: str
+
+
+class UploadBatchResult(BaseModel):
+    """``POST /api/photos/batch``: the photos created (one order) and the files refused, each with its
+    own reason."""
+
+    photos: list[PhotoPublic]
+    rejected: list[RejectedFile]
+
+
+@router.post(
+    "/batch",
+    response_model=UploadBatchResult,
+    operation_id="photos-upload-batch",
+    form_limits={"max_files": UPLOAD_MAX_PARTS, "max_fields": UPLOAD_MAX_FIELDS},
+)
+async def upload_batch(
+    user: SellerUser,
+    session: SessionDep,
+    temporal: TemporalDep,
+    response: Response,
+    files: UploadFiles,
+    job_type: JobTypeField = JobType.background_removal.value,
+    background_category: BackgroundField = None,
+    preset: PresetField = "original",
+    shadow: ShadowField = True,
+    brand: BrandField = None,
+    category: CategoryField = None,
+    client_notes: NotesField = None,
+) -> UploadBatchResult:
+    """Like ``POST /api/photos``, but a file refused by its content does not refuse the others: the
+    good files are stored as one order and started (201), each refused file is listed with its own
+    reason; nothing is stored or charged for a refused file (200 with no photos when every file was
+    refused). The batch's own rules (count, total size, job options) still refuse it whole (400)."""
+    check_batch(files, effective_role(user))
+    options = _job_options(user, job_type, background_category, preset, shadow, brand, category, client_notes)
+    checks = await inspect_each(files)  # by content, before any row, file or credit
+    uploads: list[service.UploadedFile] = []
+    rejected: list[RejectedFile] = []
+    for index, (upload, result) in enumerate(zip(files, checks, strict=True)):
+        name = safe_filename(upload.filename or "")
+        if name is None:  # NUL or another control character: refused by name, nothing stored
+            rejected.append(
+                RejectedFile(
+                    index=index,
+                    filename=(upload.filename or "").encode("ascii", "backslashreplace").decode()[:150],
+                    code="invalid_filename",
+                    title=UPLOAD_TITLE,
+                    detail=INVALID_FILENAME,
+                )
+            )
+        elif isinstance(result, ApiError):
+            rejected.append(
+                RejectedFile(
+                    index=index, filename=name, code=result.code, title=result.title, detail=result.detail
+                )
+            )
+        else:
+            uploads.append(service.UploadedFile(filename=name, data=await upload.read(), info=result))
+    photos = await _store_and_start(user, session, temporal, uploads, options) if uploads else []
+    response.status_code = status.HTTP_201_CREATED if photos else status.HTTP_200_OK
+    return UploadBatchResult(photos=photos, rejected=rejected)
+
+
 @router.get("", response_model=PhotoPage, operation_id="photos-list")
 def list_photos(
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=service.PAGE_MAX)] = service.PAGE_DEFAULT,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
@@ -132,7 +259,7 @@ def list_photos(
 )
 def download_photo(
     photo_id: uuid.UUID,
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     format: Annotated[str, Query(pattern="^(jpeg|jpg|webp)$")] = "jpeg",  # noqa: A002  API contract: ?format=
 ) -> Response:
@@ -145,7 +272,7 @@ def download_photo(
 
 @router.post("/{photo_id}/reprocess", response_model=PhotoPublic, operation_id="photos-reprocess")
 async def reprocess_photo(
-    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+    photo_id: uuid.UUID, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> PhotoPublic:
     """Run a failed job with a retryable error again (SPEC §4); refused at 0 credits."""
     job = await run_in_threadpool(service.reprocessable_job, session, user, photo_id)
@@ -168,7 +295,7 @@ async def reprocess_photo(
 
 @router.delete("/{photo_id}", status_code=status.HTTP_204_NO_CONTENT, operation_id="photos-delete")
 async def delete_photo(
-    photo_id: uuid.UUID, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+    photo_id: uuid.UUID, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> None:
     """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
     designers and not started yet is first cancelled by its workflow (credits released). Every
@@ -199,7 +326,7 @@ class ReworkBody(BaseModel):
 
 @router.post("/{photo_id}/rework", response_model=PhotoPublic, operation_id="photos-rework")
 async def request_free_rework(
-    photo_id: uuid.UUID, body: ReworkBody, user: CurrentUser, session: SessionDep, temporal: TemporalDep
+    photo_id: uuid.UUID, body: ReworkBody, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> PhotoPublic:
     """Ask once, within 7 days of an AI delivery, for a free rework by the designers (a human job at 0
     credits); the current result stays downloadable until the new one is delivered."""
@@ -213,7 +340,7 @@ async def request_free_rework(
 )
 def photo_thumbnail(
     photo_id: uuid.UUID,
-    user: CurrentUser,
+    user: SellerUser,
     session: SessionDep,
     request: Request,
     size: Annotated[int | None, Query(ge=64, le=1024)] = None,

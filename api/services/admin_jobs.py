@@ -11,10 +11,12 @@ from sqlalchemy.orm import Session, aliased
 
 from api.job_timeline import format_it
 from api.schemas import AdminJob, AdminJobPage, DesignerJob
+from api.services.admin_overview import needs_review_clause
 from api.services.designer import as_designer_job, load_human_job
 from api.services.queries import contains_any, sorted_page
 from fotopronta.domain import JobStatus, JobType
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
+from workflows.shared import RETENTION_DAYS
 
 
 def _day_start(d: date) -> datetime:
@@ -47,12 +49,15 @@ def jobs_page(
     date_to: date | None,
     sort: str,
     order: str,
+    needs_review: bool = False,
 ) -> AdminJobPage:
     """Page ``page`` (from 1, ``size`` rows) of every job, AI or human, whose owner's e-mail or photo
     name contains ``q`` (case-insensitive), with ``status``/``job_type`` if given, created between
     ``date_from`` and ``date_to`` (inclusive days, server time zone), sorted by ``sort``
     (``created_at``, ``status``, ``email``, ``filename``, ``job_type``, ``completed_at``; ``order``,
-    nulls last, ties by id), with the number of matches."""
+    nulls last, ties by id), with the number of matches. ``needs_review`` keeps only the AI results
+    the overview counts as 'Risultati AI da verificare'
+    (:func:`api.services.admin_overview.needs_review_clause`)."""
     owner = aliased(Profile)
     designer = aliased(Profile)
     query = (
@@ -68,6 +73,8 @@ def jobs_page(
         query = query.where(PhotoProcessingJob.status == status)
     if job_type:
         query = query.where(PhotoProcessingJob.job_type == job_type)
+    if needs_review:
+        query = query.where(needs_review_clause())
     if date_from:
         query = query.where(PhotoProcessingJob.created_at >= _day_start(date_from))
     if date_to:
@@ -126,11 +133,30 @@ def notify_designer(session: Session, job_id: uuid.UUID, designer_id: uuid.UUID)
     return as_designer_job(job, photo)
 
 
-def job_exists(session: Session, job_id: uuid.UUID) -> bool:
-    """Whether the job exists; closes the session, so no connection is held while Temporal answers."""
-    found = session.get(PhotoProcessingJob, job_id) is not None
+RETAINED_STATUSES = (
+    JobStatus.completed.value,
+    JobStatus.completed_human.value,
+    JobStatus.rejected_human.value,
+)
+"""Final job statuses after which the workflow only waits for the retention (30 days, then the
+photo's files are deleted)."""
+
+
+def job_retention(session: Session, job_id: uuid.UUID) -> tuple[JobStatus, datetime | None] | None:
+    """The job's status and, once it has ended delivered or rejected and its files are still stored,
+    until when they are kept (end time + :data:`workflows.shared.RETENTION_DAYS`); ``None`` when the
+    job does not exist. Closes the session, so no connection is held while Temporal answers."""
+    job = session.get(PhotoProcessingJob, job_id)
+    if job is None:
+        session.close()
+        return None
+    kept_until = None
+    photo = session.get(Photo, job.photo_id)
+    if job.status in RETAINED_STATUSES and photo is not None and photo.files_deleted_at is None:
+        kept_until = (job.completed_at or job.updated_at) + timedelta(days=RETENTION_DAYS)
+    status = JobStatus(job.status)
     session.close()
-    return found
+    return status, kept_until
 
 
 def designer_names(session: Session, ids: set[uuid.UUID]) -> dict[str, str]:

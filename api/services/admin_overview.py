@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import and_, case, func, select
 from sqlalchemy.orm import Session
+from sqlalchemy.sql import ColumnElement
 
 from api.schemas import AdminOverview, DesignerLoad
 from fotopronta.domain import FREE_REWORK_DAYS, JobStatus, JobType, UserRole
@@ -20,6 +21,18 @@ window (:data:`fotopronta.domain.FREE_REWORK_DAYS`)."""
 AI_JOB_TYPES = (JobType.background_removal.value, JobType.smart_backgrounds.value)
 ACTIVE_JOB_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
 """SPEC §9 Designer capacity: jobs that occupy a designer."""
+
+
+def needs_review_clause() -> ColumnElement[bool]:
+    """AI results flagged ``needs_review`` by the retouch pipeline, delivered within the last
+    :data:`NEEDS_REVIEW_WINDOW_DAYS` days: the overview's 'Risultati AI da verificare' and the jobs
+    tab's filter of the same name."""
+    return and_(
+        PhotoProcessingJob.job_type.in_(AI_JOB_TYPES),
+        PhotoProcessingJob.status == JobStatus.completed.value,
+        PhotoProcessingJob.completed_at >= datetime.now(UTC) - timedelta(days=NEEDS_REVIEW_WINDOW_DAYS),
+        PhotoProcessingJob.processing_details["needs_review"].as_boolean().is_(True),
+    )
 
 
 def overview(session: Session) -> AdminOverview:
@@ -47,14 +60,7 @@ def overview(session: Session) -> AdminOverview:
         )
     ).scalar_one()
     flagged = session.execute(
-        select(func.count())
-        .select_from(PhotoProcessingJob)
-        .where(
-            PhotoProcessingJob.job_type.in_(AI_JOB_TYPES),
-            PhotoProcessingJob.status == JobStatus.completed.value,
-            PhotoProcessingJob.completed_at >= datetime.now(UTC) - timedelta(days=NEEDS_REVIEW_WINDOW_DAYS),
-            PhotoProcessingJob.processing_details["needs_review"].as_boolean().is_(True),
-        )
+        select(func.count()).select_from(PhotoProcessingJob).where(needs_review_clause())
     ).scalar_one()
     paid = CreditPurchase.amount_paid_cents > 0
     sold, granted, revenue = session.execute(

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session
 from api.errors import ApiError
 from api.services.queries import contains_any, sorted_page
 from fotopronta import ledger
+from fotopronta.domain import UserRole
 from fotopronta.models import CreditLedgerEntry, CreditPackage, CreditPurchase, Profile
 from fotopronta.settings import get_settings
 
@@ -99,16 +100,21 @@ def grant_credits(
 
 
 def assign_missing_signup_credits(session: Session) -> list[uuid.UUID]:
-    """Grant the sign-up credits (``signup_free_credits``, valid ``credit_validity_days``) to every user
-    whose ledger has no sign-up grant, with the key sign-up uses (``signup:{user_id}``, so it is
-    idempotent); commits. Returns who received them, oldest account first."""
+    """Grant the sign-up credits (``signup_free_credits``, valid ``credit_validity_days``) to every
+    client whose ledger has no sign-up grant, with the key sign-up uses (``signup:{user_id}``, so it is
+    idempotent); commits. Staff accounts (designers, admins) are not sellers and get none. Returns who
+    received them, oldest account first."""
     settings = get_settings()
     has_signup_grant = exists().where(
         CreditLedgerEntry.user_id == Profile.id,
         CreditLedgerEntry.idempotency_key == func.concat("grant:signup:", cast(Profile.id, String)),
     )
     missing = (
-        session.execute(select(Profile.id).where(~has_signup_grant).order_by(Profile.created_at))
+        session.execute(
+            select(Profile.id)
+            .where(~has_signup_grant, Profile.user_role == UserRole.client.value)
+            .order_by(Profile.created_at)
+        )
         .scalars()
         .all()
     )

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session
 from api.deps import effective_role
 from api.errors import ApiError
 from api.schemas import DesignerJob
+from fotopronta import mailer
 from fotopronta.domain import JobStatus, JobType, UserRole
 from fotopronta.models import Photo, PhotoProcessingJob, Profile
 
@@ -92,3 +93,17 @@ def can_see_job(job: PhotoProcessingJob, user: Profile) -> bool:
     if job.assigned_to == user.id:
         return True
     return job.status == JobStatus.pending_human.value and job.assigned_to is None
+
+
+def photo_ready_email(session: Session, job_id: uuid.UUID, note: str | None) -> mailer.Email:
+    """The 'Foto pronta' e-mail to the job's seller (:func:`fotopronta.mailer.photo_ready_email`) with
+    the designer's ``note``, linking to ``/photos``."""
+    job, photo = load_human_job(session, job_id)
+    seller = session.get_one(Profile, job.user_id)
+    return mailer.photo_ready_email(
+        to=seller.email,
+        first_name=seller.first_name,
+        photo_name=photo.original_filename,
+        note=note,
+        link=mailer.public_link("/photos"),
+    )

@@ -8,14 +8,16 @@ import uuid
 import zipfile
 from pathlib import PurePath
 
-from sqlalchemy import select
+from sqlalchemy import case, func, select
 from sqlalchemy.orm import Session, selectinload
 
 from api.deps import owner_or_admin
 from api.errors import ApiError
+from api.schemas import OrderOutcome
+from api.services.photos import latest_job_status
 from api.services.queries import begin_snapshot
-from fotopronta.domain import PhotoStatus
-from fotopronta.models import Order, Photo, Profile
+from fotopronta.domain import JobStatus, LedgerKind, PhotoStatus
+from fotopronta.models import CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.results import download_name
 from fotopronta.storage import BUCKET_PROCESSED, ObjectNotFoundError, get_storage
 
@@ -27,6 +29,66 @@ def user_orders(session: Session, user_id: uuid.UUID) -> list[Order]:
             select(Order).where(Order.user_id == user_id).order_by(Order.created_at.desc())
         ).scalars()
     )
+
+
+def order_outcomes(session: Session, order_ids: list[uuid.UUID]) -> dict[uuid.UUID, OrderOutcome]:
+    """:class:`~api.schemas.OrderOutcome` of each order in ``order_ids``, in two statements whatever
+    their number: the photos by newest-job outcome, and the ledger's reserve and release entries of
+    the orders' jobs (credit amounts are signed: reserve −n, release +n)."""
+    if not order_ids:
+        return {}
+    latest = latest_job_status()
+    downloadable = (
+        (Photo.status == PhotoStatus.processed.value)
+        & Photo.processed_path.is_not(None)
+        & Photo.files_deleted_at.is_(None)
+    )
+    photo_rows = session.execute(
+        select(
+            Photo.order_id,
+            func.count().filter(latest == JobStatus.rejected_human.value),
+            func.count().filter(latest == JobStatus.failed.value),
+            func.count().filter(downloadable),
+        )
+        .where(Photo.order_id.in_(order_ids))
+        .group_by(Photo.order_id)
+    ).all()
+    credit_rows = session.execute(
+        select(
+            Photo.order_id,
+            func.coalesce(
+                func.sum(
+                    case((CreditLedgerEntry.kind == LedgerKind.reserve.value, -CreditLedgerEntry.amount))
+                ),
+                0,
+            ),
+            func.coalesce(
+                func.sum(
+                    case((CreditLedgerEntry.kind == LedgerKind.release.value, CreditLedgerEntry.amount))
+                ),
+                0,
+            ),
+        )
+        .join(PhotoProcessingJob, PhotoProcessingJob.id == CreditLedgerEntry.job_id)
+        .join(Photo, Photo.id == PhotoProcessingJob.photo_id)
+        .where(Photo.order_id.in_(order_ids))
+        .group_by(Photo.order_id)
+    ).all()
+    photos = {order_id: (rejected, failed, ready) for order_id, rejected, failed, ready in photo_rows}
+    credits = {order_id: (int(reserved), int(released)) for order_id, reserved, released in credit_rows}
+    out = {}
+    for order_id in order_ids:
+        rejected, failed, ready = photos.get(order_id, (0, 0, 0))
+        reserved, released = credits.get(order_id, (0, 0))
+        out[order_id] = OrderOutcome(
+            rejected_photos=rejected,
+            failed_photos=failed,
+            downloadable_photos=ready,
+            credits_reserved=reserved,
+            credits_refunded=released,
+            credits_spent=reserved - released,
+        )
+    return out
 
 
 def owned_order(session: Session, user: Profile, order_id: uuid.UUID) -> Order:

@@ -161,7 +161,7 @@ PhotoSort = Literal["newest", "oldest", "name"]
 StatusGroup = Literal["all", "completed", "processing", "failed", "pending"]
 
 
-def _latest_status() -> ColumnElement[str | None]:
+def latest_job_status() -> ColumnElement[str | None]:
     """The status of each photo's newest job (NULL without jobs), as a correlated subquery."""
     return (
         select(PhotoProcessingJob.status)
@@ -201,27 +201,56 @@ def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID]:
 
 
 def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
-    """The caller's photo counters in one statement: by the newest job's filter group (the /photos
-    summary) and by the photo's own status (the dashboard's Processate / In Coda).
+    """The caller's photo counters in one statement: by the newest job's filter group and status (the
+    /photos summary) and by the photo's own status (the dashboard's Processate / In Coda).
 
-    The photos are grouped by (newest job's group, photo status) and the few groups are summed here:
+    The photos are grouped by (newest job's status, photo status) and the few groups are summed here:
     the newest-job subquery then runs once per photo (as a ``GROUP BY`` key), where one ``FILTER``
-    per counter evaluated it four times per photo."""
-    group = _status_group(_latest_status()).label("job_group")
+    per counter evaluated it once per counter and photo."""
+    latest = latest_job_status().label("job_status")
     rows = session.execute(
-        select(group, Photo.status, func.count())
+        select(latest, Photo.status, func.count())
         .where(Photo.user_id == user_id)
-        .group_by(group, Photo.status)
+        .group_by(latest, Photo.status)
     ).all()
     by_group = {"completed": 0, "processing": 0, "failed": 0, "pending": 0}
-    processed = queued = 0
-    for job_group, photo_status, n in rows:
-        by_group[job_group] += n
+    processed = queued = rejected = designer_queue = 0
+    for job_status, photo_status, n in rows:
+        by_group[_group_of(job_status)] += n
+        if job_status == JobStatus.rejected_human:
+            rejected += n
+        elif job_status in (JobStatus.pending_human, JobStatus.assigned_to_graphic):
+            designer_queue += n
         if photo_status == PhotoStatus.processed:
             processed += n
-        elif photo_status in (PhotoStatus.uploaded, PhotoStatus.processing):
+        elif (
+            photo_status in (PhotoStatus.uploaded, PhotoStatus.processing)
+            and job_status not in ENDED_UNDELIVERED
+        ):
             queued += n
-    return PhotoCounts(total=sum(by_group.values()), processed=processed, queued=queued, **by_group)
+    return PhotoCounts(
+        total=sum(by_group.values()),
+        processed=processed,
+        queued=queued,
+        rejected=rejected,
+        designer_queue=designer_queue,
+        **by_group,
+    )
+
+
+ENDED_UNDELIVERED = (JobStatus.failed.value, JobStatus.rejected_human.value)
+"""Newest-job statuses of a photo that waits for nothing: it is not 'In Coda' on the dashboard."""
+
+
+def _group_of(status: str | None) -> str:
+    """:func:`_status_group` in Python, for one newest-job status (``None``: no job)."""
+    if status in (JobStatus.completed, JobStatus.completed_human):
+        return "completed"
+    if status in (JobStatus.processing, JobStatus.in_progress_human):
+        return "processing"
+    if status in (JobStatus.failed, JobStatus.rejected_human):
+        return "failed"
+    return "pending"
 
 
 def list_photos(
@@ -256,7 +285,7 @@ def list_photos(
             )
         )
     if status != "all":
-        stmt = stmt.where(_status_group(_latest_status()) == status)
+        stmt = stmt.where(_status_group(latest_job_status()) == status)
     key_col: Any = Photo.original_filename if sort == "name" else Photo.created_at
     descending = sort == "newest"
     if cursor:

@@ -8,7 +8,8 @@ touching this file. Expected access is data:
   ``/api`` fails the test until it is classified here);
 - :data:`SPECIAL`: routes with their own rule (the password reset wants a recovery session);
 - :data:`ACCESS_BY_PREFIX`: the first matching path prefix says which effective roles may call it
-  (``/api/admin`` admin, ``/api/designer`` graphic or admin, the rest of ``/api`` any signed-in user);
+  (``/api/admin`` admin, ``/api/designer`` graphic or admin, the seller's photos, orders, credits and
+  payments client or admin, the rest of ``/api`` any signed-in user);
 - :data:`OWNED_PARAMS`: path parameters naming a client's resource; any other non-admin caller gets 404.
 
 Callers: anonymous, client (the owner), another client, graphic, admin, and an inactive graphic and
@@ -73,9 +74,18 @@ SPECIAL: dict[tuple[str, str], dict[str, int]] = {
     ("POST", "/api/auth/password/reset"): {"anonymous": 401, "client": 403, "graphic": 403, "admin": 403},
 }
 
+SELLERS = frozenset({"client", "admin"})
+"""The seller's area: clients, and admins (SPEC §2: the admin menu holds the client items); designers
+have no seller pages."""
+
 ACCESS_BY_PREFIX: list[tuple[str, frozenset[str]]] = [
     ("/api/admin", frozenset({"admin"})),
     ("/api/designer", frozenset({"graphic", "admin"})),
+    ("/api/photos", SELLERS),
+    ("/api/orders", SELLERS),
+    ("/api/credits", SELLERS),
+    ("/api/credit-packages", SELLERS),
+    ("/api/payments", SELLERS),
     ("/api/", SIGNED_IN),
 ]
 

@@ -48,7 +48,8 @@ async def test_create_user_makes_a_confirmed_account_of_any_role(
     assert done.returncode == 0, done.stderr
     assert "graphic" in done.stdout
     me = (await api.get("/api/me", headers=await login(api, email, "segreto123"))).json()
-    assert me["user_role"] == "graphic" and me["is_active"] and me["credits_remaining"] == 15
+    # staff accounts are not sellers: no sign-up credits
+    assert me["user_role"] == "graphic" and me["is_active"] and me["credits_remaining"] == 0
     again = run_cli("create-user", "--email", email, "--password", "segreto123", "--role", "client")
     assert again.returncode == 1 and "Un utente con questa email è già registrato" in again.stderr
     short = run_cli("create-user", "--email", unique_email(), "--password", "123", "--role", "admin")

@@ -83,7 +83,7 @@ async def test_designer_completes_own_job_and_others_cannot(stack: Stack, api: h
         )
     ).status_code == 403
     assert (
-        await api.post(f"/api/designer/jobs/{jid}/reject", headers=bob, json={"notes": "no"})
+        await api.post(f"/api/designer/jobs/{jid}/reject", headers=bob, json={"notes": "non è un mio lavoro"})
     ).status_code == 403
 
     # SPEC §5 result checks

@@ -47,5 +47,7 @@ export default defineConfig({
     { name: 'polish-public', testMatch: /polish-public\.spec\.ts$/ },
     { name: 'polish-client', testMatch: /polish-client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     { name: 'staff', testMatch: /staff\.spec\.ts$/ },
+    // a day of real work: mixed batches, designer notes and rejections, honest counters, staff accounts
+    { name: 'work-day', testMatch: /work-day\.spec\.ts$/ },
   ],
 });

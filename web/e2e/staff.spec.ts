@@ -49,7 +49,7 @@ test("l'admin cerca un lavoro AI e ne legge la cronologia in italiano con il lin
   await expect(steps.filter({ hasText: 'Ritocco AI' })).toContainText('durata');
   await expect(steps.filter({ hasText: /^Consegna/ })).toContainText('Riuscito');
   await expect(steps.filter({ hasText: 'Attesa prima della cancellazione dei file' })).toContainText('prevista il');
-  await expect(timeline.getByText('Flusso in corso')).toBeVisible();
+  await expect(timeline.getByText(/^Consegnato — file conservati fino al \d{1,2} [a-z]+ \d{4}$/)).toBeVisible();
   await expect(timeline.getByText('Nessun errore')).toBeVisible();
   const link = timeline.getByRole('link', { name: 'Apri in Temporal UI' });
   await expect(link).toHaveAttribute('href', new RegExp(`/namespaces/default/workflows/photo-job-${jobId}/[^/]+/history$`));

@@ -206,7 +206,7 @@ describe('dashboard, upload and photos', () => {
       'GET /api/me': makeProfile(),
       'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
-      'POST /api/photos': () => jsonResponse([makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], 201),
+      'POST /api/photos/batch': () => jsonResponse({ photos: [makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], rejected: [] }, 201),
     });
     const user = userEvent.setup({ applyAccept: false });
     renderRoutes(routes, ['/upload']);
@@ -215,12 +215,44 @@ describe('dashboard, upload and photos', () => {
     const input = screen.getByLabelText('Seleziona foto');
     await user.upload(input, [new File(['img'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['%PDF'], 'listino.pdf', { type: 'application/pdf' })]);
     expect(await screen.findByText('Alcuni file ignorati')).toBeInTheDocument();
+    expect(screen.getByText('listino.pdf: Solo le immagini sono supportate')).toBeInTheDocument();
     expect(screen.getByRole('listitem', { name: 'scarpa.jpg' })).toHaveTextContent('In coda');
+    expect(screen.getByRole('listitem', { name: 'listino.pdf' })).toHaveTextContent('Solo le immagini sono supportate');
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
-    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos')).toHaveLength(1));
-    const body = (callsTo(server, 'POST', '/api/photos')[0][1] as RequestInit).body as FormData;
+    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(1));
+    const body = (callsTo(server, 'POST', '/api/photos/batch')[0][1] as RequestInit).body as FormData;
     expect(body.getAll('files').map((f) => (f as File).name)).toEqual(['scarpa.jpg']);
     expect(body.get('job_type')).toBe('background_removal');
+  });
+
+  it('keeps the photos the server took and marks each file it refused with its own reason', async () => {
+    signIn();
+    fakeServer({
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': photoListHandler([]),
+      'GET /api/notifications': [],
+      'POST /api/photos/batch': () =>
+        jsonResponse(
+          {
+            photos: [makePhoto({ id: 'n1', original_filename: 'a.jpg', status: 'uploaded' }, { status: 'pending' })],
+            rejected: [{ index: 1, filename: 'finta.jpg', code: 'unsupported_type', title: 'Alcuni file ignorati', detail: 'Solo le immagini sono supportate' }],
+          },
+          201,
+        ),
+    });
+    const user = userEvent.setup({ applyAccept: false });
+    renderRoutes(routes, ['/upload']);
+    await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' }), new File(['testo'], 'finta.jpg', { type: 'image/jpeg' })]);
+    await user.click(screen.getByRole('button', { name: 'Carica 2 foto' }));
+    expect(await screen.findByText('finta.jpg: Solo le immagini sono supportate')).toBeInTheDocument();
+    expect(screen.getByText('1 foto in elaborazione.')).toBeInTheDocument();
+    expect(screen.getByRole('listitem', { name: 'a.jpg' })).not.toHaveTextContent('Non caricato');
+    const bad = screen.getByRole('listitem', { name: 'finta.jpg' });
+    expect(bad).toHaveTextContent('Non caricato');
+    expect(bad).toHaveTextContent('Solo le immagini sono supportate');
+    expect(within(bad).queryByRole('button', { name: 'Riprova' })).not.toBeInTheDocument();
+    expect(within(bad).getByRole('button', { name: 'Rimuovi finta.jpg' })).toBeInTheDocument();
   });
 
   it('sends the marketplace preset and SEO hints, and the designer job with its notes', async () => {
@@ -229,7 +261,7 @@ describe('dashboard, upload and photos', () => {
       'GET /api/me': makeProfile(),
       'GET /api/photos': photoListHandler([]),
       'GET /api/notifications': [],
-      'POST /api/photos': () => jsonResponse([makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], 201),
+      'POST /api/photos/batch': () => jsonResponse({ photos: [makePhoto({ id: 'n1', status: 'uploaded' }, { status: 'pending' })], rejected: [] }, 201),
     });
     const user = userEvent.setup({ applyAccept: false });
     renderRoutes(routes, ['/upload']);
@@ -238,16 +270,16 @@ describe('dashboard, upload and photos', () => {
     await user.type(screen.getByLabelText('Marca (facoltativa, per il nome SEO)'), 'Borsalino');
     await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
-    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos')).toHaveLength(1));
-    let body = (callsTo(server, 'POST', '/api/photos')[0][1] as RequestInit).body as FormData;
+    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(1));
+    let body = (callsTo(server, 'POST', '/api/photos/batch')[0][1] as RequestInit).body as FormData;
     expect([body.get('preset'), body.get('brand'), body.get('client_notes')]).toEqual(['amazon', 'Borsalino', null]);
 
     await user.click(screen.getByRole('radio', { name: /Ritocco del team grafico/ }));
     await user.type(screen.getByLabelText('Indicazioni per il grafico (facoltative)'), 'ombra morbida');
     await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'b.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
-    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos')).toHaveLength(2));
-    body = (callsTo(server, 'POST', '/api/photos')[1][1] as RequestInit).body as FormData;
+    await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(2));
+    body = (callsTo(server, 'POST', '/api/photos/batch')[1][1] as RequestInit).body as FormData;
     expect([body.get('job_type'), body.get('client_notes')]).toEqual(['background_removal_human', 'ombra morbida']);
   });
 

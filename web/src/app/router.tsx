@@ -20,6 +20,7 @@ const VerifyOtpPage = lazyNamed(auth, 'VerifyOtpPage');
 const ResetPasswordPage = lazyNamed(auth, 'ResetPasswordPage');
 const RequireAuth = lazyNamed(auth, 'RequireAuth');
 const RequireRole = lazy(async () => ({ default: (await auth()).RequireRole }));
+const RequireSeller = lazyNamed(auth, 'RequireSeller');
 const legal = () => import('@/features/legal');
 const PrivacyPolicyPage = lazyNamed(legal, 'PrivacyPolicyPage');
 const TermsOfServicePage = lazyNamed(legal, 'TermsOfServicePage');
@@ -60,11 +61,17 @@ export const routes: RouteObject[] = [
       {
         element: loading(<AppLayout />),
         children: [
-          { path: '/dashboard', element: loading(<DashboardPage />) },
-          { path: '/upload', element: loading(<UploadPage />) },
-          { path: '/photos', element: loading(<PhotosPage />) },
-          { path: '/orders', element: loading(<OrdersPage />) },
-          { path: '/credits', element: loading(<CreditsPage />) },
+          {
+            // the seller's pages: not for designers (SPEC §2 menus; the server refuses them too)
+            element: loading(<RequireSeller />),
+            children: [
+              { path: '/dashboard', element: loading(<DashboardPage />) },
+              { path: '/upload', element: loading(<UploadPage />) },
+              { path: '/photos', element: loading(<PhotosPage />) },
+              { path: '/orders', element: loading(<OrdersPage />) },
+              { path: '/credits', element: loading(<CreditsPage />) },
+            ],
+          },
           { path: '/profile', element: loading(<ProfilePage />) },
           {
             // DESIGN decision: graphic and admin (the admin menu links here).

@@ -47,7 +47,7 @@ describe('photo helpers', () => {
   });
 
   it('takes the dashboard counters from the server counts (zeros while loading)', () => {
-    expect(photoStats({ total: 4, completed: 2, processing: 1, failed: 0, pending: 1, processed: 2, queued: 2 })).toEqual({
+    expect(photoStats({ total: 4, completed: 2, processing: 1, failed: 0, pending: 1, processed: 2, queued: 2, rejected: 0, designer_queue: 0 })).toEqual({
       total: 4,
       processed: 2,
       queued: 2,

@@ -123,7 +123,9 @@ export function photoListHandler(photos: Photo[]) {
         failed: groups.filter((g) => g === 'failed').length,
         pending: groups.filter((g) => g === 'pending').length,
         processed: photos.filter((p) => p.status === 'processed').length,
-        queued: photos.filter((p) => p.status === 'uploaded' || p.status === 'processing').length,
+        queued: photos.filter((p) => (p.status === 'uploaded' || p.status === 'processing') && !['failed', 'rejected_human'].includes(latestJob(p)?.status ?? '')).length,
+        rejected: photos.filter((p) => latestJob(p)?.status === 'rejected_human').length,
+        designer_queue: photos.filter((p) => ['pending_human', 'assigned_to_graphic'].includes(latestJob(p)?.status ?? '')).length,
       },
     };
     return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });

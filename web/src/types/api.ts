@@ -55,6 +55,10 @@ export type PhotoJob = Omit<Schemas['JobPublic'], 'processing_details'> & {
  * delivery) removed the files; the row stays. */
 export type Photo = Omit<Schemas['PhotoPublic'], 'jobs'> & { jobs: PhotoJob[] };
 
+/** `POST /api/photos/batch`: the photos created and each refused file with its own reason. */
+export type UploadBatchResult = Omit<Schemas['UploadBatchResult'], 'photos'> & { photos: Photo[] };
+export type RejectedFile = Schemas['RejectedFile'];
+
 /** `GET /api/photos`: one page and the counters over all the caller's photos. */
 export type PhotoPage = Omit<Schemas['PhotoPage'], 'items'> & { items: Photo[] };
 export type PhotoCounts = Schemas['PhotoCounts'];

@@ -37,7 +37,8 @@ export interface paths {
          *
          *     With ``page``: every job whose owner's e-mail or photo name contains ``q`` (case-insensitive),
          *     with ``status``/``job_type`` if given, created between ``date_from`` and ``date_to`` (inclusive
-         *     days, server time zone), sorted by ``sort`` (``order``; ties by id), ``size`` rows per page.
+         *     days, server time zone), sorted by ``sort`` (``order``; ties by id), ``size`` rows per page;
+         *     ``needs_review=true``: only the AI results the overview counts as 'Risultati AI da verificare'.
          */
         get: operations["admin-jobs-list"];
         put?: never;
@@ -536,7 +537,9 @@ export interface paths {
         /**
          * Complete Job
          * @description Deliver the result (JPEG/PNG/WebP ≤ 10 MB, checked by content: type from the bytes, ≤ 80 MP) of
-         *     one's own in-progress job.
+         *     one's own in-progress job. The optional ``notes`` to the client are shown on the seller's photo
+         *     card and quoted in the 'Foto pronta' notification and e-mail (an e-mail the SMTP server refuses is
+         *     logged; the delivery stands).
          */
         post: operations["designer-jobs-complete"];
         delete?: never;
@@ -579,6 +582,10 @@ export interface paths {
         /**
          * Reject Job
          * @description Reject one's own in-progress job; the notes are the reason the client reads.
+         *
+         *     Raises:
+         *         ApiError: 400 ``reason_required`` (title 'Impossibile rifiutare il lavoro') when the reason is
+         *             missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed.
          */
         post: operations["designer-jobs-reject"];
         delete?: never;
@@ -792,7 +799,8 @@ export interface paths {
         };
         /**
          * List Orders
-         * @description The caller's orders, newest first.
+         * @description The caller's orders, newest first, each with its photos' outcomes and the credits it really
+         *     cost (one snapshot, so the counters agree).
          */
         get: operations["orders-list"];
         put?: never;
@@ -943,9 +951,33 @@ export interface paths {
          * Upload Photos
          * @description Check every file by its content (type, bytes, megapixels), then store each original, insert its
          *     photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
-         *     Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit.
+         *     Temporal is unreachable). A refused file refuses the batch: no row, no file, no credit (the web
+         *     app uses ``POST /api/photos/batch``, which keeps the good files).
          */
         post: operations["photos-upload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/photos/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload Batch
+         * @description Like ``POST /api/photos``, but a file refused by its content does not refuse the others: the
+         *     good files are stored as one order and started (201), each refused file is listed with its own
+         *     reason; nothing is stored or charged for a refused file (200 with no photos when every file was
+         *     refused). The batch's own rules (count, total size, job options) still refuse it whole (400).
+         */
+        post: operations["photos-upload-batch"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1297,6 +1329,37 @@ export interface components {
              */
             shadow: boolean;
         };
+        /** Body_photos-upload-batch */
+        "Body_photos-upload-batch": {
+            /** Background Category */
+            background_category?: string | null;
+            /** Brand */
+            brand?: string | null;
+            /** Category */
+            category?: string | null;
+            /** Client Notes */
+            client_notes?: string | null;
+            /**
+             * Files
+             * @description one or more images
+             */
+            files: string[];
+            /**
+             * Job Type
+             * @default background_removal
+             */
+            job_type: string;
+            /**
+             * Preset
+             * @default original
+             */
+            preset: string;
+            /**
+             * Shadow
+             * @default true
+             */
+            shadow: boolean;
+        };
         /**
          * ChangePasswordIn
          * @description ``POST /api/auth/password/change`` for a signed-in user.
@@ -1535,11 +1598,14 @@ export interface components {
         JobTimeline: {
             /** Failures */
             failures: number;
+            /** Files Kept Until */
+            files_kept_until: string | null;
             /**
              * Job Id
              * Format: uuid
              */
             job_id: string;
+            job_status: components["schemas"]["JobStatus"];
             /** Retries */
             retries: number;
             /** Run Id */
@@ -1633,7 +1699,7 @@ export interface components {
         };
         /**
          * OrderDetail
-         * @description An order with its photos (jobs nested).
+         * @description An order with its photos (jobs nested), their outcomes and the credits it really cost.
          */
         OrderDetail: {
             /**
@@ -1641,6 +1707,16 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Credits Refunded */
+            credits_refunded: number;
+            /** Credits Reserved */
+            credits_reserved: number;
+            /** Credits Spent */
+            credits_spent: number;
+            /** Downloadable Photos */
+            downloadable_photos: number;
+            /** Failed Photos */
+            failed_photos: number;
             /**
              * Id
              * Format: uuid
@@ -1652,6 +1728,8 @@ export interface components {
             photos: components["schemas"]["PhotoPublic"][];
             /** Processed Photos */
             processed_photos: number;
+            /** Rejected Photos */
+            rejected_photos: number;
             /** Status */
             status: string;
             /** Total Amount */
@@ -1661,8 +1739,9 @@ export interface components {
         };
         /**
          * OrderPublic
-         * @description SPEC §3 ``orders``: ``total_amount`` is the credits the batch costs (``JOB_COSTS`` × photos),
-         *     not money.
+         * @description SPEC §3 ``orders``: ``total_amount`` is the credits the batch was to cost (``JOB_COSTS`` ×
+         *     photos), not money; the :class:`~api.schemas.OrderOutcome` fields say what each photo became and
+         *     what the batch really cost.
          */
         OrderPublic: {
             /**
@@ -1670,6 +1749,16 @@ export interface components {
              * Format: date-time
              */
             created_at: string;
+            /** Credits Refunded */
+            credits_refunded: number;
+            /** Credits Reserved */
+            credits_reserved: number;
+            /** Credits Spent */
+            credits_spent: number;
+            /** Downloadable Photos */
+            downloadable_photos: number;
+            /** Failed Photos */
+            failed_photos: number;
             /**
              * Id
              * Format: uuid
@@ -1679,6 +1768,8 @@ export interface components {
             package_type: string;
             /** Processed Photos */
             processed_photos: number;
+            /** Rejected Photos */
+            rejected_photos: number;
             /** Status */
             status: string;
             /** Total Amount */
@@ -1720,12 +1811,17 @@ export interface components {
         /**
          * PhotoCounts
          * @description Counters over all the caller's photos: by the newest job's filter group (``completed``,
-         *     ``processing``, ``failed``, ``pending``: the /photos summary and filter) and by the photo's own
-         *     status (``processed``; ``queued`` = uploaded or processing: the dashboard).
+         *     ``processing``, ``failed``, ``pending``: the /photos summary and filter), by the newest job's own
+         *     status (``rejected``: rejected by the designers; ``designer_queue``: waiting for a designer, queued
+         *     or assigned but not started) and by the photo's own status (``processed``; ``queued`` = uploaded or
+         *     processing with a job still to finish, the dashboard's 'In Coda': a failed or rejected job is not
+         *     queued).
          */
         PhotoCounts: {
             /** Completed */
             completed: number;
+            /** Designer Queue */
+            designer_queue: number;
             /** Failed */
             failed: number;
             /** Pending */
@@ -1736,6 +1832,8 @@ export interface components {
             processing: number;
             /** Queued */
             queued: number;
+            /** Rejected */
+            rejected: number;
             /** Total */
             total: number;
         };
@@ -1913,11 +2011,30 @@ export interface components {
         };
         /**
          * RejectBody
-         * @description ``POST /api/designer/jobs/{id}/reject``: the reason shown to the client.
+         * @description ``POST /api/designer/jobs/{id}/reject``: the reason shown to the client (required, at least
+         *     :data:`REJECT_REASON_MIN_CHARS` characters once trimmed; checked by the route for an Italian
+         *     message).
          */
         RejectBody: {
             /** Notes */
             notes?: string | null;
+        };
+        /**
+         * RejectedFile
+         * @description A file of a batch that was not stored: its position in the request (from 0), its name and why
+         *     (the Italian ``title``/``detail`` and ``code`` an all-or-nothing upload would have answered).
+         */
+        RejectedFile: {
+            /** Code */
+            code: string;
+            /** Detail */
+            detail: string;
+            /** Filename */
+            filename: string;
+            /** Index */
+            index: number;
+            /** Title */
+            title: string | null;
         };
         /**
          * ResetIn
@@ -2076,6 +2193,17 @@ export interface components {
             started_at: string;
         };
         /**
+         * UploadBatchResult
+         * @description ``POST /api/photos/batch``: the photos created (one order) and the files refused, each with its
+         *     own reason.
+         */
+        UploadBatchResult: {
+            /** Photos */
+            photos: components["schemas"]["PhotoPublic"][];
+            /** Rejected */
+            rejected: components["schemas"]["RejectedFile"][];
+        };
+        /**
          * UserPage
          * @description One page of users and how many match the search.
          */
@@ -2196,6 +2324,7 @@ export interface operations {
                 date_to?: string | null;
                 sort?: "created_at" | "status" | "email" | "filename" | "job_type" | "completed_at";
                 order?: "asc" | "desc";
+                needs_review?: boolean;
             };
             header?: never;
             path?: never;
@@ -3467,6 +3596,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PhotoPublic"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "photos-upload-batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": components["schemas"]["Body_photos-upload-batch"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadBatchResult"];
                 };
             };
             /** @description Validation Error */

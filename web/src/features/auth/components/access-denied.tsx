@@ -1,7 +1,8 @@
 import { Lock } from 'lucide-react';
 import { useNavigate } from 'react-router-dom';
+import { homePath, useMe } from '@/lib/auth';
 
-export type AccessDeniedVariant = 'graphics' | 'admin';
+export type AccessDeniedVariant = 'graphics' | 'admin' | 'seller';
 
 const WORDING: Record<AccessDeniedVariant, { lead: string; detail: string }> = {
   graphics: {
@@ -12,11 +13,17 @@ const WORDING: Record<AccessDeniedVariant, { lead: string; detail: string }> = {
     lead: 'Non hai i permessi di amministratore necessari per accedere a questa sezione',
     detail: 'Questa sezione è riservata esclusivamente agli amministratori del sistema.',
   },
+  seller: {
+    lead: 'Questa pagina è riservata ai clienti',
+    detail: 'Il tuo account fa parte del team grafico: i tuoi lavori sono nella Dashboard Lavori.',
+  },
 };
 
-/** The 'Accesso Negato' card shown by role guards (SPEC §2; targets per DESIGN decisions). */
+/** The 'Accesso Negato' card shown by role guards (SPEC §2; targets per DESIGN decisions); 'Torna alla
+ * Dashboard' goes to the caller's own home (a designer's is /graphics-dashboard). */
 export function AccessDenied({ variant }: { variant: AccessDeniedVariant }) {
   const navigate = useNavigate();
+  const me = useMe();
   const { lead, detail } = WORDING[variant];
   return (
     <div className="full-page-center">
@@ -28,7 +35,7 @@ export function AccessDenied({ variant }: { variant: AccessDeniedVariant }) {
         <p>{lead}</p>
         <p className="muted">{detail}</p>
         <div className="button-row">
-          <button type="button" className="btn btn-primary" onClick={() => navigate('/dashboard')}>
+          <button type="button" className="btn btn-primary" onClick={() => navigate(homePath(me.data))}>
             Torna alla Dashboard
           </button>
           <button type="button" className="btn btn-outline" onClick={() => navigate('/')}>

@@ -44,6 +44,18 @@ export function RequireRole({ allow, variant, children }: { allow: UserRole[]; v
   return children ?? <Outlet />;
 }
 
+/**
+ * The seller's pages (/dashboard, /upload, /photos, /orders, /credits): clients and admins (SPEC §2: the
+ * admin menu holds the client items), not designers, whose account has no seller credits or pages (the
+ * server refuses their calls too). Must sit inside RequireAuth.
+ */
+export function RequireSeller({ children }: { children?: ReactNode }) {
+  const me = useMe();
+  if (me.isPending) return <FullPageSpinner />;
+  if (effectiveRole(me.data) === 'graphic') return <AccessDenied variant="seller" />;
+  return children ?? <Outlet />;
+}
+
 /** A signed-in user's home: /graphics-dashboard for designers, /dashboard for everyone else. */
 export function SignedInRedirect() {
   const me = useMe();

@@ -7,13 +7,12 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatCents, formatDate } from '@/lib/format';
-import { jobStatusLabel } from '@/lib/photos';
-import type { CreditPurchase, Order } from '@/types/api';
+import { jobStatusLabel, latestJob, resultDetails } from '@/lib/photos';
+import type { CreditPurchase, Order, Photo } from '@/types/api';
 import { downloadOrder, useOptionalPurchases, useOrderDetail, useOrders } from '../api/orders-api';
 
 interface Row {
   id: string;
-  orderId?: string;
   kind: 'order' | 'purchase';
   name: string;
   createdAt: string;
@@ -21,6 +20,33 @@ interface Row {
   total: number;
   processed: number;
   amount: string;
+  /** Batch orders only: what became of the photos and the credits. */
+  order?: Order;
+}
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** "3 crediti spesi · 6 restituiti" once the batch has ended; "9 crediti previsti" while it runs. */
+export function orderCredits(o: Pick<Order, 'status' | 'total_amount' | 'credits_spent' | 'credits_refunded'>): string {
+  if (o.status !== 'completed') return plural(o.total_amount, 'credito previsto', 'crediti previsti');
+  const spent = plural(o.credits_spent, 'credito speso', 'crediti spesi');
+  return o.credits_refunded > 0 ? `${spent} · ${plural(o.credits_refunded, 'restituito', 'restituiti')}` : spent;
+}
+
+/** "1 rifiutata dal grafico · 1 non riuscita", or '' when every photo was delivered or is on its way. */
+export function orderProblems(o: Pick<Order, 'rejected_photos' | 'failed_photos'>): string {
+  const parts: string[] = [];
+  if (o.rejected_photos > 0) parts.push(plural(o.rejected_photos, 'rifiutata dal grafico', 'rifiutate dal grafico'));
+  if (o.failed_photos > 0) parts.push(plural(o.failed_photos, 'non riuscita', 'non riuscite'));
+  return parts.join(' · ');
+}
+
+/** The badge of a batch: an ended batch says whether all, some or none of its photos were delivered. */
+function orderStatus(o: Order): { label: string; tone: BadgeTone } {
+  if (o.status !== 'completed') return STATUS[o.status] ?? { label: o.status, tone: 'neutral' };
+  if (o.processed_photos === 0) return { label: 'Nessuna foto consegnata', tone: 'danger' };
+  if (o.processed_photos < o.total_photos) return { label: 'Completato in parte', tone: 'warning' };
+  return STATUS.completed;
 }
 
 const STATUS: Record<string, { label: string; tone: BadgeTone }> = {
@@ -36,15 +62,15 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
   const rows: Row[] = [
     ...orders.map((o) => ({
       id: `o-${o.id}`,
-      orderId: o.id,
       kind: 'order' as const,
       name: o.package_type ?? 'Ordine',
       createdAt: o.created_at,
       status: o.status,
       total: o.total_photos ?? 0,
       processed: o.processed_photos ?? 0,
-      // batches are paid in credits: total_amount counts the credits reserved for the batch
-      amount: o.total_amount !== null ? `${o.total_amount} crediti` : '–',
+      // batches are paid in credits: what the ledger says they really cost
+      amount: orderCredits(o),
+      order: o,
     })),
     ...purchases.map((p) => ({
       id: `p-${p.id}`,
@@ -60,8 +86,19 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
   return rows.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }
 
-/** Details (the order's photos) and Download (a ZIP of its completed photos) for one batch order. */
-function OrderActions({ orderId, completed }: { orderId: string; completed: boolean }) {
+/** What became of one photo of the order: its status, and why it was not delivered. */
+function photoOutcome(p: Photo): string {
+  const job = latestJob(p);
+  const label = jobStatusLabel(job?.status ?? null);
+  if (job?.status === 'rejected_human' || job?.status === 'failed') {
+    const why = job.error_message ? `: ${job.error_message}` : '';
+    return `${label}${why} · crediti restituiti`;
+  }
+  return label;
+}
+
+/** Details (each photo and its outcome) and Download (a ZIP of its delivered photos, only when there is one) for one batch order. */
+function OrderActions({ orderId, downloadable }: { orderId: string; downloadable: boolean }) {
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const detail = useOrderDetail(orderId, open);
@@ -83,7 +120,7 @@ function OrderActions({ orderId, completed }: { orderId: string; completed: bool
         <button type="button" className="btn btn-outline btn-sm" aria-expanded={open} onClick={() => setOpen((v) => !v)}>
           Dettagli
         </button>
-        {completed && (
+        {downloadable && (
           <button type="button" className="btn btn-primary btn-sm" disabled={busy} onClick={download}>
             Scarica
           </button>
@@ -98,7 +135,7 @@ function OrderActions({ orderId, completed }: { orderId: string; completed: bool
           <ul className="order-photos" aria-label="Foto dell'ordine">
             {detail.data.photos.map((p) => (
               <li key={p.id}>
-                {p.jobs.at(-1)?.processing_details?.seo_filename ?? p.original_filename} · {jobStatusLabel(p.jobs.at(-1)?.status)}
+                <strong>{resultDetails(p)?.seo_filename ?? p.original_filename}</strong> · {photoOutcome(p)}
               </li>
             ))}
           </ul>
@@ -132,7 +169,8 @@ export function OrdersPage() {
       ) : (
         <ul className="order-list">
           {rows.map((r) => {
-            const s = STATUS[r.status] ?? { label: r.status, tone: 'neutral' as const };
+            const s = r.order ? orderStatus(r.order) : (STATUS[r.status] ?? { label: r.status, tone: 'neutral' as const });
+            const problems = r.order ? orderProblems(r.order) : '';
             const pct = r.total > 0 ? (r.processed / r.total) * 100 : 0;
             return (
               <li key={r.id}>
@@ -142,10 +180,11 @@ export function OrdersPage() {
                     <Badge tone={s.tone}>{s.label}</Badge>
                   </div>
                   <p className="muted">
-                    {formatDate(r.createdAt)} · {r.kind === 'purchase' ? `${r.total} crediti` : `${r.processed}/${r.total} foto`} · {r.amount}
+                    {formatDate(r.createdAt)} · {r.kind === 'purchase' ? `${r.total} crediti` : `${r.processed}/${r.total} foto consegnate`} · {r.amount}
                   </p>
+                  {problems ? <p className="order-problems">{problems}</p> : null}
                   <Progress value={pct} label={`Avanzamento ${r.name}`} />
-                  {r.orderId && <OrderActions orderId={r.orderId} completed={r.status === 'completed'} />}
+                  {r.order && <OrderActions orderId={r.order.id} downloadable={r.order.downloadable_photos > 0} />}
                 </Card>
               </li>
             );

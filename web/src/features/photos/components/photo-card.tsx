@@ -133,13 +133,23 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           {colors.length > MAX_COLORS ? <li className="muted">+{colors.length - MAX_COLORS}</li> : null}
         </ul>
       ) : null}
+      {job?.status === 'completed_human' && job.graphic_notes ? (
+        <p className="photo-note" role="note">
+          <strong>Nota del grafico:</strong> {job.graphic_notes}
+        </p>
+      ) : null}
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
       {job?.error_message ? (
         <p className="form-error photo-error" role="note">
-          {reworkRejected ? `Revisione rifiutata dal grafico: ${job.error_message}` : job.error_message}
+          {reworkRejected
+            ? `Revisione rifiutata dal grafico: ${job.error_message}`
+            : job.status === 'rejected_human'
+              ? `Rifiutata dal grafico: ${job.error_message}`
+              : job.error_message}
         </p>
       ) : null}
       {reworkRejected ? <p className="muted photo-sub">Il risultato precedente resta disponibile.</p> : null}
+      {job?.status === 'rejected_human' && !reworkRejected ? <p className="muted photo-hint">I crediti riservati ti sono stati restituiti.</p> : null}
       <div className="photo-actions">
         {canDownload ? (
           <>

@@ -50,7 +50,7 @@ export function PhotosPage() {
   const [asking, setAsking] = useState<{ kind: 'delete' | 'rework'; photo: Photo } | null>(null);
 
   const all = useMemo(() => photos.data?.pages.flatMap((p) => p.items) ?? [], [photos.data]);
-  const counts = photos.data?.pages[0]?.counts ?? { total: 0, completed: 0, processing: 0 };
+  const counts = photos.data?.pages[0]?.counts ?? { total: 0, completed: 0, processing: 0, rejected: 0, designer_queue: 0 };
   const visible = all;
 
   // infinite scroll: the next page loads when the end of the grid comes into view ('Carica altre' too)
@@ -177,7 +177,9 @@ export function PhotosPage() {
       <header className="page-header">
         <h1>Foto Processate</h1>
         <p className="muted" aria-live="polite">
-          {counts.total} foto · {counts.completed} completate · {counts.processing} in elaborazione · {selectedPhotos.length} selezionate
+          {counts.total} foto · {counts.completed} completate · {counts.processing} in elaborazione
+          {counts.designer_queue > 0 ? ` · ${counts.designer_queue} in coda per i grafici` : ''}
+          {counts.rejected > 0 ? ` · ${counts.rejected} ${counts.rejected === 1 ? 'rifiutata' : 'rifiutate'} dai grafici` : ''} · {selectedPhotos.length} selezionate
         </p>
       </header>
 

@@ -32,6 +32,8 @@ export const assignMissingFreeCredits = () => api<AssignMissingResult>('/api/adm
 export interface JobSearch {
   q: string;
   status: string;
+  /** Only the AI results flagged for review (the overview's 'Risultati AI da verificare'). */
+  needsReview?: boolean;
   dateFrom: string;
   dateTo: string;
   sort: string;
@@ -45,6 +47,7 @@ export const searchJobs = (s: JobSearch) =>
     query: {
       q: s.q.trim() || undefined,
       status: s.status || undefined,
+      needs_review: s.needsReview ? 'true' : undefined,
       date_from: s.dateFrom || undefined,
       date_to: s.dateTo || undefined,
       sort: s.sort,

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { Dialog } from '@/components/ui/dialog';
 import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { formatDateTime } from '@/lib/format';
@@ -13,6 +14,10 @@ import { JobTimelineView } from './job-timeline';
 import { Pagination, SortableHeader, type SortState } from './table-controls';
 
 const PAGE_SIZE = 20;
+
+/** The 'Stato' option for the AI results the overview counts as 'Risultati AI da verificare'
+ * (`needs_review=true` on the server, not a job status). */
+export const NEEDS_REVIEW_FILTER = 'needs_review';
 const SEARCH_DELAY_MS = 300;
 
 function useDebounced<T>(value: T, ms: number): T {
@@ -26,12 +31,12 @@ function useDebounced<T>(value: T, ms: number): T {
 
 /**
  * 'Lavori' tab (issue 12 items 6, 14): every job, AI or human, searched on the server by the owner's
- * e-mail or the photo's name, status and creation date; sortable columns, pages of 20; each row
- * opens the job's Italian timeline.
+ * e-mail or the photo's name, status (or the results flagged for review) and creation date; sortable
+ * columns, pages of 20; each row opens the job's Italian timeline in a dialog over the table.
  */
-export function AdminJobsTab() {
+export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string }) {
   const [text, setText] = useState('');
-  const [status, setStatus] = useState('');
+  const [status, setStatus] = useState(initialStatus);
   const [dateFrom, setDateFrom] = useState('');
   const [dateTo, setDateTo] = useState('');
   const [sort, setSort] = useState<SortState>({ sort: 'created_at', order: 'desc' });
@@ -39,7 +44,8 @@ export function AdminJobsTab() {
   const [open, setOpen] = useState<string | null>(null);
   const q = useDebounced(text, SEARCH_DELAY_MS);
   useOnChange([q, status, dateFrom, dateTo, sort], () => setPage(1));
-  const search: JobSearch = { q, status, dateFrom, dateTo, sort: sort.sort, order: sort.order, page, size: PAGE_SIZE };
+  const needsReview = status === NEEDS_REVIEW_FILTER;
+  const search: JobSearch = { q, status: needsReview ? '' : status, needsReview, dateFrom, dateTo, sort: sort.sort, order: sort.order, page, size: PAGE_SIZE };
   const jobs = useJobSearch(search);
   const rows = jobs.data?.items ?? [];
   const selected = rows.find((j) => j.id === open) ?? null;
@@ -56,6 +62,7 @@ export function AdminJobsTab() {
           <label htmlFor="job-status">Stato</label>
           <select id="job-status" className="input" value={status} onChange={(e) => setStatus(e.target.value)}>
             <option value="">Tutti</option>
+            <option value={NEEDS_REVIEW_FILTER}>Da verificare (AI)</option>
             {jobStatusValues.map((s) => (
               <option key={s} value={s}>
                 {jobStatusLabel(s)}
@@ -119,8 +126,7 @@ export function AdminJobsTab() {
                       <button
                         type="button"
                         className="btn btn-outline btn-sm"
-                        aria-expanded={open === j.id}
-                        aria-controls="job-timeline"
+                        aria-haspopup="dialog"
                         aria-label={`Cronologia ${j.original_filename}`}
                         onClick={() => setOpen((v) => (v === j.id ? null : j.id))}
                       >
@@ -135,22 +141,21 @@ export function AdminJobsTab() {
         </Card>
       )}
 
-      <div id="job-timeline">
-        {selected ? (
-          <Card>
-            <div className="timeline-title">
-              <h2>Cronologia di {selected.original_filename}</h2>
-              <button type="button" className="btn btn-outline btn-sm" onClick={() => setOpen(null)}>
-                Chiudi
-              </button>
-            </div>
-            <p className="muted">
-              {selected.user_email} · {jobTypeLabel(selected.job_type)} · {jobStatusLabel(selected.status)}
-            </p>
-            <JobTimelineView jobId={selected.id} name={selected.original_filename} />
-          </Card>
-        ) : null}
-      </div>
+      {selected ? (
+        <Dialog
+          wide
+          title={`Cronologia di ${selected.original_filename}`}
+          description={`${selected.user_email} · ${jobTypeLabel(selected.job_type)} · ${jobStatusLabel(selected.status)}`}
+          onClose={() => setOpen(null)}
+        >
+          <JobTimelineView jobId={selected.id} name={selected.original_filename} />
+          <div className="dialog-actions">
+            <button type="button" className="btn btn-outline" onClick={() => setOpen(null)}>
+              Chiudi
+            </button>
+          </div>
+        </Dialog>
+      ) : null}
     </div>
   );
 }

@@ -10,8 +10,9 @@ import { useOverview } from '../api/admin-api';
 
 export const DASHBOARD_LOAD_ERROR = 'Errore nel caricamento dei dati della dashboard';
 
-/** Overview tab: counters from `GET /api/admin/overview`. */
-export function AdminOverviewTab() {
+/** Overview tab: counters from `GET /api/admin/overview`; 'Risultati AI da verificare' opens the jobs
+ * tab filtered on those results (`onShowNeedsReview`). */
+export function AdminOverviewTab({ onShowNeedsReview }: { onShowNeedsReview?: () => void }) {
   const overview = useOverview();
 
   useEffect(() => {
@@ -26,7 +27,7 @@ export function AdminOverviewTab() {
   }
 
   const o = overview.data;
-  const cards: { label: string; value: string | number; hint?: string }[] = [
+  const cards: { label: string; value: string | number; hint?: string; action?: { label: string; run: () => void } }[] = [
     { label: 'Utenti totali', value: o.users_total },
     { label: 'Senza crediti', value: o.users_without_credits, hint: 'Registrati negli ultimi 30 giorni con 0 crediti' },
     { label: 'Foto totali', value: o.photos_total },
@@ -35,6 +36,7 @@ export function AdminOverviewTab() {
       label: 'Risultati AI da verificare',
       value: o.jobs_needing_review,
       hint: `Segnalati dal ritocco automatico negli ultimi ${o.needs_review_window_days} giorni`,
+      action: onShowNeedsReview ? { label: 'Vedi i lavori', run: onShowNeedsReview } : undefined,
     },
     { label: 'Crediti venduti', value: o.credits_sold },
     { label: 'Crediti assegnati manualmente', value: o.credits_granted },
@@ -50,6 +52,11 @@ export function AdminOverviewTab() {
             <p className="stat-label">{c.label}</p>
             <p className="stat-value">{c.value}</p>
             {c.hint ? <p className="field-hint">{c.hint}</p> : null}
+            {c.action ? (
+              <button type="button" className="btn btn-outline btn-sm" aria-label={`${c.action.label}: ${c.label}`} onClick={c.action.run}>
+                {c.action.label}
+              </button>
+            ) : null}
           </li>
         ))}
       </ul>

@@ -107,7 +107,8 @@ export function AdminTeamTab() {
                 <div className="designer-row">
                   <span>
                     <strong>{personName(d)}</strong>
-                    <span className="muted designer-email"> {d.email}</span>
+                    {/* an unnamed designer is shown by the e-mail already */}
+                    {personName(d) !== d.email ? <span className="muted designer-email"> {d.email}</span> : null}
                   </span>
                   <span className="job-badges">
                     {!d.is_active ? <Badge tone="neutral">Non attivo</Badge> : null}

@@ -145,7 +145,18 @@ export function CompleteDialog({ job, onClose, onDone }: { job: DesignerJob; onC
 
       <div className="field">
         <label htmlFor={`complete-notes-${job.id}`}>Note per il cliente (facoltative)</label>
-        <textarea id={`complete-notes-${job.id}`} className="input" rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />
+        <textarea
+          id={`complete-notes-${job.id}`}
+          className="input"
+          rows={3}
+          maxLength={2000}
+          value={notes}
+          onChange={(e) => setNotes(e.target.value)}
+          aria-describedby={`complete-notes-hint-${job.id}`}
+        />
+        <p id={`complete-notes-hint-${job.id}`} className="field-hint">
+          Il cliente le legge sulla foto, nella notifica e nell'e-mail 'Foto pronta'.
+        </p>
       </div>
 
       <div className="dialog-actions">

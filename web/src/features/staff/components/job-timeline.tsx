@@ -3,7 +3,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { errorMessage } from '@/lib/api-client';
 import { formatDateTime } from '@/lib/format';
 import { useJobTimeline } from '../api/admin-api';
-import { OUTCOME_LABELS, OUTCOME_TONES, formatDuration, workflowStatusLabel } from '../lib/timeline';
+import { OUTCOME_LABELS, OUTCOME_TONES, formatDuration, timelineSummaryLabel } from '../lib/timeline';
 
 /**
  * The Italian timeline of one job's workflow (issue 12 item 6): a summary (workflow status, retried
@@ -23,7 +23,7 @@ export function JobTimelineView({ jobId, name }: { jobId: string; name: string }
   return (
     <section className="timeline" aria-label={`Cronologia ${name}`}>
       <div className="timeline-summary">
-        <Badge tone={t.workflow_status === 'RUNNING' ? 'info' : t.failures > 0 ? 'danger' : 'success'}>{workflowStatusLabel(t.workflow_status)}</Badge>
+        <Badge tone={t.workflow_status === 'RUNNING' && !t.files_kept_until ? 'info' : t.failures > 0 ? 'danger' : 'success'}>{timelineSummaryLabel(t)}</Badge>
         {t.retries > 0 ? <Badge tone="warning">{t.retries === 1 ? '1 tentativo ripetuto' : `${t.retries} tentativi ripetuti`}</Badge> : null}
         {t.failures > 0 ? <Badge tone="danger">{t.failures === 1 ? '1 passo fallito' : `${t.failures} passi falliti`}</Badge> : <Badge tone="success">Nessun errore</Badge>}
         <a className="btn btn-outline btn-sm" href={t.temporal_url} target="_blank" rel="noopener noreferrer">

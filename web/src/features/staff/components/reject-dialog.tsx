@@ -5,47 +5,98 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { rejectJob } from '../api/designer-api';
 import type { DesignerJob } from '../api/types';
 
-/** Reject an in-progress job; the notes are the reason the client reads (SPEC §4 step 4). */
+/** The server refuses a shorter reason (`REJECT_REASON_MIN_CHARS` in api/routes/designer.py). */
+export const REJECT_REASON_MIN_CHARS = 5;
+export const REJECT_REASON_REQUIRED = `Scrivi il motivo del rifiuto (almeno ${REJECT_REASON_MIN_CHARS} caratteri): il cliente lo riceve nella notifica.`;
+
+/**
+ * Reject an in-progress job (SPEC §4 step 4): the reason is required (the client reads it) and the
+ * rejection is confirmed in a second step of the same dialog before it is sent.
+ */
 export function RejectDialog({ job, onClose, onDone }: { job: DesignerJob; onClose: () => void; onDone: () => void }) {
   const [notes, setNotes] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [confirming, setConfirming] = useState(false);
   const [sending, setSending] = useState(false);
+  const reason = notes.trim();
+  const notesId = `reject-notes-${job.id}`;
 
-  const submit = async (e: FormEvent) => {
+  const review = (e: FormEvent) => {
     e.preventDefault();
+    if (reason.length < REJECT_REASON_MIN_CHARS) {
+      setError(REJECT_REASON_REQUIRED);
+      return;
+    }
+    setError(null);
+    setConfirming(true);
+  };
+
+  const send = async () => {
     setSending(true);
     try {
-      await rejectJob(job.id, notes);
+      await rejectJob(job.id, reason);
       toast({ title: 'Lavoro rifiutato', description: `${job.original_filename}: il cliente è stato avvisato.` });
       onDone();
-    } catch (error) {
-      toast({ title: errorTitle(error, 'Impossibile rifiutare il lavoro'), description: errorMessage(error), variant: 'destructive' });
+    } catch (err) {
+      toast({ title: errorTitle(err, 'Impossibile rifiutare il lavoro'), description: errorMessage(err), variant: 'destructive' });
       setSending(false);
+      setConfirming(false);
     }
   };
 
+  if (confirming) {
+    return (
+      <Dialog key="confirm" title="Confermi il rifiuto?" description={job.original_filename} onClose={onClose}>
+        <div className="form">
+          <p>Il cliente riceverà questo motivo e i crediti riservati gli saranno restituiti. Il lavoro non potrà essere ripreso.</p>
+          <blockquote className="job-notes">{reason}</blockquote>
+          <div className="dialog-actions">
+            <button type="button" className="btn btn-outline" onClick={() => setConfirming(false)} disabled={sending}>
+              Modifica il motivo
+            </button>
+            <button type="button" className="btn btn-danger" onClick={() => void send()} disabled={sending}>
+              {sending ? 'Invio...' : 'Conferma rifiuto'}
+            </button>
+          </div>
+        </div>
+      </Dialog>
+    );
+  }
+
   return (
-    <Dialog title="Rifiuta lavoro" description={job.original_filename} onClose={onClose}>
-      <form className="form" onSubmit={(e) => void submit(e)}>
+    <Dialog key="reason" title="Rifiuta lavoro" description={job.original_filename} onClose={onClose}>
+      <form className="form" onSubmit={review} noValidate>
         <div className="field">
-          <label htmlFor={`reject-notes-${job.id}`}>Motivo del rifiuto</label>
+          <label htmlFor={notesId}>Motivo del rifiuto (obbligatorio)</label>
           <textarea
-            id={`reject-notes-${job.id}`}
+            id={notesId}
             className="input"
             rows={3}
+            maxLength={2000}
+            required
             value={notes}
-            onChange={(e) => setNotes(e.target.value)}
-            aria-describedby={`reject-hint-${job.id}`}
+            onChange={(e) => {
+              setNotes(e.target.value);
+              if (error && e.target.value.trim().length >= REJECT_REASON_MIN_CHARS) setError(null);
+            }}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={`reject-hint-${job.id}${error ? ` reject-error-${job.id}` : ''}`}
           />
           <p id={`reject-hint-${job.id}`} className="field-hint">
-            Il cliente riceve questo testo come motivazione.
+            Il cliente riceve questo testo come motivazione: spiega in poche parole perché la foto non si può lavorare.
           </p>
+          {error ? (
+            <p id={`reject-error-${job.id}`} className="form-error" role="alert">
+              {error}
+            </p>
+          ) : null}
         </div>
         <div className="dialog-actions">
-          <button type="button" className="btn btn-outline" onClick={onClose} disabled={sending}>
+          <button type="button" className="btn btn-outline" onClick={onClose}>
             Annulla
           </button>
-          <button type="submit" className="btn btn-danger" disabled={sending}>
-            {sending ? 'Invio...' : 'Rifiuta lavoro'}
+          <button type="submit" className="btn btn-danger">
+            Rifiuta lavoro
           </button>
         </div>
       </form>

@@ -1,4 +1,5 @@
-import type { StepOutcome } from '../api/types';
+import { formatDate } from '@/lib/format';
+import type { JobTimeline, StepOutcome } from '../api/types';
 
 /** "850 ms", "4,2 s", "3 min 5 s", "2 h 10 min", "30 g 2 h". */
 export function formatDuration(ms: number | null | undefined): string {
@@ -46,6 +47,19 @@ const WORKFLOW_STATUS: Record<string, string> = {
 /** Temporal's execution status in Italian ('RUNNING' → 'Flusso in corso'). */
 export function workflowStatusLabel(status: string | null | undefined): string {
   return (status && WORKFLOW_STATUS[status]) || 'Stato sconosciuto';
+}
+
+/**
+ * What the timeline's summary says: once the job ended and its workflow only waits to delete the files
+ * (`files_kept_until`), 'Consegnato — file conservati fino al 26 dicembre 2026' (or 'Rifiutato — …'); else
+ * the workflow's status ('Flusso in corso', 'Flusso concluso'…).
+ */
+export function timelineSummaryLabel(t: Pick<JobTimeline, 'workflow_status' | 'job_status' | 'files_kept_until'>): string {
+  if (t.workflow_status === 'RUNNING' && t.files_kept_until) {
+    const outcome = t.job_status === 'rejected_human' ? 'Rifiutato' : 'Consegnato';
+    return `${outcome} — file conservati fino al ${formatDate(t.files_kept_until)}`;
+  }
+  return workflowStatusLabel(t.workflow_status);
 }
 
 /** Italian job type ('background_removal_human' → 'Grafico'). */

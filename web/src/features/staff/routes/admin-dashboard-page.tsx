@@ -1,5 +1,5 @@
 import { useRef, useState, type KeyboardEvent } from 'react';
-import { AdminJobsTab } from '../components/admin-jobs-tab';
+import { AdminJobsTab, NEEDS_REVIEW_FILTER } from '../components/admin-jobs-tab';
 import { AdminOverviewTab } from '../components/admin-overview-tab';
 import { AdminTeamTab } from '../components/admin-team-tab';
 import { AdminUsersTab } from '../components/admin-users-tab';
@@ -15,6 +15,13 @@ type TabId = (typeof TABS)[number]['id'];
 /** /admin-dashboard (SPEC §2, §6 Admin): Overview, Gestione utenti, Team grafici, Lavori (issue 12). */
 export function AdminDashboardPage() {
   const [tab, setTab] = useState<TabId>('overview');
+  // the jobs tab's first status filter, when another tab sends the admin there
+  const [jobsFilter, setJobsFilter] = useState('');
+  const showNeedsReview = () => {
+    setJobsFilter(NEEDS_REVIEW_FILTER);
+    setTab('jobs');
+    refs.current.jobs?.focus();
+  };
   const refs = useRef<Record<string, HTMLButtonElement | null>>({});
 
   const onKeyDown = (e: KeyboardEvent) => {
@@ -57,7 +64,15 @@ export function AdminDashboardPage() {
         ))}
       </div>
       <div role="tabpanel" id={`admin-panel-${tab}`} aria-labelledby={`admin-tab-${tab}`}>
-        {tab === 'overview' ? <AdminOverviewTab /> : tab === 'users' ? <AdminUsersTab /> : tab === 'team' ? <AdminTeamTab /> : <AdminJobsTab />}
+        {tab === 'overview' ? (
+          <AdminOverviewTab onShowNeedsReview={showNeedsReview} />
+        ) : tab === 'users' ? (
+          <AdminUsersTab />
+        ) : tab === 'team' ? (
+          <AdminTeamTab />
+        ) : (
+          <AdminJobsTab key={jobsFilter} initialStatus={jobsFilter} />
+        )}
       </div>
     </div>
   );

@@ -155,7 +155,7 @@ describe('graphics dashboard', () => {
     expect(await screen.findByText('Nessun lavoro')).toBeInTheDocument();
   });
 
-  it('rejects an in-progress job with a reason', async () => {
+  it('rejects an in-progress job only with a reason, after confirming it', async () => {
     const { server } = setup([makeJob({ status: 'in_progress_human', assigned_to: ME })], {
       'POST /api/designer/jobs/j1/reject': () => jsonResponse(makeJob({ status: 'rejected_human' })),
     });
@@ -164,8 +164,19 @@ describe('graphics dashboard', () => {
 
     await user.click(await screen.findByRole('button', { name: 'Rifiuta' }));
     const dialog = screen.getByRole('dialog', { name: 'Rifiuta lavoro' });
-    await user.type(within(dialog).getByLabelText('Motivo del rifiuto'), 'Foto troppo sfocata');
+    // no reason, or a blank one: refused here, nothing sent
     await user.click(within(dialog).getByRole('button', { name: 'Rifiuta lavoro' }));
+    expect(within(dialog).getByRole('alert')).toHaveTextContent('Scrivi il motivo del rifiuto (almeno 5 caratteri)');
+    await user.type(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'), '   ');
+    await user.click(within(dialog).getByRole('button', { name: 'Rifiuta lavoro' }));
+    expect(callsTo(server, 'POST', '/api/designer/jobs/j1/reject')).toHaveLength(0);
+    await user.type(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'), 'Foto troppo sfocata');
+    await user.click(within(dialog).getByRole('button', { name: 'Rifiuta lavoro' }));
+    // confirmation in the app's dialog, with the reason the client will read
+    const confirm = screen.getByRole('dialog', { name: 'Confermi il rifiuto?' });
+    expect(confirm).toHaveTextContent('Foto troppo sfocata');
+    expect(callsTo(server, 'POST', '/api/designer/jobs/j1/reject')).toHaveLength(0);
+    await user.click(within(confirm).getByRole('button', { name: 'Conferma rifiuto' }));
     await waitFor(() => expect(callsTo(server, 'POST', '/api/designer/jobs/j1/reject')).toHaveLength(1));
     expect(JSON.parse(String(callsTo(server, 'POST', '/api/designer/jobs/j1/reject')[0][1]?.body))).toEqual({ notes: 'Foto troppo sfocata' });
     expect(await screen.findByText('Lavoro rifiutato')).toBeInTheDocument();

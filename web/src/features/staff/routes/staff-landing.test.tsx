@@ -2,6 +2,7 @@ import { render, screen, waitFor } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useState } from 'react';
 import { routes } from '@/app/router';
+import { useSessionStore } from '@/stores/session';
 import { fakeServer } from '@/test/fake-server';
 import { makeProfile } from '@/test/fixtures';
 import { renderRoutes, testSession } from '@/test/utils';
@@ -22,6 +23,21 @@ describe('issue 12: designers and admin tables', () => {
     await user.type(screen.getByLabelText('Password'), 'segreta1');
     await user.click(screen.getByRole('button', { name: 'Accedi' }));
     await waitFor(() => expect(router.state.location.pathname).toBe('/graphics-dashboard'), { timeout: 10_000 });
+  });
+
+  it("a designer who opens a seller page by URL is told it is for clients and sent to the jobs dashboard", async () => {
+    fakeServer({
+      'GET /api/me': makeProfile({ user_role: 'graphic', first_name: 'Marco' }),
+      'GET /api/designer/jobs': [],
+      'GET /api/notifications': [],
+    });
+    const user = userEvent.setup();
+    useSessionStore.getState().setSession(testSession);
+    const { router } = renderRoutes(routes, ['/upload']);
+    expect(await screen.findByText('Questa pagina è riservata ai clienti', {}, { timeout: 10_000 })).toBeInTheDocument();
+    expect(screen.queryByRole('heading', { name: 'Carica le tue foto' })).not.toBeInTheDocument();
+    await user.click(screen.getByRole('button', { name: 'Torna alla Dashboard' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/graphics-dashboard'));
   });
 
   it('sortable headers expose aria-sort and toggle the order', async () => {

@@ -1,5 +1,5 @@
 import { api } from '@/lib/api-client';
-import type { JobType, Photo } from '@/types/api';
+import type { JobType, UploadBatchResult } from '@/types/api';
 
 export const SMART_BACKGROUND_CATEGORIES = [
   { value: 'minimal_studio', label: 'Studio minimal' },
@@ -28,9 +28,10 @@ export interface UploadInput {
   clientNotes?: string;
 }
 
-/** `POST /api/photos` multipart: one `files` part per file plus `job_type` and the options → the created
- * photos, in order. */
-export function uploadPhotos({ files, jobType, backgroundCategory, preset, brand, category, clientNotes }: UploadInput): Promise<Photo[]> {
+/** `POST /api/photos/batch` multipart: one `files` part per file plus `job_type` and the options → the
+ * created photos (in order) and the files the server refused by their content, each with its reason
+ * (`index` is the file's position in `files`). */
+export function uploadPhotos({ files, jobType, backgroundCategory, preset, brand, category, clientNotes }: UploadInput): Promise<UploadBatchResult> {
   const form = new FormData();
   for (const f of files) form.append('files', f, f.name);
   form.append('job_type', jobType);
@@ -39,5 +40,5 @@ export function uploadPhotos({ files, jobType, backgroundCategory, preset, brand
   if (brand?.trim()) form.append('brand', brand.trim());
   if (category?.trim()) form.append('category', category.trim());
   if (jobType === 'background_removal_human' && clientNotes?.trim()) form.append('client_notes', clientNotes.trim());
-  return api<Photo[]>('/api/photos', { method: 'POST', body: form });
+  return api<UploadBatchResult>('/api/photos/batch', { method: 'POST', body: form });
 }

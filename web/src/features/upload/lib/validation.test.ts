@@ -16,10 +16,11 @@ describe('upload batch checks (SPEC §5, limits §9)', () => {
     expect(r.issues).toEqual([]);
   });
 
-  it('drops non-images with a notice and keeps the images', () => {
-    const r = checkBatch([file('a.jpg', 'image/jpeg'), file('doc.pdf', 'application/pdf')], 0, 0, UPLOAD_LIMITS.standard);
+  it('keeps the images and names each non-image with the reason', () => {
+    const r = checkBatch([file('a.jpg', 'image/jpeg'), file('doc.pdf', 'application/pdf'), file('note.txt', 'text/plain')], 0, 0, UPLOAD_LIMITS.standard);
     expect(r.accepted.map((f) => f.name)).toEqual(['a.jpg']);
-    expect(r.issues).toEqual([{ title: 'Alcuni file ignorati', description: 'Solo le immagini sono supportate' }]);
+    expect(r.ignored.map((f) => f.name)).toEqual(['doc.pdf', 'note.txt']);
+    expect(r.issues).toEqual([{ title: 'Alcuni file ignorati', description: 'doc.pdf, note.txt: Solo le immagini sono supportate' }]);
   });
 
   it('refuses more than 10 files including those already listed (standard)', () => {

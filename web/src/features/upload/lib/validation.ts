@@ -8,13 +8,24 @@ export interface UploadIssue {
 export interface BatchCheck {
   /** Files to add to the list (empty when the batch is refused). */
   accepted: File[];
+  /** Files that are not images: listed by name with the reason, never sent. */
+  ignored: File[];
   /** Toasts to show, in order. */
   issues: UploadIssue[];
 }
 
+/** SPEC §5 client upload: the reason a non-image is ignored. */
+export const NOT_AN_IMAGE = 'Solo le immagini sono supportate';
+
+/** "a.txt, b.pdf: Solo le immagini sono supportate" — which files a notice is about, by name. */
+export function namedIssue(names: string[], reason: string): string {
+  return `${names.join(', ')}: ${reason}`;
+}
+
 /**
  * Client-side checks before files join the upload list (SPEC §5 'Client upload', limits of §9).
- * Non-images are dropped with a notice; too many files or too many bytes refuse the whole selection.
+ * Non-images are listed by name with the reason and never sent; too many files or too many bytes refuse
+ * the whole selection.
  *
  * @param files the newly chosen files
  * @param listed files already waiting in the list (they go up in the same request)
@@ -33,23 +44,24 @@ export function isImageFile(file: File): boolean {
 export function checkBatch(files: File[], listed: number, listedBytes: number, limits: UploadLimits): BatchCheck {
   const issues: UploadIssue[] = [];
   const images = files.filter(isImageFile);
-  if (images.length < files.length) {
-    issues.push({ title: 'Alcuni file ignorati', description: 'Solo le immagini sono supportate' });
+  const ignored = files.filter((f) => !isImageFile(f));
+  if (ignored.length > 0) {
+    issues.push({ title: 'Alcuni file ignorati', description: namedIssue(ignored.map((f) => f.name), NOT_AN_IMAGE) });
   }
-  if (images.length === 0) return { accepted: [], issues };
+  if (images.length === 0) return { accepted: [], ignored, issues };
   if (listed + images.length > limits.maxFiles) {
     issues.push({
       title: 'Troppi file',
       description: `Puoi caricare al massimo ${limits.maxFiles} foto alla volta ${limits.label}`,
     });
-    return { accepted: [], issues };
+    return { accepted: [], ignored, issues };
   }
   const bytes = images.reduce((sum, f) => sum + f.size, 0);
   if (listedBytes + bytes > limits.maxTotalBytes) {
     issues.push({ title: 'Batch troppo grande', description: `La dimensione totale non può superare ${limits.maxTotalMb}MB` });
-    return { accepted: [], issues };
+    return { accepted: [], ignored, issues };
   }
-  return { accepted: images, issues };
+  return { accepted: images, ignored, issues };
 }
 
 /** Estimated minutes for a batch: 0.5 minutes per photo, rounded up (SPEC §9). */

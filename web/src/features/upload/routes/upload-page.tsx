@@ -14,7 +14,7 @@ import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos }
 import { creditsPerPhoto, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
 import { OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from '../api/upload-api';
-import { checkBatch, estimatedMinutes } from '../lib/validation';
+import { checkBatch, estimatedMinutes, NOT_AN_IMAGE } from '../lib/validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
 
@@ -25,7 +25,12 @@ interface UploadItem {
   status: ItemStatus;
   photoId?: string;
   errorMessage?: string;
+  /** Refused for what the file is (not an image, empty, too large): sending it again cannot help. */
+  refused?: boolean;
 }
+
+/** "scarpa.txt: Solo le immagini sono supportate"; a reason that already names the file stays as it is. */
+const withName = (name: string, reason: string) => (reason.includes(name) ? reason : `${name}: ${reason}`);
 
 const LOCAL_LABELS: Record<ItemStatus, string> = {
   queued: 'In coda',
@@ -79,13 +84,13 @@ export function UploadPage() {
     if (!list) return;
     const files = Array.from(list);
     const listedBytes = queued.reduce((s, i) => s + i.file.size, 0);
-    const { accepted, issues } = checkBatch(files, queued.length, listedBytes, limits);
+    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, limits);
     issues.forEach((issue) => toast({ ...issue, variant: 'destructive' }));
-    if (accepted.length === 0) return;
-    setItems((prev) => [
-      ...prev,
-      ...accepted.map((file) => ({ id: `u${++counter}`, file, preview: makePreview(file), status: 'queued' as const })),
-    ]);
+    // non-images stay in the list, by name and with the reason, but are never sent
+    const refusedItems: UploadItem[] = ignored.map((file) => ({ id: `u${++counter}`, file, preview: null, status: 'error', errorMessage: NOT_AN_IMAGE, refused: true }));
+    const acceptedItems: UploadItem[] = accepted.map((file) => ({ id: `u${++counter}`, file, preview: makePreview(file), status: 'queued' }));
+    if (refusedItems.length + acceptedItems.length === 0) return;
+    setItems((prev) => [...prev, ...acceptedItems, ...refusedItems]);
   };
 
   const remove = (id: string) =>
@@ -107,7 +112,7 @@ export function UploadPage() {
     setBusy(true);
     setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploading' } : i)));
     try {
-      const created = await uploadPhotos({
+      const { photos: created, rejected } = await uploadPhotos({
         files: batch.map((i) => i.file),
         jobType,
         backgroundCategory: category,
@@ -116,9 +121,26 @@ export function UploadPage() {
         category: productCategory,
         clientNotes,
       });
-      const byItem = new Map(batch.map((item, idx) => [item.id, created[idx]?.id]));
-      setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploaded', photoId: byItem.get(i.id) } : i)));
-      toast({ title: 'Foto caricate', description: `${batch.length} foto in elaborazione.` });
+      // the created photos come in the order of the files the server kept; `index` names the refused ones
+      const refusedAt = new Map(rejected.map((r) => [r.index, r]));
+      const photoIds = created.map((p) => p.id).reverse();
+      const outcome = new Map<string, Partial<UploadItem>>(
+        batch.map((item, idx): [string, Partial<UploadItem>] => {
+          const refusal = refusedAt.get(idx);
+          if (!refusal) return [item.id, { status: 'uploaded', photoId: photoIds.pop() }];
+          if (item.preview) URL.revokeObjectURL(item.preview); // not an image the browser could show either
+          return [item.id, { status: 'error', errorMessage: refusal.detail, refused: true, preview: null }];
+        }),
+      );
+      setItems((prev) => prev.map((i) => ({ ...i, ...(outcome.get(i.id) ?? {}) })));
+      if (created.length > 0) toast({ title: 'Foto caricate', description: `${created.length} foto in elaborazione.` });
+      if (rejected.length > 0) {
+        toast({
+          title: rejected.length === 1 ? (rejected[0].title ?? 'Errore upload') : `${rejected.length} file non caricati`,
+          description: rejected.map((r) => withName(r.filename, r.detail)).join(' · '),
+          variant: 'destructive',
+        });
+      }
       await Promise.all([
         queryClient.invalidateQueries({ queryKey: PHOTOS_KEY }),
         queryClient.invalidateQueries({ queryKey: ME_QUERY_KEY }),
@@ -284,7 +306,7 @@ export function UploadPage() {
             {items.map((item) => {
               const photo = item.photoId ? photoById.get(item.photoId) : undefined;
               const job = photo ? latestJob(photo) : null;
-              const label = photo ? jobStatusLabel(job?.status ?? null) : LOCAL_LABELS[item.status];
+              const label = photo ? jobStatusLabel(job?.status ?? null) : item.refused ? 'Non caricato' : LOCAL_LABELS[item.status];
               const tone = photo ? jobStatusTone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
               const progress = job?.status === 'processing' || job?.status === 'in_progress_human' ? (job.progress_percentage ?? 0) : null;
               return (
@@ -299,12 +321,12 @@ export function UploadPage() {
                     {job?.error_message ? <p className="form-error">{job.error_message}</p> : null}
                   </div>
                   <Badge tone={tone}>{label}</Badge>
-                  {item.status === 'queued' ? (
+                  {item.status === 'queued' || item.refused ? (
                     <button type="button" className="btn btn-ghost btn-sm" aria-label={`Rimuovi ${item.file.name}`} onClick={() => remove(item.id)}>
                       ×
                     </button>
                   ) : null}
-                  {item.status === 'error' ? (
+                  {item.status === 'error' && !item.refused ? (
                     <button type="button" className="btn btn-outline btn-sm" onClick={() => retry(item.id)}>
                       Riprova
                     </button>
