@@ -139,14 +139,16 @@ class HumanJobActivities:
             else:
                 photo.status = PhotoStatus.uploaded.value
                 after = "I crediti riservati ti sono stati restituiti."
-            reason = inp.notes or "nessun motivo indicato"
+            reason = (inp.notes or "").strip() or "nessun motivo indicato"
+            if not reason.endswith((".", "!", "?", "…")):  # one full stop, never '..'
+                reason += "."
             session.add(
                 Notification(
                     user_id=job.user_id,
                     type="warning",
                     related_job_id=job.id,
                     title="Lavoro rifiutato",
-                    message=f"Il team grafico non ha potuto lavorare {photo.original_filename}. Motivo: {reason}. "
+                    message=f"Il team grafico non ha potuto lavorare {photo.original_filename}. Motivo: {reason} "
                     + after,
                 )
             )
