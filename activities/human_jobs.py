@@ -15,6 +15,7 @@ from activities.delivery import mark_delivered
 from fotopronta.domain import JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
+from fotopronta.results import designer_seo_name
 from workflows.shared import (
     ASSIGNMENT_REFUSED_ERROR,
     CANCELLED_BY_SELLER_MESSAGE,
@@ -109,6 +110,9 @@ class HumanJobActivities:
                 return
             photo = session.get_one(Photo, job.photo_id)
             job.graphic_notes = inp.notes
+            # the download name, shown and searched like an AI result's
+            seo = designer_seo_name(photo, job)
+            job.processing_details = {**(job.processing_details or {}), "seo_filename": seo}
             mark_delivered(
                 session,
                 job,

@@ -65,6 +65,8 @@ class RetouchOptions:
         brand: seller's brand hint (used in details and the SEO file name).
         category: seller's product-category hint (idem).
         short_id: short job/photo id appended to the SEO file name.
+        original_filename: the seller's file name; without brand and category its words describe
+            the product in the SEO file name (:func:`retouch.names.seo_filename`).
         max_input_bytes: larger uploads are refused with :class:`BadImageError`.
     """
 
@@ -74,6 +76,7 @@ class RetouchOptions:
     brand: str | None = None
     category: str | None = None
     short_id: str | None = None
+    original_filename: str | None = None
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
 
 
@@ -453,7 +456,14 @@ def _retouch_decoded(
         smart_background=category is not None,
     )
     details: dict[str, Any] = {
-        "seo_filename": seo_filename(options.brand, options.category, main_colour, options.short_id),
+        "seo_filename": seo_filename(
+            options.brand,
+            options.category,
+            main_colour,
+            options.short_id,
+            original_filename=options.original_filename,
+            colours=[str(c["name"]) for c in colours],
+        ),
         "brand": options.brand,
         "category": options.category,
         "colors": colours,

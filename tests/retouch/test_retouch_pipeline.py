@@ -194,7 +194,20 @@ def test_colour_names_and_slug():
     assert colour_name((205, 25, 30)) == "rosso"
     assert slugify("Città – Più Bella!") == "citta-piu-bella"
     assert seo_filename(None, None, None, None) == "foto-prodotto.jpg"
-    assert seo_filename("Acme", "Maglia rossa", "rosso", "x9") == "acme-maglia-rossa-rosso-x9.jpg"
+    assert seo_filename("Acme", "Maglia rossa", "rosso", "x9") == "acme-maglia-rossa-x9.jpg"
+    assert seo_filename("Acme", "Maglia", "rosso", "x9") == "acme-maglia-rosso-x9.jpg"
+    # without brand and category: the original file name's words and the colours
+    assert seo_filename(None, None, "nero", "f790cd1b") == "foto-prodotto-nero-f790cd1b.jpg"
+    named = seo_filename(
+        None,
+        None,
+        "nero",
+        "f790cd1b",
+        original_filename="IMG_0001 borsa_pelle (2).JPG",
+        colours=["nero", "rosso"],
+    )
+    assert named == "borsa-pelle-nero-rosso-f790cd1b.jpg"
+    assert seo_filename(None, None, "blu", "ab12", original_filename="car-3.jpg") == "car-blu-ab12.jpg"
 
 
 def test_dust_specks_are_removed():
