@@ -454,6 +454,7 @@ def _retouch_decoded(
         shadow=shadow,
         jpeg_corner_min=_jpeg_corner_min(jpeg),
         smart_background=category is not None,
+        below_minimum=placement.below_minimum,
     )
     details: dict[str, Any] = {
         "seo_filename": seo_filename(
@@ -488,6 +489,8 @@ def _retouch_decoded(
             "product_bbox": list(placement.bbox),
         },
         "specks_removed": int(specks),
+        # the card's warning: kept at native resolution under the marketplace's minimum
+        "resolution_notice": compliance.get("notice"),
         "correction": corr.as_dict(),
         **seg_details,
     }

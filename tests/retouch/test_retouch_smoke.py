@@ -25,7 +25,7 @@ def synthetic_product(w: int = 480, h: int = 360) -> bytes:
 
 @needs_model
 def test_retouch_white_background_smoke(save_failure):
-    res = retouch(synthetic_product(), RetouchOptions(preset="amazon"), cutout=True)
+    res = retouch(synthetic_product(1024, 768), RetouchOptions(preset="amazon"), cutout=True)
     out = np.asarray(Image.open(io.BytesIO(res.jpeg)).convert("RGB"))
     assert (res.width, res.height) == (2000, 2000) == out.shape[1::-1]
     corners = np.stack([out[:20, :20], out[:20, -20:], out[-20:, :20], out[-20:, -20:]])

@@ -930,7 +930,8 @@ export interface paths {
          * @description One page of the caller's photos with their jobs (DESIGN: ``limit`` default 24, max 100).
          *
          *     ``q`` matches the original file name or a job's SEO name (case-insensitive substring); ``status``
-         *     is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest`` or ``name``.
+         *     is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest``, ``name`` or ``status`` (errors, in progress, waiting,
+         *     completed; newest first within each).
          *     ``next_cursor`` (opaque, keyset on the sort key and the id) fetches the next page; ``counts`` are
          *     over all the caller's photos, whatever the filters. Three statements whatever the page size: the
          *     page, its jobs (``selectinload``) and the counts. Each photo says whether a free rework
@@ -1222,6 +1223,10 @@ export interface components {
          *     re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings.
          */
         AppConfig: {
+            /** Accepted Extensions */
+            accepted_extensions: string[];
+            /** Accepted Formats */
+            accepted_formats: string[];
             /** Free Credits */
             free_credits: number;
             /** Free Rework Days */
@@ -3413,7 +3418,7 @@ export interface operations {
                 cursor?: string | null;
                 q?: string;
                 status?: "all" | "completed" | "processing" | "failed" | "pending";
-                sort?: "newest" | "oldest" | "name";
+                sort?: "newest" | "oldest" | "name" | "status";
             };
             header?: never;
             path?: never;
@@ -3673,7 +3678,7 @@ export const pathsApiAdminJobsGetParametersQueryOrderValues: ReadonlyArray<Flatt
 export const pathsApiAdminUsersGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["sort"]> = ["created_at", "email", "name", "user_role", "credits_remaining", "credits_expiry_date"];
 export const pathsApiAdminUsersGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["order"]> = ["asc", "desc"];
 export const pathsApiPhotosGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["status"]> = ["all", "completed", "processing", "failed", "pending"];
-export const pathsApiPhotosGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["sort"]> = ["newest", "oldest", "name"];
+export const pathsApiPhotosGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["sort"]> = ["newest", "oldest", "name", "status"];
 export const jobStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobStatus"]> = ["pending", "waiting_for_credits", "processing", "completed", "failed", "pending_human", "assigned_to_graphic", "in_progress_human", "completed_human", "rejected_human"];
 export const jobTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobType"]> = ["background_removal", "background_removal_human", "smart_backgrounds"];
 export const photoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PhotoStatus"]> = ["uploaded", "processing", "processed"];

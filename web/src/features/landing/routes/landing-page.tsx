@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { CONTACT_EMAIL, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
-import { useConfig } from '@/lib/app-config';
+import { formatList, useConfig } from '@/lib/app-config';
 import { TrialDialog } from '../components/trial-dialog';
 import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from '../lib/content';
 
@@ -87,7 +87,9 @@ function Header() {
 
 export function LandingPage() {
   // the sign-up credits, from the server ('…' while they load)
-  const freeCredits = useConfig().data?.free_credits ?? '…';
+  const config = useConfig().data;
+  const freeCredits = config?.free_credits ?? '…';
+  const formats = formatList(config?.accepted_formats);
   usePageMeta();
   const [trialOpen, setTrialOpen] = useState(false);
   return (
@@ -290,7 +292,7 @@ export function LandingPage() {
               {FAQ.map((f) => (
                 <details key={f.question} className="faq-item">
                   <summary>{f.question}</summary>
-                  <p>{f.answer}</p>
+                  <p>{f.answer.replace('{formati}', formats)}</p>
                 </details>
               ))}
             </div>

@@ -6,7 +6,7 @@ import { Progress } from '@/components/ui/progress';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
-import { formatCents, formatDate } from '@/lib/format';
+import { creditCount, formatCents, formatDate } from '@/lib/format';
 import { jobStatusLabel } from '@/lib/photos';
 import type { CreditPurchase, Order } from '@/types/api';
 import { downloadOrder, useOptionalPurchases, useOrderDetail, useOrders } from '../api/orders-api';
@@ -44,7 +44,7 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
       total: o.total_photos ?? 0,
       processed: o.processed_photos ?? 0,
       // batches are paid in credits: total_amount counts the credits reserved for the batch
-      amount: o.total_amount !== null ? `${o.total_amount} crediti` : '–',
+      amount: o.total_amount !== null ? creditCount(o.total_amount) : '–',
     })),
     ...purchases.map((p) => ({
       id: `p-${p.id}`,
@@ -142,7 +142,7 @@ export function OrdersPage() {
                     <Badge tone={s.tone}>{s.label}</Badge>
                   </div>
                   <p className="muted">
-                    {formatDate(r.createdAt)} · {r.kind === 'purchase' ? `${r.total} crediti` : `${r.processed}/${r.total} foto`} · {r.amount}
+                    {formatDate(r.createdAt)} · {r.kind === 'purchase' ? creditCount(r.total) : `${r.processed}/${r.total} foto`} · {r.amount}
                   </p>
                   <Progress value={pct} label={`Avanzamento ${r.name}`} />
                   {r.orderId && <OrderActions orderId={r.orderId} completed={r.status === 'completed'} />}

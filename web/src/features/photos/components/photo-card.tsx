@@ -133,6 +133,11 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           {colors.length > MAX_COLORS ? <li className="muted">+{colors.length - MAX_COLORS}</li> : null}
         </ul>
       ) : null}
+      {details?.resolution_notice ? (
+        <p className="notice warning" role="note">
+          {details.resolution_notice}: la foto è stata lasciata alla sua risoluzione invece di essere ingrandita.
+        </p>
+      ) : null}
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
       {job?.error_message ? (
         <p className="form-error photo-error" role="note">

@@ -7,7 +7,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { roleLabel } from '@/lib/auth';
-import { daysUntil, formatDate } from '@/lib/format';
+import { creditCount, daysUntil, formatDate } from '@/lib/format';
 import { useOnChange } from '@/lib/use-on-change';
 import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsersPage } from '../api/admin-api';
 import { parseCreditAmount } from '../lib/jobs';
@@ -47,7 +47,7 @@ function AddCreditsForm({ user }: { user: AdminUserRow }) {
     mutationFn: (n: number) => addCredits(user.id, n),
     onSuccess: (out) => {
       setValue('');
-      toast({ title: 'Crediti aggiunti', description: `${out.credits_added} crediti a ${user.email}. Nuovo saldo: ${out.profile.credits_remaining}` });
+      toast({ title: 'Crediti aggiunti', description: `${creditCount(out.credits_added)} a ${user.email}. Nuovo saldo: ${out.profile.credits_remaining}` });
     },
     onError: (error) => toast({ title: errorTitle(error, 'Errore assegnazione crediti'), description: errorMessage(error), variant: 'destructive' }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ADMIN_KEY }),
