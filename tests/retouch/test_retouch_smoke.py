@@ -32,6 +32,6 @@ def test_retouch_white_background_smoke(save_failure):
     if corners.min() < 254:
         print("immagine:", save_failure("out.jpg", res.jpeg))
     assert corners.min() >= 254
-    assert res.matte.shape == (360, 480) and res.matte.dtype == np.uint8
+    assert res.matte.shape == (768, 1024) and res.matte.dtype == np.uint8
     assert Image.open(io.BytesIO(res.webp)).format == "WEBP"
     assert Image.open(io.BytesIO(res.cutout_png())).mode == "RGBA"

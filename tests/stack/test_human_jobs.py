@@ -108,6 +108,12 @@ async def test_designer_completes_own_job_and_others_cannot(stack: Stack, api: h
     )
     assert resp.status_code == 200, resp.text
     assert resp.json()["status"] == "completed_human"
+    # 'Completati': in Alice's history (not in her queue), not in Bob's
+    history = (await api.get("/api/designer/history", headers=alice)).json()
+    assert [j["id"] for j in history] == [jid] and history[0]["completed_at"]
+    assert all(j["id"] != jid for j in (await api.get("/api/designer/jobs", headers=alice)).json())
+    assert (await api.get("/api/designer/history", headers=bob)).json() == []
+    assert (await api.get("/api/designer/history", headers=client)).status_code == 403
     photos = (await api.get("/api/photos", headers=client)).json()["items"]
     photo = next(p for p in photos if p["jobs"][-1]["id"] == jid)
     assert photo["status"] == "processed"

@@ -482,6 +482,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/designer/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Job History
+         * @description 'Completati': the human jobs the caller delivered (admins: every designer's), the most recently
+         *     completed first (at most 50).
+         */
+        get: operations["designer-jobs-history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/designer/jobs": {
         parameters: {
             query?: never;
@@ -2780,6 +2801,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PurchasePublic"][];
+                };
+            };
+        };
+    };
+    "designer-jobs-history": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignerJob"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
                 };
             };
         };

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { TableCard } from '@/components/ui/table-card';
 import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { formatDateTime } from '@/lib/format';
@@ -78,7 +79,7 @@ export function AdminJobsTab() {
       ) : jobs.isError ? (
         <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
       ) : (
-        <Card className="table-card">
+        <TableCard>
           <table className="table">
             <caption className="sr-only">Lavori</caption>
             <thead>
@@ -132,7 +133,7 @@ export function AdminJobsTab() {
             </tbody>
           </table>
           <Pagination label="Pagine dei lavori" page={page} size={PAGE_SIZE} total={jobs.data.total} onPage={setPage} />
-        </Card>
+        </TableCard>
       )}
 
       <div id="job-timeline">

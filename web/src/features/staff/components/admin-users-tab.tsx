@@ -2,6 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { TableCard } from '@/components/ui/table-card';
 import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
@@ -125,8 +126,8 @@ export function AdminUsersTab() {
           <p>Nessun utente trovato.</p>
         </Card>
       ) : (
-        <Card className="table-card">
-          <table className="table">
+        <TableCard className="users-table-card">
+          <table className="table table-cards">
             <caption className="sr-only">Utenti</caption>
             <thead>
               <tr>
@@ -145,19 +146,19 @@ export function AdminUsersTab() {
                   <th scope="row" className="cell-email">
                     {u.email}
                   </th>
-                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
-                  <td>
+                  <td data-label="Nome">{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+                  <td data-label="Ruolo">
                     <Badge tone={u.user_role === 'admin' ? 'brand' : u.user_role === 'graphic' ? 'info' : 'neutral'}>{roleLabel(u.user_role)}</Badge>
                     {u.is_active === false ? <Badge tone="danger">Non attivo</Badge> : null}
                   </td>
-                  <td>{u.credits_remaining}</td>
-                  <td>
+                  <td data-label="Crediti">{u.credits_remaining}</td>
+                  <td data-label="Scadenza">
                     <Expiry date={u.credits_expiry_date} />
                   </td>
-                  <td>
+                  <td data-label="Registrato">
                     <time dateTime={u.created_at}>{formatDate(u.created_at)}</time>
                   </td>
-                  <td>
+                  <td data-label="Aggiungi crediti">
                     <AddCreditsForm user={u} />
                   </td>
                 </tr>
@@ -165,7 +166,7 @@ export function AdminUsersTab() {
             </tbody>
           </table>
           <Pagination label="Pagine degli utenti" page={page} size={PAGE_SIZE} total={users.data?.total ?? 0} onPage={setPage} />
-        </Card>
+        </TableCard>
       )}
     </div>
   );
