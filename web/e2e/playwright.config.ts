@@ -47,5 +47,7 @@ export default defineConfig({
     { name: 'polish-public', testMatch: /polish-public\.spec\.ts$/ },
     { name: 'polish-client', testMatch: /polish-client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     { name: 'staff', testMatch: /staff\.spec\.ts$/ },
+    // sellers', designers' and admins' everyday friction: own accounts, created in the database
+    { name: 'friction', testMatch: /friction\.spec\.ts$/ },
   ],
 });

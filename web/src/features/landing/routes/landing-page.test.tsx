@@ -4,7 +4,7 @@ import { renderWithProviders } from '@/test/utils';
 import { LandingPage } from './landing-page';
 
 describe('LandingPage', () => {
-  it('has the nav anchors, the hero and closing calls to action, all pointing to /auth', async () => {
+  it('has the nav anchors; the hero and closing calls to action open the free-trial sign-up, Accedi the login', async () => {
     fakeServer({}); // GET /api/config: the sign-up credits
     const { container } = renderWithProviders(<LandingPage />);
     const nav = screen.getByRole('navigation', { name: 'Navigazione principale' });

@@ -39,6 +39,20 @@ function Expiry({ date }: { date: string | null }) {
   );
 }
 
+/** An e-mail address that may wrap only before its '@' (never inside the name or the domain), so
+ * the column keeps the width of its parts. */
+function EmailParts({ email }: { email: string }) {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return <span className="nowrap">{email}</span>;
+  return (
+    <>
+      <span className="nowrap">{email.slice(0, at)}</span>
+      <wbr />
+      <span className="nowrap">{email.slice(at)}</span>
+    </>
+  );
+}
+
 /** 'Aggiungi crediti' for one user: an integer ≥ 1 (SPEC §5); the button is disabled otherwise. */
 function AddCreditsForm({ user }: { user: AdminUserRow }) {
   const queryClient = useQueryClient();
@@ -144,7 +158,7 @@ export function AdminUsersTab() {
               {rows.map((u) => (
                 <tr key={u.id}>
                   <th scope="row" className="cell-email">
-                    {u.email}
+                    <EmailParts email={u.email} />
                   </th>
                   <td data-label="Nome">{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
                   <td data-label="Ruolo">
