@@ -222,10 +222,11 @@ test('dashboard del grafico: griglia compatta, nomi interi, statistiche piccole 
   await expect(page).toHaveURL(/\/graphics-dashboard$/);
   const first = page.getByRole('listitem', { name: names[0] });
   await expect(first).toBeVisible();
-  // phones: the three counters take one short row; the first job starts on the first screen
+  const queue = page.getByRole('list', { name: 'Lavori' }).getByRole('listitem');
+  // phones: the three counters take one short row; the queue starts on the first screen
   const stats = await page.getByRole('region', { name: 'Riepilogo lavori' }).boundingBox();
   expect(stats!.height).toBeLessThan(120);
-  expect((await first.boundingBox())!.y).toBeLessThan(PHONE.height - 150);
+  expect((await queue.first().boundingBox())!.y).toBeLessThan(PHONE.height - 200);
   // whole names, wrapped, never cut
   for (const name of names) {
     const title = page.getByRole('heading', { name, exact: true });
@@ -238,8 +239,9 @@ test('dashboard del grafico: griglia compatta, nomi interi, statistiche piccole 
 
   // desktop: a grid, more than one job per row
   await page.setViewportSize(DESKTOP);
-  const boxes = await Promise.all(names.map((n) => page.getByRole('listitem', { name: n }).boundingBox()));
+  const boxes = await Promise.all([queue.nth(0).boundingBox(), queue.nth(1).boundingBox()]);
   expect(Math.abs(boxes[0]!.y - boxes[1]!.y)).toBeLessThan(2);
+  expect(boxes[1]!.x).toBeGreaterThan(boxes[0]!.x + boxes[0]!.width);
 
   await first.getByRole('button', { name: 'Assegna a me' }).click();
   await first.getByRole('button', { name: 'Inizia' }).click();

@@ -135,7 +135,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
       ) : null}
       {details?.resolution_notice ? (
         <p className="notice warning" role="note">
-          {details.resolution_notice}: la foto è stata lasciata alla sua risoluzione invece di essere ingrandita.
+          {details.resolution_notice}. La foto resta alla sua risoluzione, senza ingrandimenti.
         </p>
       ) : null}
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
