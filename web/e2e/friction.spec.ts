@@ -1,5 +1,5 @@
 import { expect, test, type Locator, type Page } from '@playwright/test';
-import { screenshots } from './helpers';
+import { PROCESSING_TIMEOUT_MS, screenshots } from './helpers';
 import { addPhotoRows } from './stack-db';
 import { apiLogin, createUsers, productJpeg, uiLogin, uniqueEmail, uploadPhoto, waitForJob } from './staff-helpers';
 
@@ -174,6 +174,7 @@ test("il link di reset scaduto non mostra l'errore in inglese del link", async (
 });
 
 test("risultati AI: nome SEO dalle parole del file e dai colori; Amazon sotto il minimo resta alla sua risoluzione e lo dice; '1 credito' negli ordini", async ({ page, request }) => {
+  test.setTimeout(PROCESSING_TIMEOUT_MS + 60_000); // two AI jobs
   const seller = { email: uniqueEmail('e2e-nomi'), password: PASSWORD, role: 'client' as const };
   createUsers([seller]);
   const headers = await apiLogin(request, seller.email, PASSWORD);
@@ -208,6 +209,7 @@ test("risultati AI: nome SEO dalle parole del file e dai colori; Amazon sotto il
 });
 
 test('dashboard del grafico: griglia compatta, nomi interi, statistiche piccole sul telefono, un messaggio alla volta mai sopra le azioni, storico Completati, nome SEO', async ({ page, request }) => {
+  test.setTimeout(180_000); // two toasts run their course at each of two sizes
   const designer = { email: uniqueEmail('e2e-grafico'), password: PASSWORD, role: 'graphic' as const, first_name: 'Dario' };
   const seller = { email: uniqueEmail('e2e-cliente-grafico'), password: PASSWORD, role: 'client' as const };
   createUsers([designer, seller]);
