@@ -195,7 +195,7 @@ export function PhotosPage() {
           <label htmlFor="photo-search">Cerca per nome file</label>
           <input id="photo-search" type="search" className="input" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Nome originale o nome SEO" />
         </div>
-        <div className="field">
+        <div className="field toolbar-select">
           <label htmlFor="photo-filter">Stato</label>
           <select id="photo-filter" className="input" value={filter} onChange={(e) => setFilter(e.target.value as StatusFilter)}>
             {FILTERS.map((f) => (
@@ -205,7 +205,7 @@ export function PhotosPage() {
             ))}
           </select>
         </div>
-        <div className="field">
+        <div className="field toolbar-select">
           <label htmlFor="photo-sort">Ordina per</label>
           <select id="photo-sort" className="input" value={sort} onChange={(e) => setSort(e.target.value as PhotoSort)}>
             {SORTS.map((s) => (
