@@ -15,6 +15,7 @@ from activities.delivery import job_transaction, mark_delivered
 from fotopronta.domain import JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
+from fotopronta.results import designer_seo_name
 from workflows.shared import (
     ASSIGNMENT_REFUSED_ERROR,
     CANCELLED_BY_SELLER_MESSAGE,
@@ -110,6 +111,9 @@ class HumanJobActivities:
                 return
             photo = session.get_one(Photo, job.photo_id)
             job.graphic_notes = inp.notes
+            # the download name, shown and searched like an AI result's
+            seo = designer_seo_name(photo, job)
+            job.processing_details = {**(job.processing_details or {}), "seo_filename": seo}
             mark_delivered(
                 session,
                 job,
@@ -141,14 +145,16 @@ class HumanJobActivities:
             else:
                 photo.status = PhotoStatus.uploaded.value
                 after = "I crediti riservati ti sono stati restituiti."
-            reason = inp.notes or "nessun motivo indicato"
+            reason = (inp.notes or "").strip() or "nessun motivo indicato"
+            if not reason.endswith((".", "!", "?", "…")):  # one full stop, never '..'
+                reason += "."
             session.add(
                 Notification(
                     user_id=job.user_id,
                     type="warning",
                     related_job_id=job.id,
                     title="Lavoro rifiutato",
-                    message=f"Il team grafico non ha potuto lavorare {photo.original_filename}. Motivo: {reason}. "
+                    message=f"Il team grafico non ha potuto lavorare {photo.original_filename}. Motivo: {reason} "
                     + after,
                 )
             )

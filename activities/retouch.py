@@ -58,9 +58,10 @@ class RetouchActivities:
         self.storage = storage
         self.model_name = model_name
 
-    def _upload_path(self, photo_id: str, job_id: str) -> str:
-        """The photo's storage key; while the database cannot be reached, try again every second
-        (heartbeating) for up to :data:`DB_WAIT_S` seconds instead of failing the attempt at once.
+    def _upload_path(self, photo_id: str, job_id: str) -> tuple[str, str]:
+        """The photo's storage key and original file name; while the database cannot be reached, try
+        again every second (heartbeating) for up to :data:`DB_WAIT_S` seconds instead of failing the
+        attempt at once.
 
         Raises:
             ApplicationError: ``JobGoneError`` (non-retryable) when the photo was deleted.
@@ -69,7 +70,8 @@ class RetouchActivities:
         while True:
             try:
                 with self.sessions() as session:
-                    return session.get_one(Photo, uuid.UUID(photo_id)).upload_path
+                    photo = session.get_one(Photo, uuid.UUID(photo_id))
+                    return photo.upload_path, photo.original_filename
             except NoResultFound as exc:
                 raise job_gone(job_id) from exc
             except OperationalError:
@@ -94,7 +96,7 @@ class RetouchActivities:
         from retouch.pipeline import RetouchOptions
         from retouch.pipeline import retouch as run_pipeline
 
-        upload_path = self._upload_path(inp.photo_id, inp.job_id)
+        upload_path, original_filename = self._upload_path(inp.photo_id, inp.job_id)
         original = self.storage.get(BUCKET_UPLOADS, upload_path)
         activity.heartbeat("decoded")
         options = RetouchOptions(
@@ -104,6 +106,7 @@ class RetouchActivities:
             brand=inp.brand,
             category=inp.category,
             short_id=inp.job_id[:8],
+            original_filename=original_filename,
         )
         try:
             with heartbeating():

@@ -207,6 +207,10 @@ class AppConfig(BaseModel):
     """Largest accepted file, in bytes (``settings.max_file_bytes``)."""
     max_upload_megapixels: int
     """Largest accepted image, in megapixels (width × height / 1,000,000)."""
+    accepted_formats: list[str]
+    """The accepted image formats, as shown to sellers (``api.uploads.ACCEPTED_FORMATS``)."""
+    accepted_extensions: list[str]
+    """Their file name extensions with the dot, for the file picker (``api.uploads.ACCEPTED_EXTENSIONS``)."""
 
 
 class DesignerJob(BaseModel):

@@ -69,6 +69,35 @@ PILLOW_TYPES = {
     "TIFF": ("image/tiff", "tif"),
 }
 
+ACCEPTED_FORMATS = (
+    "JPG",
+    "PNG",
+    "WebP",
+    "GIF",
+    "BMP",
+    "TIFF",
+    "HEIC",
+    "AVIF",
+    "RAW (" + ", ".join(ext[1:].upper() for ext in RAW_TYPES) + ")",
+)
+"""The accepted formats as the seller knows them, in the order the web app lists them
+(``GET /api/config``): :data:`PILLOW_TYPES` (MPO is a JPEG), HEIC/HEIF, AVIF and :data:`RAW_TYPES`."""
+ACCEPTED_EXTENSIONS = (
+    ".jpg",
+    ".jpeg",
+    ".png",
+    ".webp",
+    ".gif",
+    ".bmp",
+    ".tif",
+    ".tiff",
+    ".heic",
+    ".heif",
+    ".avif",
+    *RAW_TYPES,
+)
+"""File name extensions of :data:`ACCEPTED_FORMATS`, for the file picker (the bytes still decide)."""
+
 
 @dataclass(frozen=True)
 class ImageInfo:

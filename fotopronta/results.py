@@ -32,27 +32,33 @@ def download_name(photo: Photo, key: str) -> str:
         seo = (job.processing_details or {}).get("seo_filename")
         if seo:
             return PurePath(str(seo)).stem + suffix
-        return PurePath(_designer_seo_name(photo, job)).stem + suffix
+        return PurePath(designer_seo_name(photo, job)).stem + suffix
     return PurePath(key).name
 
 
-def _designer_seo_name(photo: Photo, job: PhotoProcessingJob) -> str:
+def designer_seo_name(photo: Photo, job: PhotoProcessingJob) -> str:
     """The SEO name of a result delivered without one (a designer's): built like the AI pipeline's
-    (``retouch.names.seo_filename``: brand, category, main colour, the job id's first 8 characters)
-    from the job's brand and category and the main colour an earlier AI job found (issue 12, item 11)."""
+    (``retouch.names.seo_filename``: brand, category, main colour, the job id's first 8 characters;
+    without brand and category the original file name's words and the colours) from the job's brand
+    and category and the colours an earlier AI job found."""
     from retouch.names import seo_filename
 
     options = {**(job.options or {}), **(job.processing_details or {})}
-    colour = None
+    names: list[str] = []
     for other in sorted(photo.jobs, key=lambda j: j.created_at, reverse=True):
-        colours = (other.processing_details or {}).get("colors") or []
-        if colours and isinstance(colours[0], dict):
-            colour = colours[0].get("name")
-        elif colours and isinstance(colours[0], str):
-            colour = colours[0]
-        if colour:
+        found = (other.processing_details or {}).get("colors") or []
+        names = [str(c.get("name") if isinstance(c, dict) else c) for c in found if c]
+        names = [n for n in names if n and n != "None"]
+        if names:
             break
-    return seo_filename(options.get("brand"), options.get("category"), colour, str(job.id)[:8])
+    return seo_filename(
+        options.get("brand"),
+        options.get("category"),
+        names[0] if names else None,
+        str(job.id)[:8],
+        original_filename=photo.original_filename,
+        colours=names or None,
+    )
 
 
 def keys_used_elsewhere(session: Session, photo: Photo) -> set[str]:

@@ -8,7 +8,9 @@ Rules (pass/fail each) and sources:
 * ``fill_ratio``: the product's bounding box covers >= 85% of the frame along its limiting axis
   (Amazon: "the product should fill 85% or more of the image frame").
 * ``size``: the output has the preset's size (Amazon: long side >= 1000 px for zoom; we check the preset
-  size exactly, and for ``original`` only the zoom minimum).
+  size exactly, and for ``original`` only the zoom minimum). A photo kept at its native resolution
+  under the preset's minimum fails it, and the report's ``notice`` says so ('Risoluzione sotto il
+  minimo Amazon: 1000 px sul lato lungo').
 * ``colour_space``: sRGB (the outputs carry the sRGB ICC profile).
 * ``not_cropped``: the product does not touch the frame's edges (nothing cut off).
 """
@@ -40,6 +42,7 @@ def compliance_report(
     shadow: np.ndarray | None,
     jpeg_corner_min: int,
     smart_background: bool,
+    below_minimum: bool = False,
 ) -> dict[str, Any]:
     """Build the compliance report (``details["compliance"]``).
 
@@ -50,10 +53,11 @@ def compliance_report(
         shadow: float16/float32 (H, W) shadow opacity or ``None``.
         jpeg_corner_min: min channel over the corners of the decoded JPEG (see ``metrics.corner_min``).
         smart_background: a smart background was used (so a white background is not expected).
+        below_minimum: the framing kept the photo's native resolution, under ``preset.min_long_side``.
 
     Returns:
         ``{"preset", "passed", "rules": {name: {label, passed, value, expected, applies}}}``; ``passed``
-        is the AND over the rules that apply.
+        is the AND over the rules that apply; plus ``notice`` (Italian) when ``below_minimum``.
     """
     h, w = alpha_out.shape
     rules: dict[str, dict[str, Any]] = {}
@@ -90,7 +94,10 @@ def compliance_report(
         f"≥ {min_fill:.0%}" if min_fill is not None else "nessun requisito",
         min_fill is not None,
     )
-    if preset.width is not None and preset.height is not None:
+    if below_minimum and preset.min_long_side is not None:
+        size_ok = max(w, h) >= preset.min_long_side
+        expected = f"lato lungo ≥ {preset.min_long_side} px (minimo {preset.marketplace})"
+    elif preset.width is not None and preset.height is not None:
         size_ok = (w, h) == (preset.width, preset.height)
         expected = f"{preset.width}×{preset.height} px"
     elif preset.long_side is not None:
@@ -109,4 +116,7 @@ def compliance_report(
         preset.fill is not None,
     )
     passed = all(r["passed"] for r in rules.values() if r["applies"])
-    return {"preset": preset.name, "passed": passed, "rules": rules}
+    report: dict[str, Any] = {"preset": preset.name, "passed": passed, "rules": rules}
+    if below_minimum:
+        report["notice"] = preset.below_minimum_notice()
+    return report

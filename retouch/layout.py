@@ -34,6 +34,7 @@ class Placement:
     src_box: tuple[float, float, float, float]
     dst_box: tuple[int, int, int, int]
     bbox: tuple[int, int, int, int]  # product bbox in input px (x0, y0, x1, y1), exclusive end
+    below_minimum: bool = False  # kept at native resolution, under the preset's ``min_long_side``
 
 
 def product_bbox(matte: np.ndarray, threshold: int = BBOX_THRESHOLD) -> tuple[int, int, int, int] | None:
@@ -62,6 +63,10 @@ def plan_placement(
         shadow_room: fraction of the product height reserved below it for the shadow (the product is
             lifted by half of it so product + shadow stay centred).
 
+    A preset with ``min_long_side`` (Amazon: 1000 px) never enlarges a photo whose long side is under
+    it: the canvas shrinks to the photo's own resolution (scale 1, same aspect ratio and fill) and
+    ``below_minimum`` is set.
+
     Returns:
         a :class:`Placement`.
     """
@@ -79,13 +84,18 @@ def plan_placement(
     x0, y0, x1, y1 = bbox
     bw, bh = max(1, x1 - x0), max(1, y1 - y0)
     scale = preset.fill * min(out_w / bw, out_h / bh)
+    below_minimum = False
+    if preset.min_long_side is not None and scale > 1.0 and max(in_w, in_h) < preset.min_long_side:
+        out_w, out_h = max(1, round(out_w / scale)), max(1, round(out_h / scale))
+        scale = preset.fill * min(out_w / bw, out_h / bh)
+        below_minimum = True
     cx, cy = (x0 + x1) / 2.0, (y0 + y1) / 2.0
     lift = min(shadow_room * bh * scale / 2.0, (out_h - bh * scale) / 4.0)
     # canvas <- input: in = (out - out_centre) / scale + centre
     left = cx - (out_w / 2.0) / scale
     top = cy - (out_h / 2.0 - lift) / scale
     src_box = (left, top, left + out_w / scale, top + out_h / scale)
-    return Placement(out_w, out_h, scale, src_box, (0, 0, out_w, out_h), (x0, y0, x1, y1))
+    return Placement(out_w, out_h, scale, src_box, (0, 0, out_w, out_h), (x0, y0, x1, y1), below_minimum)
 
 
 def resample_region(arr: np.ndarray, placement: Placement, fill: int | tuple[int, ...] = 0) -> np.ndarray:

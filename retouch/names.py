@@ -9,7 +9,55 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["seo_filename", "slugify"]
+__all__ = ["name_words", "seo_filename", "slugify"]
+
+CAMERA_WORDS = frozenset(
+    [
+        "img",
+        "image",
+        "immagine",
+        "dsc",
+        "dscn",
+        "dscf",
+        "dcim",
+        "pxl",
+        "mvimg",
+        "gopr",
+        "dji",
+        "sam",
+        "screenshot",
+        "schermata",
+        "foto",
+        "photo",
+        "pic",
+        "picture",
+        "whatsapp",
+        "copy",
+        "copia",
+        "copie",
+        "final",
+        "finale",
+        "edit",
+        "modificata",
+        "scan",
+        "scansione",
+        "untitled",
+        "senza",
+        "titolo",
+        "new",
+        "nuovo",
+        "jpg",
+        "jpeg",
+        "png",
+        "webp",
+        "heic",
+        "tif",
+        "tiff",
+        "raw",
+    ]
+)
+"""Words of camera and app file names (``IMG_0001``, ``PXL_2024…``, ``WhatsApp Image …``,
+``Screenshot …``, ``copia``) that say nothing about the product: left out of SEO names."""
 
 
 def slugify(text: str, max_len: int = 60) -> str:
@@ -25,20 +73,69 @@ def slugify(text: str, max_len: int = 60) -> str:
     return slug
 
 
+def name_words(filename: str | None, max_words: int = 6) -> str:
+    """The words of an original file name that can describe the product, joined by spaces: the
+    extension, numbers, words with digits (``0001``, ``img2``), single letters and the
+    :data:`CAMERA_WORDS` are left out; at most ``max_words`` words.
+
+    >>> name_words("Borsa_pelle-NERA (2).JPG")
+    'borsa pelle nera'
+    >>> name_words("IMG_20240101_0001.jpg")
+    ''
+    """
+    if not filename:
+        return ""
+    stem = filename.rsplit("/", 1)[-1]
+    if "." in stem:
+        stem = stem.rsplit(".", 1)[0]
+    words = [
+        w
+        for w in slugify(stem, max_len=200).split("-")
+        if len(w) > 1 and w.isalpha() and w not in CAMERA_WORDS
+    ]
+    return " ".join(words[:max_words])
+
+
+def _same_word(a: str, b: str) -> bool:
+    """``a`` and ``b`` are one word, or one Italian word in another gender or number (``nero``,
+    ``nera``, ``neri``: same length, only the final vowel differs)."""
+    if a == b:
+        return True
+    return len(a) == len(b) > 3 and a[:-1] == b[:-1] and a[-1] in "aeio" and b[-1] in "aeio"
+
+
 def seo_filename(
-    brand: str | None, category: str | None, colour: str | None, short_id: str | None, ext: str = "jpg"
+    brand: str | None,
+    category: str | None,
+    colour: str | None,
+    short_id: str | None,
+    ext: str = "jpg",
+    *,
+    original_filename: str | None = None,
+    colours: list[str] | None = None,
 ) -> str:
     """Italian SEO file name: ``<brand>-<category>-<colour>-<short id>.<ext>``, empty parts skipped.
 
+    Without a brand and a category the product is described by the words of ``original_filename``
+    (:func:`name_words`) and by ``colours`` (the main colours' names, most present first; ``colour``
+    is used when not given): ``seo_filename(None, None, "nero", "f790cd1b",
+    original_filename="borsa_pelle.jpg", colours=["nero", "marrone"])`` ->
+    ``"borsa-pelle-nero-marrone-f790cd1b.jpg"``.
+
     Example: ``seo_filename("Nike", "Scarpe da corsa", "rosso", "a1b2c3")`` ->
-    ``"nike-scarpe-da-corsa-rosso-a1b2c3.jpg"``. Falls back to ``foto-prodotto`` when nothing is known.
-    Repeated words (a colour already in the category) are not repeated.
+    ``"nike-scarpe-da-corsa-rosso-a1b2c3.jpg"``. Falls back to ``foto-prodotto`` (plus the colour and
+    the short id) when nothing else is known. Repeated words (a colour already in the category) are not
+    repeated, nor a colour the name already has in another gender or number (``nera`` and ``nero``).
     """
+    described: tuple[str | None, ...] = (brand, category, colour)
+    if not (brand or "").strip() and not (category or "").strip():
+        named = name_words(original_filename) or "foto prodotto"
+        described = (named, *(colours[:2] if colours else [colour]))
     words: list[str] = []
-    for part in (brand, category, colour, short_id):
+    for part in (*described, short_id):
         if part:
             for w in slugify(part).split("-"):
-                if w and (w not in words or part is short_id):
+                if w and (part is short_id or not any(_same_word(w, x) for x in words)):
                     words.append(w)
     stem = "-".join(words)[:90].strip("-") or "foto-prodotto"
     return f"{stem}.{ext}"

@@ -65,6 +65,8 @@ class RetouchOptions:
         brand: seller's brand hint (used in details and the SEO file name).
         category: seller's product-category hint (idem).
         short_id: short job/photo id appended to the SEO file name.
+        original_filename: the seller's file name; without brand and category its words describe
+            the product in the SEO file name (:func:`retouch.names.seo_filename`).
         max_input_bytes: larger uploads are refused with :class:`BadImageError`.
     """
 
@@ -74,6 +76,7 @@ class RetouchOptions:
     brand: str | None = None
     category: str | None = None
     short_id: str | None = None
+    original_filename: str | None = None
     max_input_bytes: int = DEFAULT_MAX_INPUT_BYTES
 
 
@@ -451,9 +454,17 @@ def _retouch_decoded(
         shadow=shadow,
         jpeg_corner_min=_jpeg_corner_min(jpeg),
         smart_background=category is not None,
+        below_minimum=placement.below_minimum,
     )
     details: dict[str, Any] = {
-        "seo_filename": seo_filename(options.brand, options.category, main_colour, options.short_id),
+        "seo_filename": seo_filename(
+            options.brand,
+            options.category,
+            main_colour,
+            options.short_id,
+            original_filename=options.original_filename,
+            colours=[str(c["name"]) for c in colours],
+        ),
         "brand": options.brand,
         "category": options.category,
         "colors": colours,
@@ -478,6 +489,8 @@ def _retouch_decoded(
             "product_bbox": list(placement.bbox),
         },
         "specks_removed": int(specks),
+        # the card's warning: kept at native resolution under the marketplace's minimum
+        "resolution_notice": compliance.get("notice"),
         "correction": corr.as_dict(),
         **seg_details,
     }

@@ -4,7 +4,8 @@ Sources of the numbers:
 
 * Amazon "Product image requirements" (Seller Central help page G1881): main image on pure white
   (RGB 255,255,255), the product filling 85% or more of the frame, at least 1000 px on the long side
-  for zoom (we deliver 2000 x 2000), JPEG preferred, sRGB.
+  for zoom (we deliver 2000 x 2000), JPEG preferred, sRGB. A photo under 1000 px on its long side is
+  framed at its native resolution instead of being enlarged, and the result says so.
 * Zalando partner content guidelines: 1801 x 2600 px portrait (ratio 1:1.444), light/white background.
 * Etsy seller handbook: listing photos at least 2000 px on the side we scale (here the long side).
 * Shopify help centre: square product images at 2048 x 2048 px for zoom.
@@ -45,6 +46,9 @@ class Preset:
         min_fill: the compliance threshold for the fill ratio (``None`` = no rule).
         require_white: the compliance report checks a pure white (255,255,255) background.
         label: human (Italian) label for the UI.
+        marketplace: the marketplace's name, for messages (``Amazon``).
+        min_long_side: the marketplace's minimum long side in px; a photo under it keeps its native
+            resolution (see :func:`retouch.layout.plan_placement`) and the compliance report says so.
     """
 
     name: str
@@ -55,6 +59,14 @@ class Preset:
     min_fill: float | None = None
     require_white: bool = True
     label: str = ""
+    marketplace: str = ""
+    min_long_side: int | None = None
+
+    def below_minimum_notice(self) -> str:
+        """The Italian notice for a result kept below ``min_long_side`` (empty without a minimum)."""
+        if self.min_long_side is None:
+            return ""
+        return f"Risoluzione sotto il minimo {self.marketplace}: {self.min_long_side} px sul lato lungo"
 
     def output_size(self, in_w: int, in_h: int) -> tuple[int, int]:
         """Return the output (width, height) in px for an input of ``in_w`` x ``in_h`` px."""
@@ -69,7 +81,14 @@ class Preset:
 
 PRESETS: dict[str, Preset] = {
     "amazon": Preset(
-        "amazon", 2000, 2000, fill=0.86, min_fill=0.85, label="Amazon (2000×2000, sfondo bianco)"
+        "amazon",
+        2000,
+        2000,
+        fill=0.86,
+        min_fill=0.85,
+        label="Amazon (2000×2000, sfondo bianco)",
+        marketplace="Amazon",
+        min_long_side=1000,
     ),
     "zalando": Preset("zalando", 1801, 2600, fill=0.85, min_fill=None, label="Zalando (1801×2600)"),
     "etsy": Preset("etsy", long_side=2000, fill=0.85, min_fill=None, label="Etsy (lato lungo 2000 px)"),

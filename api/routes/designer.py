@@ -77,6 +77,17 @@ def list_jobs(
     return service.queue(session, user, status)
 
 
+@router.get("/history", response_model=list[DesignerJob], operation_id="designer-jobs-history")
+def job_history(
+    user: DesignerUser,
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=service.HISTORY_LIMIT)] = service.HISTORY_LIMIT,
+) -> list[DesignerJob]:
+    """'Completati': the human jobs the caller delivered (admins: every designer's), the most recently
+    completed first (at most 50)."""
+    return service.history(session, user, limit)
+
+
 @router.post(
     "/jobs/{job_id}/assign-to-me", response_model=DesignerJob, operation_id="designer-jobs-assign-to-me"
 )

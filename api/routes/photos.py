@@ -244,7 +244,8 @@ def list_photos(
     """One page of the caller's photos with their jobs (DESIGN: ``limit`` default 24, max 100).
 
     ``q`` matches the original file name or a job's SEO name (case-insensitive substring); ``status``
-    is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest`` or ``name``.
+    is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest``, ``name`` or ``status`` (errors, in progress, waiting,
+    completed; newest first within each).
     ``next_cursor`` (opaque, keyset on the sort key and the id) fetches the next page; ``counts`` are
     over all the caller's photos, whatever the filters. Three statements whatever the page size: the
     page, its jobs (``selectinload``) and the counts. Each photo says whether a free rework

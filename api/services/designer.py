@@ -86,6 +86,31 @@ def queue(session: Session, user: Profile, status: str | None) -> list[DesignerJ
     return [as_designer_job(job, photo) for job, photo in rows]
 
 
+HISTORY_LIMIT = 50
+"""How many delivered jobs the 'Completati' history lists (the newest)."""
+
+
+def history(session: Session, user: Profile, limit: int = HISTORY_LIMIT) -> list[DesignerJob]:
+    """The 'Completati' history: the human jobs ``user`` delivered (admins: every designer's), the
+    most recently completed first, at most ``limit``."""
+    query = (
+        select(PhotoProcessingJob, Photo)
+        .join(Photo, Photo.id == PhotoProcessingJob.photo_id)
+        .where(
+            PhotoProcessingJob.job_type == JobType.background_removal_human.value,
+            PhotoProcessingJob.status == JobStatus.completed_human.value,
+        )
+    )
+    if effective_role(user) is not UserRole.admin:
+        query = query.where(PhotoProcessingJob.assigned_to == user.id)
+    rows = session.execute(
+        query.order_by(PhotoProcessingJob.completed_at.desc().nulls_last(), PhotoProcessingJob.id).limit(
+            limit
+        )
+    ).all()
+    return [as_designer_job(job, photo) for job, photo in rows]
+
+
 def can_see_job(job: PhotoProcessingJob, user: Profile) -> bool:
     """Admins see every human job; a designer the unassigned pending pool and their own jobs."""
     if effective_role(user) is UserRole.admin:

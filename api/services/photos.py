@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from pathlib import PurePath
 from typing import Any, Literal
 
-from sqlalchemy import ColumnElement, case, func, or_, select, tuple_
+from sqlalchemy import ColumnElement, and_, case, func, or_, select, tuple_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -157,7 +157,7 @@ def reloaded(session: Session, photos: Sequence[Photo]) -> list[PhotoPublic]:
 
 PAGE_DEFAULT = 24
 PAGE_MAX = 100
-PhotoSort = Literal["newest", "oldest", "name"]
+PhotoSort = Literal["newest", "oldest", "name", "status"]
 StatusGroup = Literal["all", "completed", "processing", "failed", "pending"]
 
 
@@ -183,19 +183,37 @@ def _status_group(status_col: ColumnElement[str | None]) -> ColumnElement[str]:
     )
 
 
-def _encode_cursor(sort: str, photo: Photo) -> str:
+STATUS_SORT_RANK = {"failed": 0, "processing": 1, "pending": 2, "completed": 3}
+"""``sort=status``: the order of the filter groups, what needs the seller first (errors, then photos
+being worked on, then waiting ones, then the finished); newest first within a group."""
+
+
+def _status_rank(status_col: ColumnElement[str | None]) -> ColumnElement[int]:
+    """:data:`STATUS_SORT_RANK` of the filter group of ``status_col``, in SQL."""
+    group = _status_group(status_col)
+    return case(*((group == name, rank) for name, rank in STATUS_SORT_RANK.items()), else_=2)
+
+
+def _encode_cursor(sort: str, photo: Photo, rank: int | None = None) -> str:
     key = photo.original_filename if sort == "name" else photo.created_at.isoformat()
-    raw = json.dumps([sort, key, str(photo.id)]).encode()
+    parts: list[object] = [sort, key, str(photo.id)]
+    if sort == "status":
+        parts.append(rank)
+    raw = json.dumps(parts).encode()
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
-def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID]:
+def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID, int]:
+    """The sort key, the photo id and (``sort=status``) the status rank of a page's last photo."""
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        kind, key, photo_id = json.loads(raw)
+        kind, key, photo_id, *rest = json.loads(raw)
         if kind != sort or not isinstance(key, str):
             raise ValueError("cursor of another sort")
-        return (key if sort == "name" else datetime.fromisoformat(key)), uuid.UUID(photo_id)
+        rank = rest[0] if sort == "status" and rest else 0
+        if not isinstance(rank, int) or (sort == "status" and len(rest) != 1):
+            raise ValueError("status cursor without its rank")
+        return (key if sort == "name" else datetime.fromisoformat(key)), uuid.UUID(photo_id), rank
     except (ValueError, TypeError, json.JSONDecodeError) as exc:
         raise ApiError(400, "Cursore di paginazione non valido.", "invalid_cursor") from exc
 
@@ -287,20 +305,29 @@ def list_photos(
     if status != "all":
         stmt = stmt.where(_status_group(latest_job_status()) == status)
     key_col: Any = Photo.original_filename if sort == "name" else Photo.created_at
-    descending = sort == "newest"
+    descending = sort in ("newest", "status")
+    rank_col = _status_rank(latest_job_status())
+    if sort == "status":
+        stmt = stmt.add_columns(rank_col.label("rank"))
     if cursor:
-        key, after_id = _decode_cursor(cursor, sort)
-        stmt = stmt.where(
+        key, after_id, after_rank = _decode_cursor(cursor, sort)
+        after = (
             tuple_(key_col, Photo.id) < tuple_(key, after_id)
             if descending
             else tuple_(key_col, Photo.id) > tuple_(key, after_id)
         )
-    order = (key_col.desc(), Photo.id.desc()) if descending else (key_col.asc(), Photo.id.asc())
-    rows = list(session.execute(stmt.order_by(*order).limit(limit + 1)).scalars().all())
+        if sort == "status":  # rank ascending, then newest first within the rank
+            after = or_(rank_col > after_rank, and_(rank_col == after_rank, after))
+        stmt = stmt.where(after)
+    order: list[Any] = [key_col.desc(), Photo.id.desc()] if descending else [key_col.asc(), Photo.id.asc()]
+    if sort == "status":
+        order.insert(0, rank_col.asc())
+    rows: list[Any] = list(session.execute(stmt.order_by(*order).limit(limit + 1)).all())
     page, more = rows[:limit], len(rows) > limit
+    last_rank = int(page[-1][1]) if more and sort == "status" else None
     return PhotoPage(
-        items=[PhotoPublic.model_validate(p) for p in page],
-        next_cursor=_encode_cursor(sort, page[-1]) if more else None,
+        items=[PhotoPublic.model_validate(row[0]) for row in page],
+        next_cursor=_encode_cursor(sort, page[-1][0], last_rank) if more else None,
         counts=photo_counts(session, user_id),
     )
 

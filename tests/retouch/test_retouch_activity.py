@@ -17,10 +17,10 @@ from workflows.shared import RetouchInput
 
 
 class _OnePhotoSession:
-    """Stands in for a SQLAlchemy session that knows one photo (the activity only reads its path)."""
+    """Stands in for a SQLAlchemy session that knows one photo (the activity reads its path and name)."""
 
     def __init__(self, upload_path: str) -> None:
-        self.photo = SimpleNamespace(upload_path=upload_path)
+        self.photo = SimpleNamespace(upload_path=upload_path, original_filename="borsa.jpg")
 
     def __enter__(self) -> _OnePhotoSession:
         return self

@@ -25,7 +25,7 @@ EXPECTED_SIZES = {
     "zalando": (1801, 2600),
     "etsy": (2000, 1500),
     "shopify": (2048, 2048),
-    "original": (480, 360),
+    "original": (1024, 768),
 }
 
 
@@ -35,7 +35,8 @@ def _decode(jpeg: bytes) -> np.ndarray:
 
 @pytest.fixture(scope="module")
 def photo() -> tuple[bytes, np.ndarray]:
-    return product_photo()
+    # at Amazon's 1000 px minimum: framed at the preset's size (a smaller one keeps its own)
+    return product_photo(1024, 768)
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +59,7 @@ def test_presets_size_and_pure_white_corners(results, preset, save_failure):
         print("immagine:", save_failure(f"{preset}.jpg", res.jpeg))
     assert ok and white
     assert Image.open(io.BytesIO(res.webp)).size == (res.width, res.height)
-    assert res.matte.shape == (360, 480) and res.matte.dtype == np.uint8
+    assert res.matte.shape == (768, 1024) and res.matte.dtype == np.uint8
 
 
 @needs_model
@@ -69,10 +70,28 @@ def test_amazon_fill_and_compliance(results):
     assert set(rep["rules"]) >= {"background_white", "fill_ratio", "size", "colour_space"}
     assert 0.85 <= rep["rules"]["fill_ratio"]["value"] <= 0.9
     assert all(isinstance(r["passed"], bool) for r in rep["rules"].values())
-    # the original preset has no fill rule, and the 480 px result is below the zoom size
-    orig = results["original"].details["compliance"]
-    assert orig["rules"]["fill_ratio"]["applies"] is False
-    assert orig["rules"]["size"]["passed"] is False
+    assert "notice" not in rep and results["amazon"].details["resolution_notice"] is None
+    # the original preset has no fill rule; a 480 px original is below the zoom size
+    assert results["original"].details["compliance"]["rules"]["fill_ratio"]["applies"] is False
+    small = retouch(product_photo()[0], RetouchOptions(preset="original")).details["compliance"]
+    assert small["rules"]["size"]["passed"] is False
+
+
+@needs_model
+def test_amazon_keeps_a_small_photo_at_native_size_and_says_so():
+    """A 480 x 360 photo is not enlarged to 2000 x 2000: the Amazon framing (85% fill, square, white)
+    at the photo's own resolution, the size rule failed and the notice in the report and details."""
+    data, _ = product_photo()
+    res = retouch(data, RetouchOptions(preset="amazon"))
+    notice = "Risoluzione sotto il minimo Amazon: 1000 px sul lato lungo"
+    assert res.width == res.height < 1000
+    assert abs(res.details["framing"]["scale"] - 1.0) < 0.02  # the product's own pixels, not enlarged
+    rep = res.details["compliance"]
+    assert rep["notice"] == notice and res.details["resolution_notice"] == notice
+    assert rep["rules"]["size"]["passed"] is False and rep["passed"] is False
+    assert rep["rules"]["size"]["expected"] == "lato lungo ≥ 1000 px (minimo Amazon)"
+    assert 0.85 <= rep["rules"]["fill_ratio"]["value"] <= 0.9 and rep["rules"]["background_white"]["passed"]
+    assert M.corner_min(_decode(res.jpeg)) >= 254
 
 
 @needs_model
@@ -90,7 +109,7 @@ def test_details_colours_and_seo_filename(results):
     assert d["seo_filename"] == f"ciao-moda-borsa-a-tracolla-{top['name'].replace(' ', '-')}-a1b2c3.jpg"
     assert d["bytes_in"] > 0 and d["bytes_out_jpeg"] == len(results["amazon"].jpeg)
     assert d["bytes_saved"] == d["bytes_in"] - d["bytes_out_jpeg"]
-    assert (d["input_width"], d["input_height"]) == (480, 360)
+    assert (d["input_width"], d["input_height"]) == (1024, 768)
 
 
 @needs_model
@@ -119,8 +138,8 @@ def test_shadow_is_toggleable(photo):
 @needs_model
 def test_cutout_png_is_rgba_at_input_size(results):
     im = Image.open(io.BytesIO(results["original"].cutout_png()))
-    assert im.mode == "RGBA" and im.size == (480, 360)
-    assert np.asarray(im)[180, 240, 3] == 255 and np.asarray(im)[5, 5, 3] == 0
+    assert im.mode == "RGBA" and im.size == (1024, 768)
+    assert np.asarray(im)[384, 512, 3] == 255 and np.asarray(im)[5, 5, 3] == 0  # centre: the product
     # without cutout=True the decoded photo is released early, and asking for the cutout says so
     with pytest.raises(RuntimeError, match="cutout=True"):
         retouch(product_photo()[0], RetouchOptions()).cutout_png()
@@ -194,7 +213,20 @@ def test_colour_names_and_slug():
     assert colour_name((205, 25, 30)) == "rosso"
     assert slugify("Città – Più Bella!") == "citta-piu-bella"
     assert seo_filename(None, None, None, None) == "foto-prodotto.jpg"
-    assert seo_filename("Acme", "Maglia rossa", "rosso", "x9") == "acme-maglia-rossa-rosso-x9.jpg"
+    assert seo_filename("Acme", "Maglia rossa", "rosso", "x9") == "acme-maglia-rossa-x9.jpg"
+    assert seo_filename("Acme", "Maglia", "rosso", "x9") == "acme-maglia-rosso-x9.jpg"
+    # without brand and category: the original file name's words and the colours
+    assert seo_filename(None, None, "nero", "f790cd1b") == "foto-prodotto-nero-f790cd1b.jpg"
+    named = seo_filename(
+        None,
+        None,
+        "nero",
+        "f790cd1b",
+        original_filename="IMG_0001 borsa_pelle (2).JPG",
+        colours=["nero", "rosso"],
+    )
+    assert named == "borsa-pelle-nero-rosso-f790cd1b.jpg"
+    assert seo_filename(None, None, "blu", "ab12", original_filename="car-3.jpg") == "car-blu-ab12.jpg"
 
 
 def test_dust_specks_are_removed():

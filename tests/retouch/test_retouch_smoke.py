@@ -25,13 +25,13 @@ def synthetic_product(w: int = 480, h: int = 360) -> bytes:
 
 @needs_model
 def test_retouch_white_background_smoke(save_failure):
-    res = retouch(synthetic_product(), RetouchOptions(preset="amazon"), cutout=True)
+    res = retouch(synthetic_product(1024, 768), RetouchOptions(preset="amazon"), cutout=True)
     out = np.asarray(Image.open(io.BytesIO(res.jpeg)).convert("RGB"))
     assert (res.width, res.height) == (2000, 2000) == out.shape[1::-1]
     corners = np.stack([out[:20, :20], out[:20, -20:], out[-20:, :20], out[-20:, -20:]])
     if corners.min() < 254:
         print("immagine:", save_failure("out.jpg", res.jpeg))
     assert corners.min() >= 254
-    assert res.matte.shape == (360, 480) and res.matte.dtype == np.uint8
+    assert res.matte.shape == (768, 1024) and res.matte.dtype == np.uint8
     assert Image.open(io.BytesIO(res.webp)).format == "WEBP"
     assert Image.open(io.BytesIO(res.cutout_png())).mode == "RGBA"

@@ -4,11 +4,13 @@ decided by the same rules the POST routes enforce (409 where the flag is false).
 
 from __future__ import annotations
 
+import io
 import uuid
 from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
+from PIL import Image
 from sqlalchemy import select
 
 from fotopronta.db import session_factory
@@ -17,7 +19,7 @@ from fotopronta.models import PhotoProcessingJob, Profile
 from fotopronta.settings import get_settings
 from fotopronta.storage import get_storage
 from retouch.decode import MAX_PIXELS
-from tests.utils.factories import login
+from tests.utils.factories import login, make_user
 from tests.utils.jobs import new_photo_job, new_user
 from tests.utils.stack import Stack
 from workflows.shared import RETRYABLE_ERROR_MARKERS
@@ -35,8 +37,53 @@ async def test_config_is_public_and_matches_the_constants(stack: Stack, api: htt
         "free_credits": settings.signup_free_credits,
         "max_upload_bytes": settings.max_file_bytes,
         "max_upload_megapixels": MAX_PIXELS // 1_000_000,
+        "accepted_formats": ["JPG", "PNG", "WebP", "GIF", "BMP", "TIFF", "HEIC", "AVIF", RAW_LABEL],
+        "accepted_extensions": [*PLAIN_EXTENSIONS, *RAW_EXTENSIONS],
     }
     assert set(resp.json()["job_costs"]) == {kind.value for kind in JobType}
+
+
+RAW_EXTENSIONS = [".cr2", ".nef", ".arw", ".dng", ".raf", ".orf", ".rw2", ".mrw", ".x3f"]
+RAW_LABEL = "RAW (CR2, NEF, ARW, DNG, RAF, ORF, RW2, MRW, X3F)"
+PLAIN_EXTENSIONS = [
+    ".jpg",
+    ".jpeg",
+    ".png",
+    ".webp",
+    ".gif",
+    ".bmp",
+    ".tif",
+    ".tiff",
+    ".heic",
+    ".heif",
+    ".avif",
+]
+
+
+async def test_every_listed_format_is_accepted_by_the_upload(stack: Stack, api: httpx.AsyncClient) -> None:
+    """The formats the web app lists (``accepted_formats``) are ones the upload takes: one small image
+    per Pillow-written format goes through ``POST /api/photos``'s checks (RAW and HEIC have their own
+    upload tests)."""
+    headers = await login(api, *make_user())
+    listed = (await api.get("/api/config")).json()["accepted_formats"]
+    for label, pil_format, name in [
+        ("JPG", "JPEG", "a.jpg"),
+        ("PNG", "PNG", "a.png"),
+        ("WebP", "WEBP", "a.webp"),
+        ("GIF", "GIF", "a.gif"),
+        ("BMP", "BMP", "a.bmp"),
+        ("TIFF", "TIFF", "a.tif"),
+    ]:
+        assert label in listed
+        buf = io.BytesIO()
+        Image.new("RGB", (64, 48), (200, 30, 40)).save(buf, pil_format)
+        resp = await api.post(
+            "/api/photos",
+            headers=headers,
+            files=[("files", (name, buf.getvalue(), "application/octet-stream"))],
+            data={"job_type": "background_removal_human"},
+        )
+        assert resp.status_code == 201, (label, resp.text)
 
 
 def _photo_with_job(user_id: uuid.UUID, status: JobStatus, **job: object) -> uuid.UUID:

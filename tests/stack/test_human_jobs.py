@@ -108,6 +108,12 @@ async def test_designer_completes_own_job_and_others_cannot(stack: Stack, api: h
     )
     assert resp.status_code == 200, resp.text
     assert resp.json()["status"] == "completed_human"
+    # 'Completati': in Alice's history (not in her queue), not in Bob's
+    history = (await api.get("/api/designer/history", headers=alice)).json()
+    assert [j["id"] for j in history] == [jid] and history[0]["completed_at"]
+    assert all(j["id"] != jid for j in (await api.get("/api/designer/jobs", headers=alice)).json())
+    assert (await api.get("/api/designer/history", headers=bob)).json() == []
+    assert (await api.get("/api/designer/history", headers=client)).status_code == 403
     photos = (await api.get("/api/photos", headers=client)).json()["items"]
     photo = next(p for p in photos if p["jobs"][-1]["id"] == jid)
     assert photo["status"] == "processed"
@@ -143,9 +149,8 @@ async def test_reject_releases_credits_and_warns_with_reason(stack: Stack, api: 
     )
     assert resp.status_code == 409 and resp.json()["title"] == "Impossibile rifiutare il lavoro"
     assert (await api.post(f"/api/designer/jobs/{jid}/start", headers=designer)).status_code == 200
-    resp = await api.post(
-        f"/api/designer/jobs/{jid}/reject", headers=designer, json={"notes": "foto sfocata"}
-    )
+    reason = "Foto sfocata: serve uno scatto più grande."
+    resp = await api.post(f"/api/designer/jobs/{jid}/reject", headers=designer, json={"notes": reason})
     assert resp.status_code == 200 and resp.json()["status"] == "rejected_human"
     assert credits_and_ledger(sessions, client_id) == (15, 15)
     assert ledger_kinds(sessions, jid) == ["reserve", "release"]
@@ -153,7 +158,10 @@ async def test_reject_releases_credits_and_warns_with_reason(stack: Stack, api: 
         note = session.execute(
             select(Notification).where(Notification.related_job_id == uuid.UUID(jid))
         ).scalar_one()
-        assert note.type == "warning" and "foto sfocata" in note.message
+        assert note.type == "warning"
+        # the reason's own full stop ends the sentence: no 'più grande.. I crediti'
+        assert f"Motivo: {reason} I crediti riservati ti sono stati restituiti." in note.message
+        assert ".." not in note.message
     await maybe_record(stack.temporal.get_workflow_handle(f"photo-job-{jid}"), "human-rejected")
 
 

@@ -127,11 +127,11 @@ async def test_upload_options_reach_the_retouch_pipeline(stack: Stack, api: http
     brand, category and main colour (issue 3, SPEC §3 ``processing_details``)."""
     email, password = make_user()
     headers = await login(api, email, password)
-    name, data = shared_photo("Banana_Iconic.jpg") or ("prodotto.jpg", product_photo_bytes())
+    # at Amazon's 1000 px minimum (a smaller photo keeps its own size: the test below)
     resp = await api.post(
         "/api/photos",
         headers=headers,
-        files=[("files", (name, data, "image/jpeg"))],
+        files=[("files", ("prodotto.jpg", product_photo_bytes((1200, 900)), "image/jpeg"))],
         data={"preset": "amazon", "shadow": "false", "brand": "Ciàò Frutta", "category": "Banane bio"},
     )
     assert resp.status_code == 201, resp.text
@@ -154,6 +154,30 @@ async def test_upload_options_reach_the_retouch_pipeline(stack: Stack, api: http
     # no shadow asked: the canvas below the product is pure white
     rgb = np.asarray(img.convert("RGB"))
     assert (rgb[-40:] >= 254).all()
+
+
+async def test_amazon_keeps_a_photo_under_its_minimum_at_native_size(
+    stack: Stack, api: httpx.AsyncClient
+) -> None:
+    """A 198 x 198 photo with the Amazon preset is not enlarged to 2000 x 2000: it is framed at its own
+    resolution and the result says why ('Risoluzione sotto il minimo Amazon: 1000 px sul lato lungo')
+    in the compliance report and in ``resolution_notice`` (the /photos card shows it)."""
+    headers = await login(api, *make_user())
+    name, data = shared_photo("Banana_Iconic.jpg") or ("banana.jpg", product_photo_bytes((198, 198)))
+    resp = await api.post(
+        "/api/photos",
+        headers=headers,
+        files=[("files", (name, data, "image/jpeg"))],
+        data={"preset": "amazon"},
+    )
+    assert resp.status_code == 201, resp.text
+    job = (await wait_jobs(api, headers, 1))[0]["jobs"][-1]
+    assert job["status"] == "completed", job
+    details = job["processing_details"]
+    notice = "Risoluzione sotto il minimo Amazon: 1000 px sul lato lungo"
+    assert details["resolution_notice"] == notice and details["compliance"]["notice"] == notice
+    assert details["output_width"] == details["output_height"] < 400
+    assert details["compliance"]["rules"]["size"]["passed"] is False
 
 
 async def test_non_image_is_refused_and_nothing_is_stored(stack: Stack, api: httpx.AsyncClient) -> None:

@@ -121,6 +121,20 @@ async def test_pages_cursor_search_filter_sort_and_counts(stack: Stack, api: htt
     by_name = await _all_pages(api, headers, sort="name", limit=50)
     assert [p["original_filename"] for p in by_name] == sorted(p["original_filename"] for p in every)
 
+    # by status: errors, in progress, waiting, completed; newest first within each; the cursor
+    # carries the rank, so pages of 7 give each photo once and in that order
+    by_status = await _all_pages(api, headers, sort="status", limit=7)
+    rank = {"failed": 0, "processing": 1, "pending": 2, "completed": 3}
+
+    def group_of(i: int) -> str:
+        st = STATUSES[i % 7][0]
+        if st in ("completed", "completed_human"):
+            return "completed"
+        return st if st in ("processing", "failed") else "pending"
+
+    expected = sorted(range(60), key=lambda i: (rank[group_of(i)], -i))
+    assert [p["id"] for p in by_status] == [str(ids[i]) for i in expected]
+
     # counts: over all the caller's photos, whatever the filter; groups by the newest job
     counts = first["counts"]
     groups = {"completed": 0, "processing": 0, "failed": 0, "pending": 0}

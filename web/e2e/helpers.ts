@@ -15,11 +15,11 @@ export async function emojiIn(page: Page): Promise<string[]> {
   return [...text.matchAll(new RegExp(EMOJI.source, 'gu'))].map((m) => m[0]);
 }
 
-/** Saves a screenshot for people to look at, at desktop width and at 375 px. */
+/** Saves a screenshot for people to look at, at desktop size (1366×900) and at 375 px. */
 export async function screenshots(page: Page, name: string, prepare?: () => Promise<void>): Promise<void> {
   const original = page.viewportSize();
   for (const [label, width, height] of [
-    ['desktop', 1280, 800],
+    ['desktop', 1366, 900],
     ['375', 375, 740],
   ] as const) {
     await page.setViewportSize({ width, height });

@@ -49,5 +49,7 @@ export default defineConfig({
     { name: 'staff', testMatch: /staff\.spec\.ts$/ },
     // a day of real work: mixed batches, designer notes and rejections, honest counters, staff accounts
     { name: 'work-day', testMatch: /work-day\.spec\.ts$/ },
+    // sellers', designers' and admins' everyday friction: own accounts, created in the database
+    { name: 'friction', testMatch: /friction\.spec\.ts$/ },
   ],
 });

@@ -6,7 +6,9 @@ test('la home mostra la call to action con 15 foto gratis', async ({ page }) => 
   const cta = page.getByRole('link', { name: 'Inizia ora - 15 foto gratis' });
   await expect(cta).toBeVisible();
   await cta.click();
-  await expect(page).toHaveURL(/\/auth$/);
+  // the sign-up tab, in its free-trial wording
+  await expect(page).toHaveURL(/\/auth\?from=free-trial$/);
+  await expect(page.getByRole('tab', { name: 'Registrati' })).toHaveAttribute('aria-selected', 'true');
 });
 
 test('una rotta sconosciuta mostra la pagina 404', async ({ page }) => {

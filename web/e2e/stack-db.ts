@@ -63,3 +63,30 @@ with session_scope() as session:
 export function addPhotos(email: string, n: number): void {
   runPython(['-c', ADD_PHOTOS, email, String(n)]);
 }
+
+const ADD_PHOTO_ROWS = `
+import json, sys
+from datetime import UTC, datetime, timedelta
+from sqlalchemy import select
+from fotopronta.db import session_scope
+from fotopronta.models import Photo, PhotoProcessingJob, Profile
+with session_scope() as session:
+    user_id = session.execute(select(Profile.id).where(Profile.email == sys.argv[1])).scalar_one()
+    # a day ahead: the photo-jobs worker's reconciler leaves rows this young alone (no workflow to start)
+    base = datetime.now(UTC) + timedelta(days=1)
+    for i, row in enumerate(json.loads(sys.argv[2])):
+        at = base + timedelta(seconds=row["second"])
+        photo = Photo(user_id=user_id, original_filename=row["name"], file_size=1000, file_format="image/jpeg",
+                      upload_path=f"{user_id}/e2e-rows-{i}.jpg", status=row["photo_status"], created_at=at)
+        session.add(photo)
+        session.flush()
+        session.add(PhotoProcessingJob(photo_id=photo.id, user_id=user_id, job_type="background_removal",
+                                       status=row["job_status"], created_at=at,
+                                       completed_at=at if row["job_status"] == "completed" else None))
+`;
+
+/** One photo row per entry (no files): its name, the photo's and its job's status, and its creation
+ * time in seconds after a moment a day ahead (larger = newer). */
+export function addPhotoRows(email: string, rows: { name: string; photo_status: string; job_status: string; second: number }[]): void {
+  runPython(['-c', ADD_PHOTO_ROWS, email, JSON.stringify(rows)]);
+}

@@ -19,3 +19,10 @@ export function creditsPerPhoto(cost: number | undefined): string {
   if (cost === undefined) return '… crediti a foto';
   return cost === 1 ? '1 credito a foto' : `${cost} crediti a foto`;
 }
+
+/** The server's accepted formats as an Italian list: "JPG, PNG, WebP e RAW (CR2, NEF)"; '…' while loading. */
+export function formatList(formats: readonly string[] | undefined): string {
+  if (!formats || formats.length === 0) return '…';
+  if (formats.length === 1) return formats[0];
+  return `${formats.slice(0, -1).join(', ')} e ${formats[formats.length - 1]}`;
+}

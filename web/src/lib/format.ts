@@ -56,3 +56,8 @@ export function formatBytes(bytes: number): string {
   if (kb < 1024) return `${kb.toFixed(0)} KB`;
   return `${(kb / 1024).toFixed(1).replace('.', ',')} MB`;
 }
+
+/** An Italian count of credits: "1 credito", "0 crediti", "15 crediti" (`n` may be a placeholder like '…'). */
+export function creditCount(n: number | string): string {
+  return `${n} ${n === 1 ? 'credito' : 'crediti'}`;
+}

@@ -6,7 +6,8 @@ import type { Photo, PhotoCounts, PhotoJob, PhotoPage, ProcessingDetails } from 
 
 export const PHOTOS_KEY = ['photos'] as const;
 
-export type PhotoSort = 'newest' | 'oldest' | 'name';
+/** The server's orders for `GET /api/photos` (`status`: errors, in progress, waiting, completed). */
+export type PhotoSort = 'newest' | 'oldest' | 'name' | 'status';
 
 export interface PhotoListParams {
   q?: string;

@@ -8,6 +8,8 @@ export const TEST_CONFIG: AppConfig = {
   free_credits: 15,
   max_upload_bytes: 50 * 1024 * 1024,
   max_upload_megapixels: 80,
+  accepted_formats: ['JPG', 'PNG', 'WebP', 'GIF', 'BMP', 'TIFF', 'HEIC', 'AVIF', 'RAW (CR2, NEF, ARW, DNG, RAF, ORF, RW2, MRW, X3F)'],
+  accepted_extensions: ['.jpg', '.jpeg', '.png', '.webp', '.gif', '.bmp', '.tif', '.tiff', '.heic', '.heif', '.avif', '.cr2', '.nef', '.arw', '.dng', '.raf', '.orf', '.rw2', '.mrw', '.x3f'],
 };
 
 export function makeProfile(overrides: Partial<Profile> = {}): Profile {

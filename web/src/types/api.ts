@@ -44,6 +44,8 @@ export interface ProcessingDetails {
   confidence?: number | null;
   /** The pipeline is unsure of the result: the card shows 'Da verificare' (issue 10). */
   needs_review?: boolean | null;
+  /** Set when the preset kept the photo under the marketplace's minimum size (e.g. Amazon's 1000 px). */
+  resolution_notice?: string | null;
 }
 
 /** One job of a photo (`JobPublic`), with `processing_details` read as {@link ProcessingDetails}. */

@@ -484,6 +484,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/designer/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Job History
+         * @description 'Completati': the human jobs the caller delivered (admins: every designer's), the most recently
+         *     completed first (at most 50).
+         */
+        get: operations["designer-jobs-history"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/designer/jobs": {
         parameters: {
             query?: never;
@@ -939,7 +960,8 @@ export interface paths {
          * @description One page of the caller's photos with their jobs (DESIGN: ``limit`` default 24, max 100).
          *
          *     ``q`` matches the original file name or a job's SEO name (case-insensitive substring); ``status``
-         *     is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest`` or ``name``.
+         *     is the newest job's filter group; ``sort`` is ``newest`` (default), ``oldest``, ``name`` or ``status`` (errors, in progress, waiting,
+         *     completed; newest first within each).
          *     ``next_cursor`` (opaque, keyset on the sort key and the id) fetches the next page; ``counts`` are
          *     over all the caller's photos, whatever the filters. Three statements whatever the page size: the
          *     page, its jobs (``selectinload``) and the counts. Each photo says whether a free rework
@@ -1257,6 +1279,10 @@ export interface components {
          *     re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings.
          */
         AppConfig: {
+            /** Accepted Extensions */
+            accepted_extensions: string[];
+            /** Accepted Formats */
+            accepted_formats: string[];
             /** Free Credits */
             free_credits: number;
             /** Free Rework Days */
@@ -2914,6 +2940,37 @@ export interface operations {
             };
         };
     };
+    "designer-jobs-history": {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DesignerJob"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "designer-jobs-list": {
         parameters: {
             query?: {
@@ -3548,7 +3605,7 @@ export interface operations {
                 cursor?: string | null;
                 q?: string;
                 status?: "all" | "completed" | "processing" | "failed" | "pending";
-                sort?: "newest" | "oldest" | "name";
+                sort?: "newest" | "oldest" | "name" | "status";
             };
             header?: never;
             path?: never;
@@ -3841,7 +3898,7 @@ export const pathsApiAdminJobsGetParametersQueryOrderValues: ReadonlyArray<Flatt
 export const pathsApiAdminUsersGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["sort"]> = ["created_at", "email", "name", "user_role", "credits_remaining", "credits_expiry_date"];
 export const pathsApiAdminUsersGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["order"]> = ["asc", "desc"];
 export const pathsApiPhotosGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["status"]> = ["all", "completed", "processing", "failed", "pending"];
-export const pathsApiPhotosGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["sort"]> = ["newest", "oldest", "name"];
+export const pathsApiPhotosGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["sort"]> = ["newest", "oldest", "name", "status"];
 export const jobStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobStatus"]> = ["pending", "waiting_for_credits", "processing", "completed", "failed", "pending_human", "assigned_to_graphic", "in_progress_human", "completed_human", "rejected_human"];
 export const jobTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobType"]> = ["background_removal", "background_removal_human", "smart_backgrounds"];
 export const photoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PhotoStatus"]> = ["uploaded", "processing", "processed"];

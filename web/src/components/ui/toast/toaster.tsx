@@ -1,12 +1,16 @@
 import { useToastStore } from './toast-store';
 
-/** Renders the toasts. Errors are announced as alerts, the rest politely as status messages. */
+/**
+ * Renders the visible toast (one at a time: the head of the store's queue). Errors are announced as
+ * alerts, the rest politely as status messages. While a modal dialog is open the toaster moves to the
+ * top of the screen (CSS), away from the dialog's actions.
+ */
 export function Toaster() {
   const toasts = useToastStore((s) => s.toasts);
   const dismiss = useToastStore((s) => s.dismiss);
   return (
     <section className="toaster" aria-label="Messaggi">
-      {toasts.map((t) => (
+      {toasts.slice(0, 1).map((t) => (
         <div
           key={t.id}
           role={t.variant === 'destructive' ? 'alert' : 'status'}

@@ -12,7 +12,15 @@ function readParams() {
   const q = new URLSearchParams(window.location.search);
   const h = new URLSearchParams(window.location.hash.replace(/^#/, ''));
   const get = (k: string) => q.get(k) ?? h.get(k);
-  return { tokenHash: get('token_hash'), error: get('error'), errorDescription: get('error_description') };
+  return { tokenHash: get('token_hash'), error: get('error'), errorCode: get('error_code') };
+}
+
+/** The Italian message for a link that came back with an error (SPEC §8 'Reset link'): the link's own
+ * `error_description` is the identity provider's English and is never shown. */
+function resetLinkError(errorCode: string | null): string {
+  return errorCode === 'otp_expired'
+    ? 'Il link per il reset della password è scaduto. Richiedi un nuovo link.'
+    : 'Il link per il reset della password non è valido. Richiedi un nuovo link.';
 }
 
 /** `/reset-password?token_hash=…` from the e-mailed link: new password + confirmation. */
@@ -20,7 +28,7 @@ export function ResetPasswordPage() {
   const navigate = useNavigate();
   const session = useSessionStore((s) => s.session);
   const setSession = useSessionStore((s) => s.setSession);
-  const [{ tokenHash, error, errorDescription }] = useState(readParams);
+  const [{ tokenHash, error, errorCode }] = useState(readParams);
   const [password, setPassword] = useState('');
   const [confirm, setConfirm] = useState('');
   const [formError, setFormError] = useState<string | null>(null);
@@ -33,7 +41,7 @@ export function ResetPasswordPage() {
     if (error) {
       toast({
         title: 'Link non valido',
-        description: errorDescription || 'Il link per il reset della password non è valido o è scaduto. Richiedi un nuovo link.',
+        description: resetLinkError(errorCode),
         variant: 'destructive',
       });
       navigate('/forgot-password', { replace: true });
@@ -41,7 +49,7 @@ export function ResetPasswordPage() {
       toast({ title: 'Link mancante', description: 'Devi utilizzare il link inviato via email per reimpostare la password.', variant: 'destructive' });
       navigate('/forgot-password', { replace: true });
     }
-  }, [error, errorDescription, tokenHash, session, navigate]);
+  }, [error, errorCode, tokenHash, session, navigate]);
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();

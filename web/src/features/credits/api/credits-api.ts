@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '@/lib/api-client';
 import type { CheckoutResult, CreditPackage, CreditPurchase } from '@/types/api';
+import { creditCount } from '@/lib/format';
 
 export const getPurchases = () => api<CreditPurchase[]>('/api/credits/purchases');
 export const getPackages = () => api<CreditPackage[]>('/api/credit-packages');
@@ -11,5 +12,5 @@ export const usePurchases = () => useQuery({ queryKey: ['credit-purchases'], que
 export const usePackages = () => useQuery({ queryKey: ['credit-packages'], queryFn: getPackages });
 
 export function purchaseName(p: CreditPurchase): string {
-  return p.credit_packages?.name ?? p.package?.name ?? `${p.credits_purchased} crediti`;
+  return p.credit_packages?.name ?? p.package?.name ?? creditCount(p.credits_purchased);
 }

@@ -7,7 +7,7 @@ import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
 import type { CreditPurchase } from '@/types/api';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { daysUntil, formatCents, formatDate } from '@/lib/format';
+import { creditCount, daysUntil, formatCents, formatDate } from '@/lib/format';
 import { verifyPayment } from '@/lib/payments';
 import { purchaseName, startCheckout, usePackages, usePurchases } from '../api/credits-api';
 
@@ -56,7 +56,7 @@ export function CreditsPage() {
     try {
       const result = await verifyPayment(p.stripe_payment_intent_id);
       if (result.success) {
-        if (!quiet) toast({ title: 'Pagamento verificato', description: `Sono stati aggiunti ${result.creditsAdded ?? 0} crediti.` });
+        if (!quiet) toast({ title: 'Pagamento verificato', description: result.creditsAdded === 1 ? 'È stato aggiunto 1 credito.' : `Sono stati aggiunti ${creditCount(result.creditsAdded ?? 0)}.` });
         return true;
       }
       if (!quiet) {
@@ -149,7 +149,7 @@ export function CreditsPage() {
                     <strong>{p.name}</strong>
                     {p.name.toLowerCase().includes('pro') ? <Badge tone="brand">Popolare</Badge> : null}
                     <p className="muted">
-                      {p.credits} crediti · {formatCents(p.price_cents / p.credits)} a credito
+                      {creditCount(p.credits)} · {formatCents(p.price_cents / p.credits)} a credito
                     </p>
                   </div>
                   <button type="button" className="btn btn-primary btn-sm" disabled={buying !== null} onClick={() => void buy(p.id)}>
@@ -182,7 +182,7 @@ export function CreditsPage() {
             {pending.map((p) => (
               <li key={p.id}>
                 <span>
-                  <strong>{purchaseName(p)}</strong> · {p.credits_purchased} crediti
+                  <strong>{purchaseName(p)}</strong> · {creditCount(p.credits_purchased)}
                 </span>
                 <span className="muted">{formatDate(p.created_at)}</span>
                 <span>{formatCents(p.amount_paid_cents)}</span>
@@ -206,7 +206,7 @@ export function CreditsPage() {
             {completed.map((p) => (
               <li key={p.id}>
                 <span>
-                  <strong>{purchaseName(p)}</strong> · {p.credits_purchased} crediti
+                  <strong>{purchaseName(p)}</strong> · {creditCount(p.credits_purchased)}
                 </span>
                 <span className="muted">{formatDate(p.created_at)}</span>
                 <span>{formatCents(p.amount_paid_cents)}</span>

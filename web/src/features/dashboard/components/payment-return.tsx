@@ -1,16 +1,19 @@
 import { useQueryClient } from '@tanstack/react-query';
+import { X } from 'lucide-react';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
+import { creditCount } from '@/lib/format';
 import { verifyPayment } from '@/lib/payments';
 
 type State = 'idle' | 'verifying' | 'verified' | 'failed';
 
 /**
  * Handles the return from checkout on /dashboard: `?canceled=true` shows 'Pagamento Annullato';
- * `?success=true&session_id=…` shows the verification overlay, then cleans the URL and reloads data.
+ * `?success=true&session_id=…` shows the verification overlay, then cleans the URL (a reload does not
+ * verify again), reloads data and leaves 'Pagamento completato' as a banner until the seller closes it.
  */
 export function PaymentReturn() {
   const [params, setParams] = useSearchParams();
@@ -34,9 +37,11 @@ export function PaymentReturn() {
       const result = await verifyPayment(sessionId);
       if (!result?.success) throw new Error(result?.error || 'Verifica pagamento fallita');
       setState('verified');
-      setMessage(result.creditsAdded ? `Sono stati aggiunti ${result.creditsAdded} crediti.` : 'Pagamento verificato.');
+      setMessage(
+        result.creditsAdded === 1 ? 'È stato aggiunto 1 credito.' : result.creditsAdded ? `Sono stati aggiunti ${creditCount(result.creditsAdded)}.` : 'Pagamento verificato.',
+      );
+      setParams({}, { replace: true });
       await queryClient.invalidateQueries();
-      setTimeout(() => setParams({}, { replace: true }), 1000);
     } catch (error) {
       const msg = error instanceof Error && !('detail' in error) ? error.message : errorMessage(error, 'Errore sconosciuto');
       setState('failed');
@@ -52,6 +57,19 @@ export function PaymentReturn() {
     }
   }, [sessionId, verify]);
 
+  if (state === 'verified') {
+    return (
+      <div className="notice success payment-banner" role="status" aria-label="Pagamento completato">
+        <div>
+          <strong>Pagamento completato</strong>
+          <p>{message}</p>
+        </div>
+        <button type="button" className="btn btn-ghost btn-sm" aria-label="Chiudi messaggio di pagamento" onClick={() => setState('idle')}>
+          <X aria-hidden="true" size={18} />
+        </button>
+      </div>
+    );
+  }
   if (!sessionId || state === 'idle') return null;
   return (
     <div className="overlay" role="dialog" aria-modal="true" aria-label="Verifica pagamento">
@@ -60,11 +78,6 @@ export function PaymentReturn() {
           <>
             <Spinner label="Verifica pagamento in corso..." />
             <p>Verifica del pagamento in corso...</p>
-          </>
-        ) : state === 'verified' ? (
-          <>
-            <h2>Pagamento completato</h2>
-            <p>{message}</p>
           </>
         ) : (
           <>

@@ -46,7 +46,8 @@ export const ZERO_RISK = [
 export const FAQ = [
   {
     question: 'Quali formati posso caricare?',
-    answer: 'Accettiamo JPG, PNG, WebP, TIFF, HEIC e RAW (CR2, NEF, ARW, DNG). Puoi caricare fino a 10 immagini per volta, senza limiti al numero di caricamenti.',
+    // `{formati}`: the server's accepted formats (GET /api/config), filled in by the landing page
+    answer: 'Accettiamo {formati}. Puoi caricare fino a 10 immagini per volta, senza limiti al numero di caricamenti.',
   },
   {
     question: 'In che formato ricevo le foto?',

@@ -4,7 +4,7 @@ import { renderWithProviders } from '@/test/utils';
 import { LandingPage } from './landing-page';
 
 describe('LandingPage', () => {
-  it('has the nav anchors, the hero and closing calls to action, all pointing to /auth', async () => {
+  it('has the nav anchors; the hero and closing calls to action open the free-trial sign-up, Accedi the login', async () => {
     fakeServer({}); // GET /api/config: the sign-up credits
     const { container } = renderWithProviders(<LandingPage />);
     const nav = screen.getByRole('navigation', { name: 'Navigazione principale' });
@@ -18,10 +18,10 @@ describe('LandingPage', () => {
       expect(within(nav).getByRole('link', { name: label })).toHaveAttribute('href', href);
       expect(container.querySelector(href)).not.toBeNull();
     }
-    expect(await screen.findByRole('link', { name: 'Inizia ora - 15 foto gratis' })).toHaveAttribute('href', '/auth');
-    expect(screen.getByRole('link', { name: 'Trasforma 15 foto gratis' })).toHaveAttribute('href', '/auth');
+    expect(await screen.findByRole('link', { name: 'Inizia ora - 15 foto gratis' })).toHaveAttribute('href', '/auth?from=free-trial');
+    expect(screen.getByRole('link', { name: 'Trasforma 15 foto gratis' })).toHaveAttribute('href', '/auth?from=free-trial');
     expect(within(nav).getByRole('link', { name: 'Accedi' })).toHaveAttribute('href', '/auth');
-    expect(within(nav).getByRole('link', { name: 'Inizia Gratis' })).toHaveAttribute('href', '/auth');
+    expect(within(nav).getByRole('link', { name: 'Inizia Gratis' })).toHaveAttribute('href', '/auth?from=free-trial');
     expect(await screen.findByText('Trascina il cursore')).toBeInTheDocument();
     expect(document.title).toContain('da €0,20 a foto');
   });

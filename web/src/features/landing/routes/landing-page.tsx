@@ -3,9 +3,12 @@ import { lazy, Suspense, useEffect, useState } from 'react';
 import { Link } from 'react-router-dom';
 import { Spinner } from '@/components/ui/spinner';
 import { CONTACT_EMAIL, LANDING_PACKAGES, PRODUCT_NAME } from '@/config/constants';
-import { useConfig } from '@/lib/app-config';
+import { formatList, useConfig } from '@/lib/app-config';
 import { TrialDialog } from '../components/trial-dialog';
 import { BENEFITS, COMPARISON, FAQ, NAV_LINKS, SECTORS, STEPS, TESTIMONIALS, ZERO_RISK } from '../lib/content';
+
+/** Where every call to action leads: the sign-up tab, in its free-trial wording. */
+const SIGNUP_PATH = '/auth?from=free-trial';
 
 const BeforeAfterSlider = lazy(() => import('../components/before-after-slider'));
 
@@ -72,7 +75,7 @@ function Header() {
             <Link to="/auth" className="btn btn-ghost">
               Accedi
             </Link>
-            <Link to="/auth" className="btn btn-primary">
+            <Link to={SIGNUP_PATH} className="btn btn-primary">
               Inizia Gratis
             </Link>
           </div>
@@ -84,7 +87,9 @@ function Header() {
 
 export function LandingPage() {
   // the sign-up credits, from the server ('…' while they load)
-  const freeCredits = useConfig().data?.free_credits ?? '…';
+  const config = useConfig().data;
+  const freeCredits = config?.free_credits ?? '…';
+  const formats = formatList(config?.accepted_formats);
   usePageMeta();
   const [trialOpen, setTrialOpen] = useState(false);
   return (
@@ -100,7 +105,7 @@ export function LandingPage() {
               per vendere. Da €0,20 a foto, senza abbonamento.
             </p>
             <div className="hero-cta">
-              <Link to="/auth" className="btn btn-primary btn-lg">
+              <Link to={SIGNUP_PATH} className="btn btn-primary btn-lg">
                 Inizia ora - {freeCredits} foto gratis
               </Link>
               <a href="#before-after" className="btn btn-outline btn-lg">
@@ -188,7 +193,7 @@ export function LandingPage() {
             </div>
             <div className="mid-cta">
               <p>Caricamenti fino a 10 immagini alla volta, e fino a 900 foto in 24-48 ore lavorative.</p>
-              <Link to="/auth" className="btn btn-primary">
+              <Link to={SIGNUP_PATH} className="btn btn-primary">
                 Prova gratis con {freeCredits} foto
               </Link>
             </div>
@@ -216,7 +221,7 @@ export function LandingPage() {
                       <li key={f}>{f}</li>
                     ))}
                   </ul>
-                  <Link to="/auth" className={`btn btn-block ${p.popular ? 'btn-primary' : 'btn-outline'}`}>
+                  <Link to={SIGNUP_PATH} className={`btn btn-block ${p.popular ? 'btn-primary' : 'btn-outline'}`}>
                     Scegli {p.name}
                   </Link>
                 </article>
@@ -287,7 +292,7 @@ export function LandingPage() {
               {FAQ.map((f) => (
                 <details key={f.question} className="faq-item">
                   <summary>{f.question}</summary>
-                  <p>{f.answer}</p>
+                  <p>{f.answer.replace('{formati}', formats)}</p>
                 </details>
               ))}
             </div>
@@ -298,7 +303,7 @@ export function LandingPage() {
           <div className="container narrow center-text">
             <h2 id="final-title">Pronto a migliorare le foto dei tuoi prodotti?</h2>
             <p>Registrati e ricevi {freeCredits} crediti gratuiti. Da €0,20 a foto dopo la prova.</p>
-            <Link to="/auth" className="btn btn-lg btn-light">
+            <Link to={SIGNUP_PATH} className="btn btn-lg btn-light">
               Trasforma {freeCredits} foto gratis
             </Link>
           </div>

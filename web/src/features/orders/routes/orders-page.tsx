@@ -6,7 +6,7 @@ import { Progress } from '@/components/ui/progress';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
-import { formatCents, formatDate } from '@/lib/format';
+import { creditCount, formatCents, formatDate } from '@/lib/format';
 import { jobStatusLabel, latestJob, resultDetails } from '@/lib/photos';
 import type { CreditPurchase, Order, Photo } from '@/types/api';
 import { downloadOrder, useOptionalPurchases, useOrderDetail, useOrders } from '../api/orders-api';
@@ -180,7 +180,7 @@ export function OrdersPage() {
                     <Badge tone={s.tone}>{s.label}</Badge>
                   </div>
                   <p className="muted">
-                    {formatDate(r.createdAt)} · {r.kind === 'purchase' ? `${r.total} crediti` : `${r.processed}/${r.total} foto consegnate`} · {r.amount}
+                    {formatDate(r.createdAt)} · {r.kind === 'purchase' ? creditCount(r.total) : `${r.processed}/${r.total} foto consegnate`} · {r.amount}
                   </p>
                   {problems ? <p className="order-problems">{problems}</p> : null}
                   <Progress value={pct} label={`Avanzamento ${r.name}`} />

@@ -12,10 +12,26 @@ export function downloadName(photo: Photo, format: DownloadFormat): string {
   return `${base}.${format === 'webp' ? 'webp' : 'jpg'}`;
 }
 
-/** `GET /api/photos/{id}/download` with the bearer token → saved as a file. */
+/** The file name a `Content-Disposition` header offers (`filename*=UTF-8''…` first, then `filename="…"`), or null. */
+export function dispositionName(header: string | null): string | null {
+  if (!header) return null;
+  const extended = /filename\*=UTF-8''([^;]+)/i.exec(header);
+  if (extended) {
+    try {
+      return decodeURIComponent(extended[1].trim());
+    } catch {
+      // a malformed encoding: fall back to the plain name
+    }
+  }
+  const plain = /filename="((?:[^"\\]|\\.)*)"/i.exec(header);
+  return plain ? plain[1].replace(/\\(.)/g, '$1') : null;
+}
+
+/** `GET /api/photos/{id}/download` with the bearer token → saved under the server's SEO name (a
+ * designer's result too, in its own format), else {@link downloadName}. */
 export async function downloadPhoto(photo: Photo, format: DownloadFormat = 'jpeg'): Promise<void> {
   const response = await apiFetch(`/api/photos/${photo.id}/download`, { query: format === 'webp' ? { format: 'webp' } : undefined });
-  saveBlob(await response.blob(), downloadName(photo, format));
+  saveBlob(await response.blob(), dispositionName(response.headers.get('Content-Disposition')) ?? downloadName(photo, format));
 }
 
 export const deletePhoto = (id: string) => api<unknown>(`/api/photos/${id}`, { method: 'DELETE' });

@@ -138,6 +138,11 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           <strong>Nota del grafico:</strong> {job.graphic_notes}
         </p>
       ) : null}
+      {details?.resolution_notice ? (
+        <p className="notice warning" role="note">
+          {details.resolution_notice}. La foto resta alla sua risoluzione, senza ingrandimenti.
+        </p>
+      ) : null}
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
       {job?.error_message ? (
         <p className="form-error photo-error" role="note">

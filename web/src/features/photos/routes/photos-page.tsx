@@ -6,7 +6,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { confidencePercent, latestJob, PHOTOS_KEY, usePhotoPages, type StatusFilter } from '@/lib/photos';
+import { confidencePercent, latestJob, PHOTOS_KEY, usePhotoPages, type PhotoSort, type StatusFilter } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from '../components/photo-card';
 import { DeletePhotoDialog, ReworkDialog } from '../components/photo-dialogs';
@@ -18,6 +18,14 @@ const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: 'processing', label: 'In elaborazione' },
   { value: 'failed', label: 'Con errori' },
   { value: 'pending', label: 'In attesa' },
+];
+
+/** The orders the server offers (`GET /api/photos?sort=`). */
+const SORTS: { value: PhotoSort; label: string }[] = [
+  { value: 'newest', label: 'Più recenti' },
+  { value: 'oldest', label: 'Meno recenti' },
+  { value: 'name', label: 'Nome file (A-Z)' },
+  { value: 'status', label: 'Stato' },
 ];
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -40,9 +48,10 @@ export function PhotosPage() {
   const queryClient = useQueryClient();
   const [search, setSearch] = useState('');
   const [filter, setFilter] = useState<StatusFilter>('all');
+  const [sort, setSort] = useState<PhotoSort>('newest');
   const query = useDebounced(search, SEARCH_DEBOUNCE_MS);
-  // search, filter and pages are the server's (GET /api/photos); the summary is its `counts`
-  const photos = usePhotoPages({ q: query, status: filter });
+  // search, filter, sort and pages are the server's (GET /api/photos); the summary is its `counts`
+  const photos = usePhotoPages({ q: query, status: filter, sort });
   const { hasNextPage, isFetchingNextPage, fetchNextPage } = photos;
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [busyId, setBusyId] = useState<string | null>(null);
@@ -188,12 +197,22 @@ export function PhotosPage() {
           <label htmlFor="photo-search">Cerca per nome file</label>
           <input id="photo-search" type="search" className="input" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Nome originale o nome SEO" />
         </div>
-        <div className="field">
+        <div className="field toolbar-select">
           <label htmlFor="photo-filter">Stato</label>
           <select id="photo-filter" className="input" value={filter} onChange={(e) => setFilter(e.target.value as StatusFilter)}>
             {FILTERS.map((f) => (
               <option key={f.value} value={f.value}>
                 {f.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div className="field toolbar-select">
+          <label htmlFor="photo-sort">Ordina per</label>
+          <select id="photo-sort" className="input" value={sort} onChange={(e) => setSort(e.target.value as PhotoSort)}>
+            {SORTS.map((s) => (
+              <option key={s.value} value={s.value}>
+                {s.label}
               </option>
             ))}
           </select>

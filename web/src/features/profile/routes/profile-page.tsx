@@ -11,6 +11,7 @@ import { logout, ME_QUERY_KEY, roleLabel, useMe } from '@/lib/auth';
 import { formatDate } from '@/lib/format';
 import { useOnChange } from '@/lib/use-on-change';
 import { updateProfile } from '../api/profile-api';
+import { ChangePasswordForm } from '../components/change-password-form';
 
 export function ProfilePage() {
   const { data: profile, isPending } = useMe();
@@ -20,6 +21,7 @@ export function ProfilePage() {
   const [lastName, setLastName] = useState('');
   const [brand, setBrand] = useState('');
   const [category, setCategory] = useState('');
+  const [changingPassword, setChangingPassword] = useState(false);
 
   // the form follows the saved profile (loaded, or saved and read again)
   useOnChange([profile?.first_name, profile?.last_name, profile?.default_brand, profile?.default_category], () => {
@@ -109,9 +111,13 @@ export function ProfilePage() {
             </dd>
           </dl>
           <div className="stack">
-            <button type="button" className="btn btn-outline" onClick={() => navigate('/forgot-password')}>
-              Cambia password
-            </button>
+            {changingPassword ? (
+              <ChangePasswordForm onDone={() => setChangingPassword(false)} />
+            ) : (
+              <button type="button" className="btn btn-outline" onClick={() => setChangingPassword(true)}>
+                Cambia password
+              </button>
+            )}
             <button type="button" className="btn btn-danger" onClick={signOut}>
               Disconnetti
             </button>

@@ -13,6 +13,13 @@ export function useDesignerJobs() {
   return useQuery({ queryKey: DESIGNER_JOBS_KEY, queryFn: getDesignerJobs, refetchInterval: DESIGNER_POLL_MS });
 }
 
+export const DESIGNER_HISTORY_KEY = ['designer', 'history'] as const;
+
+/** 'Completati': the jobs the designer delivered, the most recent first (`GET /api/designer/history`). */
+export function useDesignerHistory(enabled: boolean) {
+  return useQuery({ queryKey: DESIGNER_HISTORY_KEY, queryFn: () => api<DesignerJob[]>('/api/designer/history'), enabled });
+}
+
 export const assignToMe = (id: string) => api<DesignerJob>(`/api/designer/jobs/${id}/assign-to-me`, { method: 'POST' });
 export const startJob = (id: string) => api<DesignerJob>(`/api/designer/jobs/${id}/start`, { method: 'POST' });
 

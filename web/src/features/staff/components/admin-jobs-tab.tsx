@@ -2,6 +2,7 @@ import { useEffect, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
 import { Dialog } from '@/components/ui/dialog';
+import { TableCard } from '@/components/ui/table-card';
 import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { formatDateTime } from '@/lib/format';
@@ -85,7 +86,7 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
       ) : jobs.isError ? (
         <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
       ) : (
-        <Card className="table-card">
+        <TableCard>
           <table className="table">
             <caption className="sr-only">Lavori</caption>
             <thead>
@@ -138,7 +139,7 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
             </tbody>
           </table>
           <Pagination label="Pagine dei lavori" page={page} size={PAGE_SIZE} total={jobs.data.total} onPage={setPage} />
-        </Card>
+        </TableCard>
       )}
 
       {selected ? (

@@ -2,12 +2,13 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
+import { TableCard } from '@/components/ui/table-card';
 import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { roleLabel } from '@/lib/auth';
-import { daysUntil, formatDate } from '@/lib/format';
+import { creditCount, daysUntil, formatDate } from '@/lib/format';
 import { useOnChange } from '@/lib/use-on-change';
 import { ADMIN_KEY, addCredits, assignMissingFreeCredits, useUsersPage } from '../api/admin-api';
 import { parseCreditAmount } from '../lib/jobs';
@@ -38,6 +39,20 @@ function Expiry({ date }: { date: string | null }) {
   );
 }
 
+/** An e-mail address that may wrap only before its '@' (never inside the name or the domain), so
+ * the column keeps the width of its parts. */
+function EmailParts({ email }: { email: string }) {
+  const at = email.lastIndexOf('@');
+  if (at <= 0) return <span className="nowrap">{email}</span>;
+  return (
+    <>
+      <span className="nowrap">{email.slice(0, at)}</span>
+      <wbr />
+      <span className="nowrap">{email.slice(at)}</span>
+    </>
+  );
+}
+
 /** 'Aggiungi crediti' for one user: an integer ≥ 1 (SPEC §5); the button is disabled otherwise. */
 function AddCreditsForm({ user }: { user: AdminUserRow }) {
   const queryClient = useQueryClient();
@@ -47,7 +62,7 @@ function AddCreditsForm({ user }: { user: AdminUserRow }) {
     mutationFn: (n: number) => addCredits(user.id, n),
     onSuccess: (out) => {
       setValue('');
-      toast({ title: 'Crediti aggiunti', description: `${out.credits_added} crediti a ${user.email}. Nuovo saldo: ${out.profile.credits_remaining}` });
+      toast({ title: 'Crediti aggiunti', description: `${creditCount(out.credits_added)} a ${user.email}. Nuovo saldo: ${out.profile.credits_remaining}` });
     },
     onError: (error) => toast({ title: errorTitle(error, 'Errore assegnazione crediti'), description: errorMessage(error), variant: 'destructive' }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: ADMIN_KEY }),
@@ -125,8 +140,8 @@ export function AdminUsersTab() {
           <p>Nessun utente trovato.</p>
         </Card>
       ) : (
-        <Card className="table-card">
-          <table className="table">
+        <TableCard className="users-table-card">
+          <table className="table table-cards">
             <caption className="sr-only">Utenti</caption>
             <thead>
               <tr>
@@ -143,21 +158,21 @@ export function AdminUsersTab() {
               {rows.map((u) => (
                 <tr key={u.id}>
                   <th scope="row" className="cell-email">
-                    {u.email}
+                    <EmailParts email={u.email} />
                   </th>
-                  <td>{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
-                  <td>
+                  <td data-label="Nome">{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+                  <td data-label="Ruolo">
                     <Badge tone={u.user_role === 'admin' ? 'brand' : u.user_role === 'graphic' ? 'info' : 'neutral'}>{roleLabel(u.user_role)}</Badge>
                     {u.is_active === false ? <Badge tone="danger">Non attivo</Badge> : null}
                   </td>
-                  <td>{u.credits_remaining}</td>
-                  <td>
+                  <td data-label="Crediti">{u.credits_remaining}</td>
+                  <td data-label="Scadenza">
                     <Expiry date={u.credits_expiry_date} />
                   </td>
-                  <td>
+                  <td data-label="Registrato">
                     <time dateTime={u.created_at}>{formatDate(u.created_at)}</time>
                   </td>
-                  <td>
+                  <td data-label="Aggiungi crediti">
                     <AddCreditsForm user={u} />
                   </td>
                 </tr>
@@ -165,7 +180,7 @@ export function AdminUsersTab() {
             </tbody>
           </table>
           <Pagination label="Pagine degli utenti" page={page} size={PAGE_SIZE} total={users.data?.total ?? 0} onPage={setPage} />
-        </Card>
+        </TableCard>
       )}
     </div>
   );

@@ -9,9 +9,9 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, roleLabel, useMe } from '@/lib/auth';
 import { saveBlob } from '@/lib/download';
 import { jobStatusLabel } from '@/lib/photos';
-import { assignToMe, DESIGNER_JOBS_KEY, fetchOriginal, startJob, useDesignerJobs } from '../api/designer-api';
+import { assignToMe, DESIGNER_HISTORY_KEY, DESIGNER_JOBS_KEY, fetchOriginal, startJob, useDesignerHistory, useDesignerJobs } from '../api/designer-api';
 import { CompleteDialog } from '../components/complete-dialog';
-import { DesignerJobCard } from '../components/designer-job-card';
+import { CompletedJobRow, DesignerJobCard } from '../components/designer-job-card';
 import { RejectDialog } from '../components/reject-dialog';
 import { jobCounters, personName, sortJobs } from '../lib/jobs';
 import type { DesignerJob } from '../api/types';
@@ -35,6 +35,8 @@ function useJobStep(fn: (id: string) => Promise<unknown>, done: string, failTitl
   });
 }
 
+type View = 'queue' | 'completed';
+
 type Open = { kind: 'complete' | 'reject'; job: DesignerJob } | null;
 
 /** /graphics-dashboard 'Dashboard Lavori' (SPEC §2, §4 Human workflow, §6 Designer). */
@@ -43,6 +45,8 @@ export function GraphicsDashboardPage() {
   const jobs = useDesignerJobs();
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<Filter>('all');
+  const [view, setView] = useState<View>('queue');
+  const history = useDesignerHistory(view === 'completed');
   const [open, setOpen] = useState<Open>(null);
   const [busyId, setBusyId] = useState<string | null>(null);
 
@@ -56,7 +60,8 @@ export function GraphicsDashboardPage() {
     // eslint-disable-next-line react-hooks/exhaustive-deps -- once when failing starts, not again for each failed poll's error
   }, [jobs.isError]);
 
-  const refresh = () => queryClient.invalidateQueries({ queryKey: DESIGNER_JOBS_KEY });
+  const refresh = () =>
+    Promise.all([queryClient.invalidateQueries({ queryKey: DESIGNER_JOBS_KEY }), queryClient.invalidateQueries({ queryKey: DESIGNER_HISTORY_KEY })]);
 
   const assign = useJobStep(assignToMe, 'Lavoro assegnato', 'Impossibile assegnare il lavoro', setBusyId);
   const start = useJobStep(startJob, 'Lavoro iniziato', 'Impossibile iniziare il lavoro', setBusyId);
@@ -91,7 +96,7 @@ export function GraphicsDashboardPage() {
         ) : null}
       </header>
 
-      <section className="stat-grid three" aria-label="Riepilogo lavori">
+      <section className="stat-grid three designer-stats" aria-label="Riepilogo lavori">
         <Card className="stat-card">
           <p className="stat-label">Totale</p>
           <p className="stat-value">{counters.total}</p>
@@ -106,47 +111,83 @@ export function GraphicsDashboardPage() {
         </Card>
       </section>
 
-      <Card className="photos-toolbar">
-        <div className="field">
-          <label htmlFor="job-filter">Stato</label>
-          <select id="job-filter" className="input" value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
-            {FILTERS.map((f) => (
-              <option key={f} value={f}>
-                {filterLabel(f)}
-              </option>
-            ))}
-          </select>
-        </div>
-        <button type="button" className="btn btn-outline" onClick={() => void jobs.refetch()} disabled={jobs.isFetching}>
-          Aggiorna
-        </button>
-      </Card>
+      <div role="tablist" aria-label="Lavori da fare o completati" className="tabs designer-tabs">
+        {(
+          [
+            ['queue', 'Da fare'],
+            ['completed', 'Completati'],
+          ] as const
+        ).map(([id, label]) => (
+          <button key={id} type="button" role="tab" id={`designer-tab-${id}`} aria-selected={view === id} aria-controls={`designer-panel-${id}`} className={`tab ${view === id ? 'tab-active' : ''}`} onClick={() => setView(id)}>
+            {label}
+          </button>
+        ))}
+      </div>
 
-      {jobs.isPending ? (
-        <Spinner label="Caricamento lavori..." />
-      ) : jobs.isError && !jobs.data ? (
-        <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
-      ) : visible.length === 0 ? (
-        <Card className="empty-state">
-          <h2>Nessun lavoro</h2>
-          <p>{filter === 'all' ? 'Non ci sono lavori in coda: torna più tardi.' : 'Nessun lavoro in questo stato.'}</p>
-        </Card>
+      {view === 'completed' ? (
+        <div role="tabpanel" id="designer-panel-completed" aria-labelledby="designer-tab-completed">
+          {history.isPending ? (
+            <Spinner label="Caricamento lavori completati..." />
+          ) : history.isError ? (
+            <LoadErrorCard title="Impossibile caricare i lavori completati" error={history.error} onRetry={() => void history.refetch()} />
+          ) : history.data.length === 0 ? (
+            <Card className="empty-state">
+              <h2>Nessun lavoro completato</h2>
+              <p>I lavori che consegni compaiono qui.</p>
+            </Card>
+          ) : (
+            <ul className="job-list" aria-label="Lavori completati">
+              {history.data.map((job) => (
+                <CompletedJobRow key={job.id} job={job} />
+              ))}
+            </ul>
+          )}
+        </div>
       ) : (
-        <ul className="job-list" aria-label="Lavori">
-          {visible.map((job) => (
-            <DesignerJobCard
-              key={job.id}
-              job={job}
-              meId={profile?.id}
-              busy={busyId === job.id}
-              onAssign={() => assign.mutate(job.id)}
-              onStart={() => start.mutate(job.id)}
-              onComplete={() => setOpen({ kind: 'complete', job })}
-              onReject={() => setOpen({ kind: 'reject', job })}
-              onDownloadOriginal={() => void downloadOriginal(job)}
-            />
-          ))}
-        </ul>
+        <div role="tabpanel" id="designer-panel-queue" aria-labelledby="designer-tab-queue" className="designer-queue">
+          <Card className="photos-toolbar">
+            <div className="field">
+              <label htmlFor="job-filter">Stato</label>
+              <select id="job-filter" className="input" value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
+                {FILTERS.map((f) => (
+                  <option key={f} value={f}>
+                    {filterLabel(f)}
+                  </option>
+                ))}
+              </select>
+            </div>
+            <button type="button" className="btn btn-outline" onClick={() => void jobs.refetch()} disabled={jobs.isFetching}>
+              Aggiorna
+            </button>
+          </Card>
+
+          {jobs.isPending ? (
+            <Spinner label="Caricamento lavori..." />
+          ) : jobs.isError && !jobs.data ? (
+            <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
+          ) : visible.length === 0 ? (
+            <Card className="empty-state">
+              <h2>Nessun lavoro</h2>
+              <p>{filter === 'all' ? 'Non ci sono lavori in coda: torna più tardi.' : 'Nessun lavoro in questo stato.'}</p>
+            </Card>
+          ) : (
+            <ul className="job-list" aria-label="Lavori">
+              {visible.map((job) => (
+                <DesignerJobCard
+                  key={job.id}
+                  job={job}
+                  meId={profile?.id}
+                  busy={busyId === job.id}
+                  onAssign={() => assign.mutate(job.id)}
+                  onStart={() => start.mutate(job.id)}
+                  onComplete={() => setOpen({ kind: 'complete', job })}
+                  onReject={() => setOpen({ kind: 'reject', job })}
+                  onDownloadOriginal={() => void downloadOriginal(job)}
+                />
+              ))}
+            </ul>
+          )}
+        </div>
       )}
 
       {open?.kind === 'complete' ? <CompleteDialog job={open.job} onClose={() => setOpen(null)} onDone={closeAndRefresh} /> : null}

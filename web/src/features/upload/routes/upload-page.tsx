@@ -9,9 +9,9 @@ import { toast } from '@/components/ui/toast';
 import { LARGE_BATCH_THRESHOLD, UPLOAD_LIMITS } from '@/config/constants';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
-import { formatBytes } from '@/lib/format';
+import { creditCount, formatBytes } from '@/lib/format';
 import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos } from '@/lib/photos';
-import { creditsPerPhoto, useConfig } from '@/lib/app-config';
+import { creditsPerPhoto, formatList, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
 import { OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from '../api/upload-api';
 import { checkBatch, estimatedMinutes, NOT_AN_IMAGE } from '../lib/validation';
@@ -39,6 +39,25 @@ const LOCAL_LABELS: Record<ItemStatus, string> = {
   error: 'Errore upload',
 };
 
+/** The file picker's types when the server's list is not there yet. */
+const FALLBACK_ACCEPT = 'image/*,.cr2,.nef,.arw,.dng,.heic,.heif';
+/** A touch screen without a mouse (phones, tablets): no dragging, a tap opens the picker. */
+const COARSE_POINTER = '(pointer: coarse)';
+
+/** Whether the main pointer is a finger (`COARSE_POINTER`), following changes. */
+function useCoarsePointer(): boolean {
+  const media = () => (typeof window.matchMedia === 'function' ? window.matchMedia(COARSE_POINTER) : null);
+  const [coarse, setCoarse] = useState(() => media()?.matches ?? false);
+  useEffect(() => {
+    const query = media();
+    if (!query) return undefined;
+    const onChange = () => setCoarse(query.matches);
+    query.addEventListener('change', onChange);
+    return () => query.removeEventListener('change', onChange);
+  }, []);
+  return coarse;
+}
+
 let counter = 0;
 const makePreview = (f: File) => (typeof URL.createObjectURL === 'function' ? URL.createObjectURL(f) : null);
 
@@ -47,6 +66,8 @@ export function UploadPage() {
   const photos = useRecentPhotos(50); // the batch just uploaded (admins: up to 25) is among the newest
   const queryClient = useQueryClient();
   const inputRef = useRef<HTMLInputElement>(null);
+  const listRef = useRef<HTMLElement>(null);
+  const touch = useCoarsePointer();
   const [items, setItems] = useState<UploadItem[]>([]);
   const [dragging, setDragging] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -69,8 +90,10 @@ export function UploadPage() {
   const credits = me.data?.credits_remaining;
   const creditsLoading = me.isPending;
   const queued = items.filter((i) => i.status === 'queued');
-  // credits per photo by job type, from the server (undefined while loading)
-  const costs = useConfig().data?.job_costs;
+  // credits per photo by job type and the accepted formats, from the server (undefined while loading)
+  const config = useConfig().data;
+  const costs = config?.job_costs;
+  const accept = config ? ['image/*', ...config.accepted_extensions].join(',') : FALLBACK_ACCEPT;
   const costPerPhoto = costs?.[jobType];
 
   const itemsRef = useRef(items);
@@ -111,6 +134,8 @@ export function UploadPage() {
     const ids = new Set(batch.map((i) => i.id));
     setBusy(true);
     setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploading' } : i)));
+    // the list with the live status is below the form: bring it into view
+    requestAnimationFrame(() => listRef.current?.scrollIntoView?.({ behavior: 'smooth', block: 'start' }));
     try {
       const { photos: created, rejected } = await uploadPhotos({
         files: batch.map((i) => i.file),
@@ -170,8 +195,8 @@ export function UploadPage() {
       <header className="page-header">
         <h1>Carica le tue foto</h1>
         <p className="muted">
-          Trascina le immagini o sceglile dal computer. Formati supportati: JPG, PNG, WEBP. Massimo {limits.maxFiles} foto e{' '}
-          {limits.maxTotalMb}MB per caricamento {limits.label}.
+          {touch ? 'Tocca per scegliere le foto.' : 'Trascina le immagini o sceglile dal computer.'} Formati supportati:{' '}
+          {formatList(config?.accepted_formats)}. Massimo {limits.maxFiles} foto e {limits.maxTotalMb}MB per caricamento {limits.label}.
         </p>
       </header>
 
@@ -247,17 +272,25 @@ export function UploadPage() {
             <span className="dropzone-icon" aria-hidden="true">
               <Camera size={32} />
             </span>
-            <p>
-              <strong>Trascina qui le tue foto</strong>
-            </p>
-            <p className="muted">oppure</p>
-            <button type="button" className="btn btn-outline" onClick={() => inputRef.current?.click()}>
-              Scegli file
-            </button>
+            {touch ? (
+              <button type="button" className="btn btn-primary" onClick={() => inputRef.current?.click()}>
+                Tocca per scegliere le foto
+              </button>
+            ) : (
+              <>
+                <p>
+                  <strong>Trascina qui le tue foto</strong>
+                </p>
+                <p className="muted">oppure</p>
+                <button type="button" className="btn btn-outline" onClick={() => inputRef.current?.click()}>
+                  Scegli file
+                </button>
+              </>
+            )}
             <input
               ref={inputRef}
               type="file"
-              accept="image/*,.cr2,.nef,.arw,.dng,.heic,.heif"
+              accept={accept}
               multiple
               className="sr-only"
               aria-label="Seleziona foto"
@@ -275,7 +308,7 @@ export function UploadPage() {
             {creditsLoading ? '…' : (credits ?? 0)}
           </p>
           <p className="muted">
-            In coda: {queued.length} foto · costo {costPerPhoto === undefined ? '…' : queued.length * costPerPhoto} crediti
+            In coda: {queued.length} foto · costo {costPerPhoto === undefined ? '… crediti' : creditCount(queued.length * costPerPhoto)}
           </p>
           {queued.length > LARGE_BATCH_THRESHOLD ? (
             <p className="notice" role="note">
@@ -298,7 +331,7 @@ export function UploadPage() {
       </div>
 
       {items.length > 0 ? (
-        <section aria-labelledby="upload-list-title">
+        <section ref={listRef} aria-labelledby="upload-list-title" className="upload-list-section">
           <h2 id="upload-list-title" className="card-title">
             File selezionati
           </h2>
