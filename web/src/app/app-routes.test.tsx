@@ -245,8 +245,9 @@ describe('dashboard, upload and photos', () => {
     await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
     await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' }), new File(['testo'], 'finta.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 2 foto' }));
-    expect(await screen.findByText('finta.jpg: Solo le immagini sono supportate')).toBeInTheDocument();
-    expect(screen.getByText('1 foto in elaborazione.')).toBeInTheDocument();
+    // Toasts come one at a time: first the photos taken, then the files refused, each by name.
+    expect(await screen.findByText('1 foto in elaborazione.')).toBeInTheDocument();
+    expect(await screen.findByText('finta.jpg: Solo le immagini sono supportate', {}, { timeout: 5_000 })).toBeInTheDocument();
     expect(screen.getByRole('listitem', { name: 'a.jpg' })).not.toHaveTextContent('Non caricato');
     const bad = screen.getByRole('listitem', { name: 'finta.jpg' });
     expect(bad).toHaveTextContent('Non caricato');
