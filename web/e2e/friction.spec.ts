@@ -203,8 +203,8 @@ test("risultati AI: nome SEO dalle parole del file e dai colori; Amazon sotto il
   await screenshots(page, 'photos-seo-amazon');
 
   await page.goto('/orders');
-  await expect(page.getByRole('main').getByText(/ 1 credito$/).first()).toBeVisible();
-  await expect(page.getByRole('main').getByText(/ 1 crediti$/)).toHaveCount(0);
+  await expect(page.getByRole('main').getByText(/ 1 credito( speso| previsto)?$/).first()).toBeVisible();
+  await expect(page.getByRole('main').getByText(/ 1 crediti\b/)).toHaveCount(0);
   await screenshots(page, 'orders');
 });
 

@@ -121,7 +121,8 @@ test('la nota del grafico arriva al cliente, il rifiuto chiede un motivo, contat
   await expect(shop.getByRole('group', { name: 'In Coda' })).toContainText('1'); // only the one waiting for a designer
   await shots(shop, 'dashboard');
   await shop.goto('/photos');
-  const delivered = shop.getByRole('article', { name: names.done });
+  // the delivered card is titled by the result's SEO name; it still shows the original file name
+  const delivered = shop.getByRole('article').filter({ hasText: names.done });
   await expect(delivered.getByRole('note').filter({ hasText: 'Nota del grafico:' })).toContainText(NOTE);
   const refused = shop.getByRole('article', { name: names.rejected });
   await expect(refused).toContainText(`Rifiutata dal grafico: ${REASON}`);
