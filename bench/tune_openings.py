@@ -22,6 +22,7 @@ import json
 import math
 import sys
 from pathlib import Path
+from typing import Any
 
 from ._common import require_photos, setup
 
@@ -34,14 +35,14 @@ DOUBT_GRID = (math.inf, 0.02, 0.05, 0.1, 0.15, 0.2, 0.3)
 OUTSIDE_GRID = (math.inf, 0.05, 0.1, 0.15, 0.2, 0.3)
 
 
-def record(n_comp: int, n_open: int, model: str) -> list[dict[str, object]]:
+def record(n_comp: int, n_open: int, model: str) -> list[dict[str, Any]]:
     """Run the pipeline over the tuning sets; one dict per photo (name, set, iou, confidence, signals)."""
     from retouch import RetouchOptions, retouch
     from retouch import metrics as M
 
     from .quality import _inputs
 
-    rows: list[dict[str, object]] = []
+    rows: list[dict[str, Any]] = []
     for set_name, n in (("gt-tune", 0), ("comp-tune", n_comp), ("open-tune", n_open)):
         for name, load in _inputs(set_name, n, None, None):
             data, gt, _ = load()
@@ -66,13 +67,13 @@ def record(n_comp: int, n_open: int, model: str) -> list[dict[str, object]]:
     return rows
 
 
-def score(rows: list[dict[str, object]]) -> None:
+def score(rows: list[dict[str, Any]]) -> None:
     """Print the grid's flag counts and the rule's choice."""
-    iou = np.array([float(r["iou"]) for r in rows])  # type: ignore[arg-type]
+    iou = np.array([float(r["iou"]) for r in rows])
     review = np.array([bool(r["review"]) for r in rows])
-    sig = [r["signals"] for r in rows]
-    doubt = np.array([float(s.get("openings_doubtful", 0.0)) for s in sig])  # type: ignore[union-attr]
-    outside = np.array([float(s.get("colour_fg_outside", 0.0)) for s in sig])  # type: ignore[union-attr]
+    sig: list[dict[str, float]] = [r["signals"] for r in rows]
+    doubt = np.array([float(s.get("openings_doubtful", 0.0)) for s in sig])
+    outside = np.array([float(s.get("colour_fg_outside", 0.0)) for s in sig])
     poor, good = iou < 0.8, iou >= 0.95
     print(f"{len(rows)} tuning photos: {int(poor.sum())} under IoU 0.8, {int(good.sum())} at IoU >= 0.95\n")
     print("| D | F | IoU < 0.8 flagged | IoU >= 0.95 flagged | all flagged |")

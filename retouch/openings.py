@@ -27,13 +27,12 @@ from .colors import squared_distances
 __all__ = ["OPENING_TEXTURE", "Openings", "clear_openings"]
 
 #: Work resolution of the colour tests (pixels).
-DEBUG = False
 WORK_PIXELS = 120_000
 #: Posterior probability of "background" (smoothed over a few px) above which a matte pixel is a
 #: candidate opening pixel.
 OPENING_POSTERIOR = 0.75
 #: Smallest opening cleared, as a share of the matte's area.
-OPENING_MIN_SHARE = 0.004
+OPENING_MIN_SHARE = 0.01
 #: Largest share of the matte that may be cleared at once (more: the product itself looks like the
 #: background, and nothing is cleared; the result is reported as doubtful).
 OPENING_MAX_SHARE = 0.8
@@ -53,6 +52,9 @@ OPENING_OUTER_CONTACT = 0.15
 #: background's own pixels (its log density under the background mixture): an opening shows the
 #: background itself, not merely a colour nearer to it than to the product's.
 OPENING_TYPICAL = 0.5
+#: Texture of the 3 px band around a candidate region, as a multiple of the background's (at least
+#: :data:`OPENING_TEXTURE`), from which its rim counts as the product's edge.
+OPENING_RIM_EDGE = 2.0
 #: Smoothed posterior of "background" down to which matte pixels joined to a cut opening are cut too.
 OPENING_GROW = 0.5
 #: Pixel posterior of "product" from which a pixel inside an opening is kept as a thin structure.
@@ -144,18 +146,16 @@ def _log_density(x: np.ndarray, gmm: tuple[np.ndarray, np.ndarray, np.ndarray]) 
 def clear_openings(small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray | None = None) -> Openings:
     """Cut the background seen through the product's openings out of its matte, keep thin parts.
 
-    Steps (at <= :data:`WORK_PIXELS`): (1) a background mixture (6 components) from the pixels in a ring
-    outside the matte (alpha < 0.05, within ~12 % of the diagonal of it); (2) a product mixture
-    (6 components) from the matte's pixels (alpha >= 0.5) that the background model does not explain
-    (log density under the 30th percentile of the ring's own); (3) the posterior of "background" of
-    each matte pixel, averaged over a 5 x 5 window (an opening is a region, not a pixel); (4) connected
-    regions above :data:`OPENING_POSTERIOR` covering at least :data:`OPENING_MIN_SHARE` of the matte
-    are cut when they touch the outside background along at most :data:`OPENING_OUTER_CONTACT` of
-    their outline and are either textured (colour spread >= :data:`OPENING_TEXTURE`) or were left
-    unsure by the network (mean ``coarse`` < :data:`OPENING_UNSURE`), and when together they stay under
-    :data:`OPENING_MAX_SHARE` of the matte; (5) inside every opening (cut here, or an enclosed hole of
-    the matte), pixels whose own posterior of "product" is >= :data:`THIN_POSTERIOR` and that connect
-    to the product are kept (spokes), at the working resolution.
+    Steps (colour models and regions at <= :data:`WORK_PIXELS`): (1) a background mixture (6 components)
+    from the pixels in a ring outside the matte (alpha < 0.05, 2 px to ~12 % of the diagonal from it);
+    (2) a product mixture (6 components) from the matte's pixels (alpha >= 0.5) that the background
+    model does not explain (log density under the 30th percentile of the ring's own); a matte with too
+    few background-like pixels for any opening stops here; (3) each matte pixel's posterior of
+    "background", averaged over 5 x 5 px (an opening is a region, not a pixel); (4) regions above
+    :data:`OPENING_POSTERIOR` are cut (:func:`_select`); pixels joined to them down to
+    :data:`OPENING_GROW` go with them, product-coloured pixels never; (5) half-transparent
+    background-coloured pixels inside the outline are cleared (:func:`_clear_ghosts`); (6) thin product
+    parts crossing a cut opening are kept (:func:`_keep_thin`).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -166,8 +166,7 @@ def clear_openings(small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray | No
         :class:`Openings` with the new matte (``alpha`` itself when nothing changed) and what was found.
     """
     h, w = alpha.shape
-    fg0 = alpha >= 0.5
-    area0 = int(fg0.sum())
+    area0 = int((alpha >= 0.5).sum())
     out = Openings(alpha)
     if area0 < 100:
         return out
@@ -177,18 +176,15 @@ def clear_openings(small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray | No
     p_s = _resize_f(coarse if coarse is not None else alpha, size)
     rgb_s = np.stack([_resize_f(small[..., c].astype(np.float32) / 255.0, size) for c in range(3)], axis=-1)
     fg = a_s >= 0.5
-    sh, sw = fg.shape
-    reach = 0.12 * float(np.hypot(sh, sw))
     dist_out = ndi.distance_transform_edt(~fg)
-    ring = (a_s < 0.05) & (dist_out > 2) & (dist_out <= reach)
+    ring = (a_s < 0.05) & (dist_out > 2) & (dist_out <= 0.12 * float(np.hypot(*fg.shape)))
     if ring.sum() < 200 or fg.sum() < 200:
         return out
     rng = np.random.default_rng(0)
     bg_gmm = _fit_gmm(rgb_s[ring], 6, rng)
-    ring_ld = _log_density(rgb_s[ring], bg_gmm)
     fg_px = rgb_s[fg]
     fg_ld_bg = _log_density(fg_px, bg_gmm)
-    typical = float(np.percentile(ring_ld, 30))
+    typical = float(np.percentile(_log_density(rgb_s[ring], bg_gmm), 30))
     unexplained = fg_ld_bg < typical
     out.ran = True
     out.bg_like = 1.0 - float(unexplained.mean())
@@ -206,132 +202,174 @@ def clear_openings(small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray | No
     # the colour models' disagreement with the matte outside it: background that looks like product
     out.fg_outside = float((_log_density(ring_px, fg_gmm) > _log_density(ring_px, bg_gmm)).mean())
     # posterior of background of every matte pixel (0 outside the matte)
-    ld_bg = np.full(fg.shape, -1e9, np.float32)
-    ld_bg[fg] = fg_ld_bg
+    typical_px = np.zeros(fg.shape, bool)
+    typical_px[fg] = fg_ld_bg >= typical
     post_bg = np.zeros(fg.shape, np.float32)
     post_bg[fg] = 1.0 / (1.0 + np.exp(np.clip(_log_density(fg_px, fg_gmm) - fg_ld_bg, -30.0, 30.0)))
     smooth = ndi.uniform_filter(post_bg, size=5, mode="nearest")
-    cand = fg & (smooth >= OPENING_POSTERIOR)
     outside_lab, _ = ndi.label(~fg)
     border = np.unique(
         np.concatenate([outside_lab[0], outside_lab[-1], outside_lab[:, 0], outside_lab[:, -1]])
     )
     outer = np.isin(outside_lab, border[border > 0])
     fg_area = float(fg.sum())
-    cut = np.zeros_like(fg)
-    doubt = 0.0
-    if cand.any():
-        lab, n = ndi.label(cand)
-        sizes = np.bincount(lab.ravel(), minlength=n + 1)
-        outer_ring = ndi.binary_dilation(outer, iterations=1)
-        idx = np.arange(n + 1)
-        edge = cand & ~ndi.binary_erosion(cand)
-        edge_n = ndi.sum_labels(edge, lab, idx)
-        edge_outer = ndi.sum_labels(edge & outer_ring, lab, idx)
-        mean_p = ndi.mean(p_s, lab, idx)
-        typical_share = ndi.mean((ld_bg >= typical).astype(np.float32), lab, idx)
-        # local texture (grey standard deviation over 5 x 5 px) of the background around the product and
-        # of each candidate region: a textured region on a textured background that the background model
-        # explains is background; on a plain backdrop colour alone proves little
-        grey = rgb_s.mean(-1)
-        m1 = ndi.uniform_filter(grey, size=5, mode="nearest")
-        tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, size=5, mode="nearest") - m1 * m1, 0.0))
-        bg_tex = float(np.median(tex[ring]))
-        region_tex = ndi.mean(tex, lab, idx)
-        textured = bg_tex >= OPENING_TEXTURE
-        for j in range(1, n + 1):
-            # a region the network was unsure of may be smaller (a frame's narrow corner)
-            unsure = mean_p[j] < OPENING_UNSURE
-            if sizes[j] < OPENING_MIN_SHARE * fg_area * (0.25 if unsure else 1.0):
-                continue
-            ok = (
-                edge_outer[j] <= OPENING_OUTER_CONTACT * max(edge_n[j], 1.0)
-                and typical_share[j] >= OPENING_TYPICAL
-            ) and ((textured and 0.5 <= region_tex[j] / bg_tex <= 2.0) or mean_p[j] < OPENING_UNSURE)
-            if DEBUG:
-                print(
-                    "region",
-                    j,
-                    sizes[j],
-                    edge_outer[j] / max(edge_n[j], 1.0),
-                    typical_share[j],
-                    textured,
-                    region_tex[j],
-                    bg_tex,
-                    mean_p[j],
-                    ok,
-                )
-            if ok:
-                cut |= lab == j
-            else:
-                doubt += sizes[j]
+    cut, doubt = _select(fg & (smooth >= OPENING_POSTERIOR), outer, ring, rgb_s, p_s, typical_px, fg_area)
     if cut.any():
         # hysteresis: background-like matte pixels joined to a cut opening go with it (the specks of
         # boardwalk left between the spokes)
-        low = fg & (smooth >= OPENING_GROW)
-        low_lab, _ = ndi.label(low)
+        low_lab, _ = ndi.label(fg & (smooth >= OPENING_GROW))
         grown = np.unique(low_lab[cut])
         cut |= np.isin(low_lab, grown[grown > 0])
         # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
         cut &= post_bg >= 0.5
-    cut_share = float(cut.sum()) / fg_area
-    if cut_share > OPENING_MAX_SHARE:
+    out.cleared = float(cut.sum()) / fg_area
+    if out.cleared > OPENING_MAX_SHARE:
         doubt += float(cut.sum())
         cut[:] = False
-        cut_share = 0.0
-    out.doubtful = float(doubt) / fg_area
-    out.cleared = cut_share
+        out.cleared = 0.0
+    out.doubtful = doubt / fg_area
     new = alpha.copy()
     cut_w = _resize_f(cut.astype(np.float32), (w, h)) > 0.5
     new[cut_w] = 0.0
-    # half-transparent background left inside the product's outline (leaves seen through a frame
-    # triangle at alpha 0.2-0.5): enclosed, 2 px or more from the solid matte, background-coloured
     inner = _resize_f((~outer).astype(np.float32), (w, h)) > 0.5
-    ghost = inner & (new > 0.02) & (new < 0.5)
-    if ghost.any():
-        ghost &= ndi.distance_transform_edt(new < 0.5) >= 2
-    if ghost.any():
-        x = small[ghost].astype(np.float32) / 255.0
-        is_bg = _log_density(x, bg_gmm) >= _log_density(x, fg_gmm)
-        gy, gx = np.nonzero(ghost)
-        new[gy[is_bg], gx[is_bg]] = 0.0
-        out.ghosts = float(is_bg.sum()) / float(area0)
-    if not cut.any():
-        out.alpha = new.astype(np.float32) if out.ghosts > 0 else alpha
+    out.ghosts = _clear_ghosts(small, new, inner, bg_gmm, fg_gmm) / float(area0)
+    if cut.any():
+        out.kept_thin = _keep_thin(small, new, cut_w, bg_gmm, fg_gmm) / float(area0)
+    elif out.ghosts == 0:
         return out
-    # thin product structures crossing a cut opening (spokes the network had kept with the background
-    # between them), decided pixel by pixel at the working resolution inside the openings' box:
-    # product-coloured, standing out from their surroundings, no wider than 2 px, joined to the product
+    out.alpha = new.astype(np.float32)
+    return out
+
+
+def _select(
+    cand: np.ndarray,
+    outer: np.ndarray,
+    ring: np.ndarray,
+    rgb_s: np.ndarray,
+    p_s: np.ndarray,
+    typical_px: np.ndarray,
+    fg_area: float,
+) -> tuple[np.ndarray, float]:
+    """The candidate regions to cut as openings, and the area of those left in doubt.
+
+    A connected region of ``cand`` (bool, the matte's background-like pixels at the colour tests'
+    resolution) is cut when it covers at least :data:`OPENING_MIN_SHARE` of the matte, its rim is an
+    edge (texture of the 3 px around it >= :data:`OPENING_RIM_EDGE` x the background's), it touches the outside background
+    (``outer``) along at most :data:`OPENING_OUTER_CONTACT` of its outline, has at least
+    :data:`OPENING_TYPICAL` of its pixels ``typical_px`` and, either the network was unsure of it (mean
+    ``p_s`` < :data:`OPENING_UNSURE`), or the
+    background around the product (``ring``) is textured (median 5 x 5 grey standard deviation >=
+    :data:`OPENING_TEXTURE`) and the region's texture is 0.5-2 times the background's. Regions large
+    enough but refused count as doubtful.
+
+    Returns:
+        ``(cut, doubtful_pixels)``: bool array like ``cand`` and a pixel count.
+    """
+    cut = np.zeros_like(cand)
+    if not cand.any():
+        return cut, 0.0
+    lab, n = ndi.label(cand)
+    idx = np.arange(n + 1)
+    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    edge = cand & ~ndi.binary_erosion(cand)
+    edge_n = ndi.sum_labels(edge, lab, idx)
+    edge_outer = ndi.sum_labels(edge & ndi.binary_dilation(outer, iterations=1), lab, idx)
+    mean_p = ndi.mean(p_s, lab, idx)
+    typical_share = ndi.mean(typical_px.astype(np.float32), lab, idx)
+    # local texture (grey standard deviation over 5 x 5 px) of the background around the product and of
+    # each candidate region: a region as textured as a textured background that the background model
+    # explains is background; on a plain backdrop colour alone proves little
+    grey = rgb_s.mean(-1)
+    m1 = ndi.uniform_filter(grey, size=5, mode="nearest")
+    tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, size=5, mode="nearest") - m1 * m1, 0.0))
+    bg_tex = float(np.median(tex[ring]))
+    region_tex = ndi.mean(tex, lab, idx)
+    doubt = 0.0
+    for j in range(1, n + 1):
+        if sizes[j] < OPENING_MIN_SHARE * fg_area:
+            continue
+        region = lab == j
+        # an opening's rim is the product's edge: the band of 3 px around it is textured (a dark spot
+        # on a banana or a shadow on a stem fades into the product around it)
+        rim = ndi.binary_dilation(region, iterations=3) & ~region & ~outer & ~cand
+        rim_edge = (
+            float(tex[rim].mean()) >= OPENING_RIM_EDGE * max(bg_tex, OPENING_TEXTURE) if rim.any() else False
+        )
+        enclosed = edge_outer[j] <= OPENING_OUTER_CONTACT * max(edge_n[j], 1.0)
+        like_bg = typical_share[j] >= OPENING_TYPICAL
+        textured = bg_tex >= OPENING_TEXTURE and 0.5 <= region_tex[j] / bg_tex <= 2.0
+        if enclosed and like_bg and rim_edge and (textured or mean_p[j] < OPENING_UNSURE):
+            cut |= region
+        else:
+            doubt += float(sizes[j])
+    return cut, doubt
+
+
+def _clear_ghosts(
+    small: np.ndarray,
+    new: np.ndarray,
+    inner: np.ndarray,
+    bg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> int:
+    """Set half-transparent background left inside the product's outline to 0, in place.
+
+    Leaves seen through a frame triangle at alpha 0.2-0.5: pixels of ``new`` (float32 (H, W) matte at the
+    working resolution) inside the outline (``inner``, bool), with 0.02 < alpha < 0.5, at least 2 px from
+    the solid matte (alpha >= 0.5: an edge's own soft band is left to the edge refinement) and better
+    explained by the background's colour mixture than by the product's. Returns how many were set to 0.
+    """
+    ghost = inner & (new > 0.02) & (new < 0.5)
+    if not ghost.any():
+        return 0
+    ghost &= ndi.distance_transform_edt(new < 0.5) >= 2
+    if not ghost.any():
+        return 0
+    x = small[ghost].astype(np.float32) / 255.0
+    is_bg = _log_density(x, bg_gmm) >= _log_density(x, fg_gmm)
+    gy, gx = np.nonzero(ghost)
+    new[gy[is_bg], gx[is_bg]] = 0.0
+    return int(is_bg.sum())
+
+
+def _keep_thin(
+    small: np.ndarray,
+    new: np.ndarray,
+    cut_w: np.ndarray,
+    bg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> int:
+    """Put back thin product parts crossing a cut opening (spokes, a chain), in place; returns their px.
+
+    Decided pixel by pixel at the working resolution inside the cut openings' box (``cut_w``, bool):
+    product posterior >= :data:`THIN_POSTERIOR`, standing out from its surroundings (grey top-hat, dark or
+    light, over 5 x 5 px >= :data:`THIN_CONTRAST`), no wider than 2 px (gone after an opening with a 3 x 3
+    square), joined (8-connected) to the product and at least 6 px in all.
+    """
+    h, w = new.shape
     ys, xs = np.nonzero(cut_w)
     y0, y1, x0, x1 = max(0, ys.min() - 3), min(h, ys.max() + 4), max(0, xs.min() - 3), min(w, xs.max() + 4)
     open_w = cut_w[y0:y1, x0:x1]
     box = small[y0:y1, x0:x1]
-    if open_w.any():
-        x = box[open_w].astype(np.float32) / 255.0
-        d = _log_density(x, fg_gmm) - _log_density(x, bg_gmm)
-        prod = np.zeros(open_w.shape, bool)
-        prod[open_w] = d >= np.log(THIN_POSTERIOR / (1.0 - THIN_POSTERIOR))
-        # a line stands out from its surroundings: grey top-hat (dark or light) of at least 0.06
-        grey = box.astype(np.float32).mean(-1) / 255.0
-        line = np.maximum(
-            ndi.grey_closing(grey, size=(5, 5)) - grey, grey - ndi.grey_opening(grey, size=(5, 5))
-        )
-        prod &= line >= THIN_CONTRAST
-        blobs = ndi.binary_opening(prod, structure=np.ones((3, 3), bool))
-        thin = prod & ~blobs
-        sub = new[y0:y1, x0:x1]
-        body = sub >= 0.5
-        lab, _ = ndi.label(thin | body, structure=np.ones((3, 3), bool))
-        joined = np.unique(lab[body])
-        thin &= np.isin(lab, joined[joined > 0])
-        # a line, not a speck: a kept group reaches at least 6 px beyond the product
-        if thin.any():
-            tl, tn = ndi.label(thin, structure=np.ones((3, 3), bool))
-            sizes = np.bincount(tl.ravel(), minlength=tn + 1)
-            ok = sizes >= 6
-            ok[0] = False
-            thin = ok[tl]
-        sub[thin] = 1.0
-        out.kept_thin = float(thin.sum()) / float(area0)
-    out.alpha = new.astype(np.float32)
-    return out
+    x = box[open_w].astype(np.float32) / 255.0
+    d = _log_density(x, fg_gmm) - _log_density(x, bg_gmm)
+    prod = np.zeros(open_w.shape, bool)
+    prod[open_w] = d >= np.log(THIN_POSTERIOR / (1.0 - THIN_POSTERIOR))
+    grey = box.astype(np.float32).mean(-1) / 255.0
+    line = np.maximum(ndi.grey_closing(grey, size=(5, 5)) - grey, grey - ndi.grey_opening(grey, size=(5, 5)))
+    prod &= line >= THIN_CONTRAST
+    thin = prod & ~ndi.binary_opening(prod, structure=np.ones((3, 3), bool))
+    sub = new[y0:y1, x0:x1]
+    body = sub >= 0.5
+    eight = np.ones((3, 3), bool)
+    lab, _ = ndi.label(thin | body, structure=eight)
+    joined = np.unique(lab[body])
+    thin &= np.isin(lab, joined[joined > 0])
+    if not thin.any():
+        return 0
+    tl, tn = ndi.label(thin, structure=eight)
+    big = np.bincount(tl.ravel(), minlength=tn + 1) >= 6
+    big[0] = False
+    thin = big[tl]
+    sub[thin] = 1.0
+    return int(thin.sum())
