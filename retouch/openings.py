@@ -33,6 +33,10 @@ WORK_PIXELS = 120_000
 OPENING_POSTERIOR = 0.75
 #: Smallest opening cleared, as a share of the matte's area.
 OPENING_MIN_SHARE = 0.01
+#: Smallest opening cleared where the matte is half-transparent (mean alpha below
+#: :data:`OPENING_SOFT_ALPHA`) and the network unsure (mean below :data:`OPENING_UNSURE`).
+OPENING_SOFT_MIN_SHARE = 0.001
+OPENING_SOFT_ALPHA = 0.75
 #: Largest share of the matte that may be cleared at once (more: the product itself looks like the
 #: background, and nothing is cleared; the result is reported as doubtful).
 OPENING_MAX_SHARE = 0.8
@@ -52,9 +56,6 @@ OPENING_OUTER_CONTACT = 0.15
 #: background's own pixels (its log density under the background mixture): an opening shows the
 #: background itself, not merely a colour nearer to it than to the product's.
 OPENING_TYPICAL = 0.5
-#: Texture of the 3 px band around a candidate region, as a multiple of the background's (at least
-#: :data:`OPENING_TEXTURE`), from which its rim counts as the product's edge.
-OPENING_RIM_EDGE = 2.0
 #: Smoothed posterior of "background" down to which matte pixels joined to a cut opening are cut too.
 OPENING_GROW = 0.5
 #: Pixel posterior of "product" from which a pixel inside an opening is kept as a thin structure.
@@ -213,7 +214,8 @@ def clear_openings(small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray | No
     )
     outer = np.isin(outside_lab, border[border > 0])
     fg_area = float(fg.sum())
-    cut, doubt = _select(fg & (smooth >= OPENING_POSTERIOR), outer, ring, rgb_s, p_s, typical_px, fg_area)
+    cand = fg & (smooth >= OPENING_POSTERIOR)
+    cut, doubt = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area)
     if cut.any():
         # hysteresis: background-like matte pixels joined to a cut opening go with it (the specks of
         # boardwalk left between the spokes)
@@ -247,14 +249,16 @@ def _select(
     ring: np.ndarray,
     rgb_s: np.ndarray,
     p_s: np.ndarray,
+    a_s: np.ndarray,
     typical_px: np.ndarray,
     fg_area: float,
 ) -> tuple[np.ndarray, float]:
     """The candidate regions to cut as openings, and the area of those left in doubt.
 
     A connected region of ``cand`` (bool, the matte's background-like pixels at the colour tests'
-    resolution) is cut when it covers at least :data:`OPENING_MIN_SHARE` of the matte, its rim is an
-    edge (texture of the 3 px around it >= :data:`OPENING_RIM_EDGE` x the background's), it touches the outside background
+    resolution) is cut when it covers at least :data:`OPENING_MIN_SHARE` of the matte (or
+    :data:`OPENING_SOFT_MIN_SHARE` where the matte ``a_s`` averages under :data:`OPENING_SOFT_ALPHA` and the
+    network was unsure), touches the outside background
     (``outer``) along at most :data:`OPENING_OUTER_CONTACT` of its outline, has at least
     :data:`OPENING_TYPICAL` of its pixels ``typical_px`` and, either the network was unsure of it (mean
     ``p_s`` < :data:`OPENING_UNSURE`), or the
@@ -275,6 +279,7 @@ def _select(
     edge_n = ndi.sum_labels(edge, lab, idx)
     edge_outer = ndi.sum_labels(edge & ndi.binary_dilation(outer, iterations=1), lab, idx)
     mean_p = ndi.mean(p_s, lab, idx)
+    mean_a = ndi.mean(a_s, lab, idx)
     typical_share = ndi.mean(typical_px.astype(np.float32), lab, idx)
     # local texture (grey standard deviation over 5 x 5 px) of the background around the product and of
     # each candidate region: a region as textured as a textured background that the background model
@@ -286,19 +291,16 @@ def _select(
     region_tex = ndi.mean(tex, lab, idx)
     doubt = 0.0
     for j in range(1, n + 1):
-        if sizes[j] < OPENING_MIN_SHARE * fg_area:
+        # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
+        # (the leaves in a frame's narrow corner)
+        soft = mean_a[j] < OPENING_SOFT_ALPHA and mean_p[j] < OPENING_UNSURE
+        if sizes[j] < (OPENING_SOFT_MIN_SHARE if soft else OPENING_MIN_SHARE) * fg_area:
             continue
         region = lab == j
-        # an opening's rim is the product's edge: the band of 3 px around it is textured (a dark spot
-        # on a banana or a shadow on a stem fades into the product around it)
-        rim = ndi.binary_dilation(region, iterations=3) & ~region & ~outer & ~cand
-        rim_edge = (
-            float(tex[rim].mean()) >= OPENING_RIM_EDGE * max(bg_tex, OPENING_TEXTURE) if rim.any() else False
-        )
         enclosed = edge_outer[j] <= OPENING_OUTER_CONTACT * max(edge_n[j], 1.0)
         like_bg = typical_share[j] >= OPENING_TYPICAL
         textured = bg_tex >= OPENING_TEXTURE and 0.5 <= region_tex[j] / bg_tex <= 2.0
-        if enclosed and like_bg and rim_edge and (textured or mean_p[j] < OPENING_UNSURE):
+        if enclosed and like_bg and (textured or mean_p[j] < OPENING_UNSURE):
             cut |= region
         else:
             doubt += float(sizes[j])
