@@ -70,8 +70,11 @@ def record(n_comp: int, n_open: int, model: str) -> list[dict[str, Any]]:
 def score(rows: list[dict[str, Any]]) -> None:
     """Print the grid's flag counts and the rule's choice."""
     iou = np.array([float(r["iou"]) for r in rows])
-    review = np.array([bool(r["review"]) for r in rows])
+    from retouch.pick import confidence
+
     sig: list[dict[str, float]] = [r["signals"] for r in rows]
+    # the shipped flag without the openings' own test, which the grid below replaces
+    review = np.array([confidence({k: v for k, v in s.items() if k != "openings_doubtful"})[1] for s in sig])
     doubt = np.array([float(s.get("openings_doubtful", 0.0)) for s in sig])
     outside = np.array([float(s.get("colour_fg_outside", 0.0)) for s in sig])
     poor, good = iou < 0.8, iou >= 0.95

@@ -874,8 +874,8 @@ CONFIDENCE_WEIGHTS: dict[str, float] = {
 #: Share of the matte (``Pick.signals["openings_doubtful"]``, :func:`retouch.openings.clear_openings`) that
 #: the background's colour model explains but that was left as product, from which a result is flagged.
 #: Chosen by ``python -m bench.tune_openings`` on 56 tuning photos (GT tuning fold, 12 tuning composites,
-#: 24 tuning see-through photos) by the rule in its docstring: results under IoU 0.8 flagged 3 -> 5 of 12,
-#: at IoU >= 0.95 0 -> 0 of 35 (``docs/decisions/see-through-openings.md``).
+#: 24 tuning see-through photos) by the rule in its docstring: results under IoU 0.8 flagged 2 -> 4 of 11,
+#: at IoU >= 0.95 0 -> 0 of 36 (``docs/decisions/see-through-openings.md``).
 OPENINGS_REVIEW_DOUBT = 0.2
 
 #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
