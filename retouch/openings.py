@@ -324,13 +324,18 @@ def _clear_ghosts(
     ghost = inner & (new > 0.02) & (new < 0.5)
     if not ghost.any():
         return 0
-    ghost &= ndi.distance_transform_edt(new < 0.5) >= 2
-    if not ghost.any():
+    ys, xs = np.nonzero(ghost)
+    y0, y1, x0, x1 = max(0, ys.min() - 2), ys.max() + 3, max(0, xs.min() - 2), xs.max() + 3
+    sub, g = new[y0:y1, x0:x1], ghost[y0:y1, x0:x1]
+    # 2 px or more from the solid matte (the box reaches 2 px beyond every candidate, so no nearer solid
+    # pixel lies outside it)
+    g &= ndi.distance_transform_edt(sub < 0.5) >= 2
+    if not g.any():
         return 0
-    x = small[ghost].astype(np.float32) / 255.0
+    x = small[y0:y1, x0:x1][g].astype(np.float32) / 255.0
     is_bg = _log_density(x, bg_gmm) >= _log_density(x, fg_gmm)
-    gy, gx = np.nonzero(ghost)
-    new[gy[is_bg], gx[is_bg]] = 0.0
+    gy, gx = np.nonzero(g)
+    sub[gy[is_bg], gx[is_bg]] = 0.0
     return int(is_bg.sum())
 
 
