@@ -15,7 +15,7 @@ import pytest
 from PIL import Image, ImageDraw
 from retouch_helpers import PHOTOS, needs_model
 
-from retouch import RetouchOptions, retouch
+from retouch import RetouchOptions, pipeline, retouch
 from retouch.backgrounds import render_background
 from retouch.layout import Placement, resample_region
 from retouch.openings import clear_openings
@@ -52,8 +52,14 @@ def bike() -> bytes:
     return BIKE.read_bytes()
 
 
+@pytest.fixture
+def openings_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The openings step switched on (``RETOUCH_OPENINGS=1``; off by default, see retouch.pipeline)."""
+    monkeypatch.setattr(pipeline, "OPENINGS", True)
+
+
 @needs_model
-def test_bike_openings_come_back_white_and_the_chain_is_kept(bike, save_failure):
+def test_bike_openings_come_back_white_and_the_chain_is_kept(bike, openings_on, save_failure):
     res = retouch(bike, RetouchOptions(preset="original", shadow=False))
     out = _decode(res.jpeg)
     assert out.shape[:2] == (1333, 2000)
@@ -76,7 +82,7 @@ def test_bike_openings_come_back_white_and_the_chain_is_kept(bike, save_failure)
 
 @needs_model
 def test_bike_on_a_smart_background_shows_the_scene_through_its_wheels_and_stands_on_the_floor(
-    bike, save_failure
+    bike, openings_on, save_failure
 ):
     category = "home_lifestyle"
     res = retouch(bike, RetouchOptions(preset="amazon", background_category=category))
