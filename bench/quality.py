@@ -51,12 +51,17 @@ from PIL import Image  # noqa: E402
 #: Default number of held-out / tuning composites (about 4-5 s each on this machine, both tools).
 HOLDOUT_COMPOSITES = 24
 TUNE_COMPOSITES = 12
-SETS = ("gt-holdout", "comp-holdout", "gt-tune", "comp-tune")
+#: Default number of held-out / tuning see-through photos (``bench/see_through.py``).
+HOLDOUT_OPENINGS = 24
+TUNE_OPENINGS = 12
+SETS = ("gt-holdout", "comp-holdout", "open-holdout", "gt-tune", "comp-tune", "open-tune")
 TITLES = {
     "gt-holdout": "GT held-out fold (not tuned on)",
     "comp-holdout": "held-out composites (not tuned on)",
+    "open-holdout": "held-out see-through photos (not tuned on)",
     "gt-tune": "GT tuning fold (tuned on)",
     "comp-tune": "tuning composites (tuned on)",
+    "open-tune": "tuning see-through photos (tuned on)",
 }
 COLUMNS = [
     "IoU rembg",
@@ -71,19 +76,23 @@ COLUMNS = [
     "corner min",
     "conf",
     "review",
+    "open kept rembg",
+    "open kept ours",
 ]
 
+Loader = Callable[[], tuple[bytes, np.ndarray, "np.ndarray | None"]]
 
-def _folder_items(root: Path) -> list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]]:
+
+def _folder_items(root: Path) -> list[tuple[str, Loader]]:
     """(name, loader) pairs of a folder of photos with masks: ``root/images/NAME.*`` whose
     ``root/masks/NAME.png`` exists (photos without a mask are skipped)."""
-    items: list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]] = []
+    items: list[tuple[str, Loader]] = []
     for p in list_images(root / "images"):
         mask = root / "masks" / f"{p.stem}.png"
         if mask.is_file():
 
-            def load(p: Path = p, mask: Path = mask) -> tuple[bytes, np.ndarray]:
-                return p.read_bytes(), np.asarray(Image.open(mask).convert("L"))
+            def load(p: Path = p, mask: Path = mask) -> tuple[bytes, np.ndarray, np.ndarray | None]:
+                return p.read_bytes(), np.asarray(Image.open(mask).convert("L")), None
 
             items.append((p.stem, load))
     return items
@@ -91,14 +100,19 @@ def _folder_items(root: Path) -> list[tuple[str, Callable[[], tuple[bytes, np.nd
 
 def _inputs(
     set_name: str, n_composites: int, only: set[str] | None, limit: int | None, gt_dir: Path | None = None
-) -> Iterator[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]]:
-    """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask).
+) -> Iterator[tuple[str, Loader]]:
+    """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask, bool opening mask
+    of a see-through photo or ``None``).
 
     ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`_folder_items`)."""
     from .composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     fold = "holdout" if set_name.endswith("holdout") else "tune"
-    items: list[tuple[str, Callable[[], tuple[bytes, np.ndarray]]]] = []
+    from .see_through import HOLDOUT_SEED as OPEN_HOLDOUT_SEED
+    from .see_through import TUNE_SEED as OPEN_TUNE_SEED
+    from .see_through import make_see_through, see_through_set
+
+    items: list[tuple[str, Loader]] = []
     if set_name == "folder":
         if gt_dir is None:
             raise ValueError("set 'folder' needs gt_dir")
@@ -106,13 +120,24 @@ def _inputs(
     elif set_name.startswith("gt"):
         stems = set(gt_folds()[fold])
         items = [item for item in _folder_items(GT) if item[0] in stems]
+    elif set_name.startswith("open"):
+        oseed = OPEN_HOLDOUT_SEED if fold == "holdout" else OPEN_TUNE_SEED
+        for stem, i in see_through_set(fold, n_composites):
+
+            def make_open(stem: str = stem, i: int = i) -> tuple[bytes, np.ndarray, np.ndarray | None]:
+                c = make_see_through(stem, oseed, i)
+                return c.data, c.gt, c.opening
+
+            items.append((f"o{oseed}-{i:02d}-{stem}", make_open))
     else:
         seed = HOLDOUT_SEED if fold == "holdout" else TUNE_SEED
         for stem, i, kind in composites(fold, n_composites):
 
-            def make(stem: str = stem, i: int = i, kind: str | None = kind) -> tuple[bytes, np.ndarray]:
+            def make(
+                stem: str = stem, i: int = i, kind: str | None = kind
+            ) -> tuple[bytes, np.ndarray, np.ndarray | None]:
                 c = make_composite(stem, seed, i, kind)
-                return c.data, c.gt
+                return c.data, c.gt, None
 
             items.append((f"c{seed}-{i:02d}-{kind or 'drawn'}-{stem}", make))
     if only:
@@ -120,8 +145,13 @@ def _inputs(
     yield from items[:limit] if limit else items
 
 
-def measure(data: bytes, gt: np.ndarray, session: object, model: str) -> tuple[list[float], float, float]:
-    """Both tools on one photo: (row of :data:`COLUMNS` values, rembg seconds, our seconds)."""
+def measure(
+    data: bytes, gt: np.ndarray, session: object, model: str, opening: np.ndarray | None = None
+) -> tuple[list[float], float, float]:
+    """Both tools on one photo: (row of :data:`COLUMNS` values, rembg seconds, our seconds).
+
+    ``opening``: bool (H, W) mask of the background seen through a see-through photo's opening; the
+    last two columns are the shares of it that each tool keeps as product (alpha >= 128), NaN without it."""
     from rembg import remove
 
     from retouch import RetouchOptions, retouch
@@ -166,8 +196,17 @@ def measure(data: bytes, gt: np.ndarray, session: object, model: str) -> tuple[l
         float(M.corner_min(out)),
         float(res.details["confidence"]),
         float(bool(res.details["needs_review"])),
+        _kept(base, opening),
+        _kept(ours, opening),
     ]
     return row, t_base, t_ours
+
+
+def _kept(matte: np.ndarray, opening: np.ndarray | None) -> float:
+    """Share of the opening's pixels that ``matte`` (uint8) keeps as product (>= 128); NaN without one."""
+    if opening is None or not opening.any():
+        return float("nan")
+    return float(np.count_nonzero(matte[opening] >= 128)) / float(np.count_nonzero(opening))
 
 
 def report(title: str, names: list[str], acc: np.ndarray, per_photo: bool, worst: int = 6) -> None:
@@ -177,6 +216,14 @@ def report(title: str, names: list[str], acc: np.ndarray, per_photo: bool, worst
     below = acc[:, 1] < acc[:, 0] - 0.05
     bad = acc[:, 1] < 0.9
     flag = acc[:, 11] > 0.5
+    poor = acc[:, 1] < 0.8
+    good = acc[:, 1] >= 0.95
+    opening_rows: list[list[object]] = []
+    if not np.isnan(acc[:, 12]).all():
+        kept = acc[~np.isnan(acc[:, 12])]
+        opening_rows.append(
+            ["share of opening pixels kept", float(kept[:, 12].mean()), float(kept[:, 13].mean()), "<= 0.25"]
+        )
     print(f"\n## {title}: {n} photos\n")
     print_table(
         ["summary", "rembg", "ours", "target"],
@@ -216,6 +263,19 @@ def report(title: str, names: list[str], acc: np.ndarray, per_photo: bool, worst
             ],
             ["IoU < 0.9 flagged for review", "", f"{int((bad & flag).sum())} / {int(bad.sum())}", "all"],
             ["IoU >= 0.9 flagged by mistake", "", f"{int((~bad & flag).sum())} / {int((~bad).sum())}", "few"],
+            [
+                "IoU < 0.8 flagged for review",
+                "",
+                f"{int((poor & flag).sum())} / {int(poor.sum())}",
+                ">= 90 %",
+            ],
+            [
+                "IoU >= 0.95 flagged by mistake",
+                "",
+                f"{int((good & flag).sum())} / {int(good.sum())}",
+                "<= 10 %",
+            ],
+            *opening_rows,
         ],
         floatfmt=".4f",
     )
@@ -233,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--composites", type=int, default=HOLDOUT_COMPOSITES, help="held-out composites")
     parser.add_argument("--tune-composites", type=int, default=TUNE_COMPOSITES, help="tuning composites")
+    parser.add_argument("--openings", type=int, default=HOLDOUT_OPENINGS, help="held-out see-through photos")
+    parser.add_argument("--tune-openings", type=int, default=TUNE_OPENINGS, help="tuning see-through photos")
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
     parser.add_argument("--per-photo", action="store_true", help="also print every photo's row")
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos of each set")
@@ -256,14 +318,18 @@ def main(argv: list[str] | None = None) -> int:
     t_all = time.perf_counter()
     sets = (["folder"] if args.gt_dir is not None else []) + list(args.sets)
     for set_name in sets:
-        n_comp = args.composites if set_name == "comp-holdout" else args.tune_composites
+        n_comp = {
+            "comp-holdout": args.composites,
+            "open-holdout": args.openings,
+            "open-tune": args.tune_openings,
+        }.get(set_name, args.tune_composites)
         names: list[str] = []
         acc: list[list[float]] = []
         t_base = t_ours = 0.0
         for name, load in _inputs(set_name, n_comp, only, args.limit, args.gt_dir):
-            data, gt = load()
+            data, gt, opening = load()
             try:
-                row, tb, to = measure(data, gt, session, args.model)
+                row, tb, to = measure(data, gt, session, args.model, opening)
             except ValueError as exc:
                 print(f"{name}: {exc}, saltata", file=sys.stderr)
                 continue
@@ -273,7 +339,8 @@ def main(argv: list[str] | None = None) -> int:
             acc.append(row)
             print(
                 f"  {name}: IoU {row[0]:.3f} -> {row[1]:.3f}, BF {row[2]:.3f} -> {row[3]:.3f}, "
-                f"conf {row[10]:.2f}{' REVIEW' if row[11] else ''}",
+                f"conf {row[10]:.2f}{' REVIEW' if row[11] else ''}"
+                + ("" if np.isnan(row[13]) else f", opening kept {row[12]:.2f} -> {row[13]:.2f}"),
                 file=sys.stderr,
                 flush=True,
             )

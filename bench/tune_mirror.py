@@ -174,7 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.gt_dir is not None:
         for _name, load in _folder_items(args.gt_dir):
-            data, gt = load()
+            data, gt, _ = load()
             sets.setdefault(str(args.gt_dir), []).append(_measure(data, gt, args.rules))
     for title, rows in sets.items():
         table: list[list[object]] = [_row("no mirrored pass", None, -1.0, rows)]

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 from PIL import Image
 
 
@@ -36,9 +37,32 @@ def test_quality_folder_set_pairs_photos_with_their_masks_and_skips_the_rest(tmp
 
     items = list(_inputs("folder", 0, None, None, tmp_path))
     assert [name for name, _ in items] == ["car_01"]
-    data, gt = items[0][1]()
+    data, gt, opening = items[0][1]()
     assert data == (tmp_path / "images" / "car_01.jpg").read_bytes()
     assert np.array_equal(gt, mask)
+    assert opening is None
+
+
+def test_see_through_sets_are_seeded_disjoint_and_their_openings_are_background() -> None:
+    from retouch_helpers import GT_IMAGES
+
+    if not GT_IMAGES.is_dir():
+        pytest.skip("cartella foto condivisa assente")
+    from bench.composites import gt_folds
+    from bench.see_through import HOLDOUT_SEED, TUNE_SEED, make_see_through, see_through_set
+
+    tune, hold = see_through_set("tune", 8), see_through_set("holdout", 8)
+    folds = gt_folds()
+    assert {s for s, _ in tune} <= set(folds["tune"]) and {s for s, _ in hold} <= set(folds["holdout"])
+    assert TUNE_SEED != HOLDOUT_SEED
+    kinds = set()
+    for stem, i in tune[:4]:
+        a, b = make_see_through(stem, TUNE_SEED, i), make_see_through(stem, TUNE_SEED, i)
+        assert a.data == b.data and np.array_equal(a.gt, b.gt)  # deterministic
+        assert a.opening.any() and not (a.gt[a.opening] == 255).any()  # the opening is background
+        assert (a.gt == 255).any()
+        kinds.add(a.name.split("-")[2])
+    assert len(kinds) >= 3  # rings, frames, wheels, handles in turn
 
 
 def test_mirror_share_counts_wide_half_confident_regions_not_soft_outlines() -> None:
