@@ -871,13 +871,6 @@ CONFIDENCE_WEIGHTS: dict[str, float] = {
     "doubt": -1.802,
 }
 
-#: Share of the matte (``Pick.signals["openings_doubtful"]``, :func:`retouch.openings.clear_openings`) that
-#: the background's colour model explains but that was left as product, from which a result is flagged.
-#: Chosen by ``python -m bench.tune_openings`` on 56 tuning photos (GT tuning fold, 12 tuning composites,
-#: 24 tuning see-through photos) by the rule in its docstring: results under IoU 0.8 flagged 2 -> 4 of 11,
-#: at IoU >= 0.95 0 -> 0 of 36 (``docs/decisions/see-through-openings.md``).
-OPENINGS_REVIEW_DOUBT = 0.2
-
 #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
 #: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
 REVIEW_BELOW = 0.6
@@ -888,9 +881,8 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
 
     A logistic model over :func:`mask_signals`-style features (:data:`CONFIDENCE_WEIGHTS`, fitted on the
     tuning GT fold and the tuning composites by ``bench/tune_pick.py``), capped at
-    :data:`FALLBACK_CONFIDENCE` (so flagged) where the guard fell back to the safe mask, where the kept
-    mask is smoother inside than around it (``focus`` below :data:`REVIEW_FOCUS`), or where at least
-    :data:`OPENINGS_REVIEW_DOUBT` of the matte looks like the background but was not cut as an opening.
+    :data:`FALLBACK_CONFIDENCE` (so flagged) where the guard fell back to the safe mask or where the kept
+    mask is smoother inside than around it (``focus`` below :data:`REVIEW_FOCUS`).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -908,9 +900,6 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
     if signals.get("focus", math.inf) < REVIEW_FOCUS:  # the kept mask is a soft object among sharp ones
         c = min(c, FALLBACK_CONFIDENCE)
     if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
-        c = min(c, FALLBACK_CONFIDENCE)
-    if signals.get("openings_doubtful", 0.0) >= OPENINGS_REVIEW_DOUBT:
-        # much of the matte looks like the background seen around it but could not be cut safely
         c = min(c, FALLBACK_CONFIDENCE)
     return round(c, 3), bool(c < REVIEW_BELOW)
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ctypes
 import io
-import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -30,7 +29,6 @@ from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
-from .openings import clear_openings
 from .pick import Pick, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
 from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
@@ -46,12 +44,6 @@ __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEG
 #: 0.5 MP (mean IoU 0.9242 / 0.9242, boundary F 0.8825 / 0.8816; 0.25 MP: 0.9240 / 0.8825) and every
 #: working-resolution step is cheaper: 0.504 vs 0.564 s per GT photo on one core.
 WORK_MAX_PIXELS = 350_000
-
-#: Whether :func:`product_matte` clears see-through openings (:func:`retouch.openings.clear_openings`)
-#: and flags results whose openings stay doubtful. Off unless ``RETOUCH_OPENINGS=1``: by the rule written
-#: before its only held-out run (``docs/decisions/see-through-openings.md``) it ships on only if no other
-#: held-out set loses more than 0.005 mean IoU, and the held-out composites lost 0.0145 (one car cut).
-OPENINGS = os.environ.get("RETOUCH_OPENINGS", "0") == "1"
 
 #: Largest canvas (px) whose JPEG and WebP are encoded concurrently, each from its own Pillow copy
 #: (4 bytes per pixel each); larger canvases share one copy and are encoded one after the other.
@@ -176,23 +168,11 @@ def product_matte(
         with its signals.
     """
     pick = pick_product(small, model_name)
-    coarse = pick.mask
-    alpha, fell_back = guard(small, refine_matte(small, coarse, **kw), pick)
+    alpha, fell_back = guard(small, refine_matte(small, pick.mask, **kw), pick)
     if fell_back is not None:
-        coarse = pick.safe if pick.safe is not None else alpha
         refocused = refocus_fallback(small, alpha, pick, model_name)
         if refocused is not None:
-            alpha, fell_back, coarse = refine_matte(small, refocused, **kw), None, refocused
-    if OPENINGS:
-        found = clear_openings(small, alpha, coarse)
-        alpha = found.alpha
-        pick.signals.update(
-            openings_cleared=found.cleared,
-            openings_thin=found.kept_thin,
-            openings_doubtful=found.doubtful,
-            colour_bg_like=found.bg_like,
-            colour_fg_outside=found.fg_outside,
-        )
+            alpha, fell_back = refine_matte(small, refocused, **kw), None
     return alpha, fell_back, pick
 
 
