@@ -9,7 +9,7 @@ import contextlib
 import uuid
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, Query, Request, UploadFile, status
+from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
@@ -58,17 +58,17 @@ CategoryField = Annotated[str | None, Form(max_length=100)]
 NotesField = Annotated[str | None, Form(max_length=2000)]
 
 
-def _job_options(
-    user: Profile,
-    job_type: str,
-    background_category: str | None,
-    preset: str,
-    shadow: bool,
-    brand: str | None,
-    category: str | None,
-    client_notes: str | None,
+def upload_options(
+    user: SellerUser,
+    job_type: JobTypeField = JobType.background_removal.value,
+    background_category: BackgroundField = None,
+    preset: PresetField = "original",
+    shadow: ShadowField = True,
+    brand: BrandField = None,
+    category: CategoryField = None,
+    client_notes: NotesField = None,
 ) -> service.JobOptions:
-    """The batch's options, checked.
+    """The batch's options from the upload form, checked (a dependency of both upload routes).
 
     Raises:
         ApiError: 400 for an unknown job type, background category or preset, or a smart background
@@ -100,6 +100,9 @@ def _job_options(
         category=category,
         client_notes=client_notes,
     )
+
+
+UploadOptions = Annotated[service.JobOptions, Depends(upload_options)]
 
 
 async def _store_and_start(
@@ -135,13 +138,7 @@ async def upload_photos(
     session: SessionDep,
     temporal: TemporalDep,
     files: UploadFiles,
-    job_type: JobTypeField = JobType.background_removal.value,
-    background_category: BackgroundField = None,
-    preset: PresetField = "original",
-    shadow: ShadowField = True,
-    brand: BrandField = None,
-    category: CategoryField = None,
-    client_notes: NotesField = None,
+    options: UploadOptions,
 ) -> list[PhotoPublic]:
     """Check every file by its content (type, bytes, megapixels), then store each original, insert its
     photo and job, start one workflow per photo (or leave the jobs pending for the reconciler while
@@ -149,7 +146,6 @@ async def upload_photos(
     app uses ``POST /api/photos/batch``, which keeps the good files)."""
     check_batch(files, effective_role(user))
     names = upload_names(files)  # NUL or control characters refuse the batch; long names are cut
-    options = _job_options(user, job_type, background_category, preset, shadow, brand, category, client_notes)
     infos = await inspect_uploads(files)  # by content, before any row, file or credit
     uploads = [
         service.UploadedFile(filename=name, data=await upload.read(), info=info)
@@ -189,20 +185,13 @@ async def upload_batch(
     temporal: TemporalDep,
     response: Response,
     files: UploadFiles,
-    job_type: JobTypeField = JobType.background_removal.value,
-    background_category: BackgroundField = None,
-    preset: PresetField = "original",
-    shadow: ShadowField = True,
-    brand: BrandField = None,
-    category: CategoryField = None,
-    client_notes: NotesField = None,
+    options: UploadOptions,
 ) -> UploadBatchResult:
     """Like ``POST /api/photos``, but a file refused by its content does not refuse the others: the
     good files are stored as one order and started (201), each refused file is listed with its own
     reason; nothing is stored or charged for a refused file (200 with no photos when every file was
     refused). The batch's own rules (count, total size, job options) still refuse it whole (400)."""
     check_batch(files, effective_role(user))
-    options = _job_options(user, job_type, background_category, preset, shadow, brand, category, client_notes)
     checks = await inspect_each(files)  # by content, before any row, file or credit
     uploads: list[service.UploadedFile] = []
     rejected: list[RejectedFile] = []
