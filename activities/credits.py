@@ -8,8 +8,8 @@ import uuid
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 
-from workflows.resume import resume_waiting_jobs
-from workflows.shared import ResumeWaitingInput
+from activities.contracts import ResumeWaitingInput
+from activities.resume import resume_waiting_jobs
 
 
 class CreditActivities:
@@ -21,7 +21,7 @@ class CreditActivities:
     @activity.defn(name="resume_waiting_jobs")
     async def resume_waiting_jobs(self, inp: ResumeWaitingInput) -> int:
         """Resume ``inp.user_id``'s jobs in ``waiting_for_credits``, oldest upload first, through
-        :func:`workflows.resume.resume_waiting_jobs` (the function purchases and admin grants use).
+        :func:`activities.resume.resume_waiting_jobs` (the function purchases and admin grants use).
         Asynchronous: it awaits one ``resume`` update per waiting job on the worker's event loop; the
         database query runs in a thread.
 

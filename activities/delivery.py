@@ -10,14 +10,14 @@ from sqlalchemy.exc import NoResultFound
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio.exceptions import ApplicationError
 
+from activities.contracts import JOB_GONE_ERROR
 from fotopronta.domain import JobStatus, PhotoStatus
 from fotopronta.models import Notification, Photo, PhotoProcessingJob
 from fotopronta.orders import refresh_order
-from workflows.shared import JOB_GONE_ERROR
 
 
 def job_gone(job_id: str) -> ApplicationError:
-    """The non-retryable :data:`~workflows.shared.JOB_GONE_ERROR` for a job whose row is gone."""
+    """The non-retryable :data:`~activities.contracts.JOB_GONE_ERROR` for a job whose row is gone."""
     return ApplicationError(
         f"Il lavoro {job_id} non esiste più: la foto è stata eliminata.",
         type=JOB_GONE_ERROR,

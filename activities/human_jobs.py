@@ -11,17 +11,17 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.delivery import job_transaction, mark_delivered
-from fotopronta.domain import JobStatus, PhotoStatus, UserRole
-from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
-from fotopronta.orders import refresh_order
-from fotopronta.results import designer_seo_name
-from workflows.shared import (
+from activities.contracts import (
     ASSIGNMENT_REFUSED_ERROR,
     CANCELLED_BY_SELLER_MESSAGE,
     AssignJobActivityInput,
     HumanJobActivityInput,
 )
+from activities.delivery import job_transaction, mark_delivered
+from fotopronta.domain import JobStatus, PhotoStatus, UserRole
+from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
+from fotopronta.orders import refresh_order
+from fotopronta.results import designer_seo_name
 
 ACTIVE_HUMAN_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
 """A designer's active jobs (SPEC §9 Designer capacity)."""

@@ -16,18 +16,18 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
-from activities.delivery import job_transaction, mark_delivered
-from fotopronta import ledger
-from fotopronta.domain import JobStatus, PhotoStatus
-from fotopronta.models import Notification, Photo, PhotoProcessingJob
-from fotopronta.orders import refresh_order
-from workflows.shared import (
+from activities.contracts import (
     INSUFFICIENT_CREDITS_ERROR,
     CompleteJobInput,
     CreditsInput,
     FailJobInput,
     JobStatusInput,
 )
+from activities.delivery import job_transaction, mark_delivered
+from fotopronta import ledger
+from fotopronta.domain import JobStatus, PhotoStatus
+from fotopronta.models import Notification, Photo, PhotoProcessingJob
+from fotopronta.orders import refresh_order
 
 
 class JobActivities:

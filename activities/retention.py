@@ -10,13 +10,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 
+from activities.contracts import ExpireCreditsInput, ExpireCreditsOutput, RetentionInput
 from fotopronta import ledger
 from fotopronta.domain import LedgerKind
 from fotopronta.models import CreditLedgerEntry, Photo, PhotoProcessingJob, Profile
 from fotopronta.results import keys_used_elsewhere
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
 from fotopronta.thumbnails import thumbnail_key
-from workflows.shared import ExpireCreditsInput, ExpireCreditsOutput, RetentionInput
 
 
 class RetentionActivities:

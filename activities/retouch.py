@@ -14,12 +14,12 @@ from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
+from activities.contracts import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
 from activities.delivery import job_gone
 from fotopronta.models import Photo
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage, result_key
 from fotopronta.thumbnails import store_thumbnail
 from retouch.errors import BadImageError
-from workflows.shared import BAD_IMAGE_ERROR, RetouchInput, RetouchOutput
 
 HEARTBEAT_INTERVAL_S = 5.0
 """Seconds between heartbeats while the pipeline runs (well under the workflow's 30 s timeout)."""

@@ -11,9 +11,9 @@ from sqlalchemy.orm import Session
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.contracts import workflow_id_for_job
+from activities.resume import resume_waiting_jobs
 from api.errors import ApiError
-from workflows.resume import resume_waiting_jobs
-from workflows.shared import workflow_id_for_job
 
 __all__ = ["resume_after_credit", "resume_waiting_jobs", "run_job_update"]
 
@@ -22,7 +22,7 @@ log = logging.getLogger("fotopronta.api.jobs")
 
 async def resume_after_credit(temporal: Client | None, session: Session, user_id: uuid.UUID) -> None:
     """Resume the user's jobs waiting for credits, oldest upload first
-    (:func:`workflows.resume.resume_waiting_jobs`, the function the job workflows also use after
+    (:func:`activities.resume.resume_waiting_jobs`, the function the job workflows also use after
     releasing credits), after the commit that raised the balance (purchase completed, admin grant).
     Without a Temporal client (``None``: not connected) or on a Temporal error it only logs: the
     credits are booked already and the workflows' own timers retry."""

@@ -130,7 +130,7 @@ def temporal_costs(
 ) -> dict[str, float]:
     """Mean history events, billable actions, activities and activity retries per job workflow, over
     a random ``sample`` of ``job_ids`` (workflow ids ``photo-job-{job_id}``, DESIGN.md)."""
-    from workflows.shared import workflow_id_for_job
+    from activities.contracts import workflow_id_for_job
 
     chosen = random.Random(seed).sample(list(job_ids), min(sample, len(job_ids)))
     if not chosen:

@@ -49,7 +49,7 @@ def temporal_binary() -> str:
 def search_attribute_flags() -> list[str]:
     """``--search-attribute Name=Keyword`` for every job search attribute (``JOB_SEARCH_ATTRIBUTES``);
     the dev server registers them on each start, also on an existing database."""
-    from workflows.shared import JOB_SEARCH_ATTRIBUTES
+    from activities.contracts import JOB_SEARCH_ATTRIBUTES
 
     flags: list[str] = []
     for key in JOB_SEARCH_ATTRIBUTES:

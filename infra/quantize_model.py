@@ -37,7 +37,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from infra.provision_model import md5_of
+from infra.model_files import U2NETP_FILE, md5_of
 from retouch.segment import INT8_MODEL_FILE, NETWORK_INPUT_PX
 
 __all__ = [
@@ -47,7 +47,6 @@ __all__ = [
     "Int8ModelError",
     "build_u2netp_int8",
     "fixed_size_model",
-    "md5_of",
     "quantize",
     "split_side_convs",
 ]
@@ -240,7 +239,7 @@ def build_u2netp_int8(model_dir: Path) -> Path:
     target = model_dir / INT8_MODEL_FILE
     if target.exists() and md5_of(target) == INT8_MD5:
         return target
-    fp32 = model_dir / "u2netp.onnx"
+    fp32 = model_dir / U2NETP_FILE
     if not fp32.exists():
         raise FileNotFoundError(f"{fp32} assente: eseguire prima python -m infra.provision_model")
     quantize(fp32, target)

@@ -19,7 +19,7 @@ import jsonschema
 import pytest
 import yaml
 
-from workflows.shared import JOB_SEARCH_ATTRIBUTES
+from activities.contracts import JOB_SEARCH_ATTRIBUTES
 
 REPO = Path(__file__).resolve().parent.parent
 COMPOSE = REPO / "docker-compose.yml"

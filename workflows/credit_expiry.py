@@ -16,8 +16,8 @@ from temporalio import workflow
 from temporalio.common import RetryPolicy
 
 with workflow.unsafe.imports_passed_through():
+    from activities.contracts import CREDIT_VALIDITY_DAYS, ExpireCreditsInput
     from activities.retention import RetentionActivities
-    from workflows.shared import CREDIT_VALIDITY_DAYS, ExpireCreditsInput
 
 CREDIT_EXPIRY_WORKFLOW_ID = "credit-expiry"
 ITERATIONS_PER_RUN = 100

@@ -35,13 +35,7 @@ from temporalio.exceptions import ActivityError, ApplicationError
 from temporalio.exceptions import TimeoutError as ActivityTimeoutError
 
 with workflow.unsafe.imports_passed_through():
-    from activities.credits import CreditActivities
-    from activities.human_jobs import HumanJobActivities
-    from activities.jobs import JobActivities
-    from activities.retention import RetentionActivities
-    from activities.retouch import RetouchActivities
-    from fotopronta.domain import JobStatus, JobType
-    from workflows.shared import (
+    from activities.contracts import (
         ACTION_REFUSED_ERROR,
         ASSIGNMENT_REFUSED_ERROR,
         BAD_IMAGE_ERROR,
@@ -75,6 +69,12 @@ with workflow.unsafe.imports_passed_through():
         StartInput,
         is_retryable_error,
     )
+    from activities.credits import CreditActivities
+    from activities.human_jobs import HumanJobActivities
+    from activities.jobs import JobActivities
+    from activities.retention import RetentionActivities
+    from activities.retouch import RetouchActivities
+    from fotopronta.domain import JobStatus, JobType
 
 ArgT = TypeVar("ArgT")
 

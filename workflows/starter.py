@@ -37,10 +37,7 @@ from temporalio.common import (
 from temporalio.exceptions import WorkflowAlreadyStartedError
 from temporalio.service import RPCError, RPCStatusCode
 
-from fotopronta.domain import JOB_COSTS, JobStatus, JobType
-from fotopronta.models import Photo, PhotoProcessingJob, Profile
-from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import (
+from activities.contracts import (
     JOB_SEARCH_ATTRIBUTES,
     SA_JOB_STATUS,
     SA_JOB_TYPE,
@@ -51,6 +48,9 @@ from workflows.shared import (
     PhotoJobInput,
     workflow_id_for_job,
 )
+from fotopronta.domain import JOB_COSTS, JobStatus, JobType
+from fotopronta.models import Photo, PhotoProcessingJob, Profile
+from workflows.photo_job import PhotoJobWorkflow
 
 log = logging.getLogger("fotopronta.starter")
 

@@ -18,13 +18,13 @@ from temporalio.client import Client
 from temporalio.runtime import PrometheusConfig, Runtime, TelemetryConfig
 from temporalio.worker import Worker
 
+from activities.contracts import TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH
 from fotopronta.db import session_factory
 from fotopronta.logs import configure_logging
 from fotopronta.settings import Settings, get_settings
 from fotopronta.storage import ObjectStorage, get_storage
 from workflows.credit_expiry import CREDIT_EXPIRY_WORKFLOW_ID, CreditExpiryInput, CreditExpiryWorkflow
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import TASK_QUEUE_JOBS, TASK_QUEUE_RETOUCH
 
 log = logging.getLogger("fotopronta.worker")
 

@@ -21,13 +21,13 @@ from temporalio.api.history.v1 import HistoryEvent as HistoryEventProto
 from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.contracts import workflow_id_for_job
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.errors import ApiError
 from api.job_timeline import PendingAttempt, TimelineStep, build_timeline, designer_ids, local_activity
 from api.services import admin_jobs as service
 from fotopronta.domain import JobStatus
 from fotopronta.settings import get_settings
-from workflows.shared import workflow_id_for_job
 
 router = APIRouter(prefix="/api/admin/jobs", tags=["admin"])
 log = logging.getLogger("fotopronta.api.admin_history")

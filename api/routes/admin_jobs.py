@@ -17,13 +17,13 @@ from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 
+from activities.contracts import AssignInput
 from api.deps import AdminUser, SessionDep, TemporalDep
 from api.job_control import run_job_update
 from api.schemas import AdminJobPage, DesignerJob
 from api.services import admin_jobs as service
 from api.services.designer import load_human_job
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import AssignInput
 
 router = APIRouter(prefix="/api/admin/jobs", tags=["admin"])
 

@@ -13,6 +13,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 from pydantic import BaseModel, Field
 
+from activities.contracts import AssignInput, CompleteHumanInput, RejectInput, StartInput
 from api.deps import DesignerUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
@@ -28,7 +29,6 @@ from fotopronta.domain import UserRole
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectNotFoundError, get_storage
 from fotopronta.thumbnails import store_thumbnail, thumbnail_key
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import AssignInput, CompleteHumanInput, RejectInput, StartInput
 
 router = APIRouter(prefix="/api/designer", tags=["designer"])
 log = logging.getLogger("fotopronta.api.designer")

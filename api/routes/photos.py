@@ -15,6 +15,7 @@ from fastapi.responses import Response
 from pydantic import BaseModel, Field
 from temporalio.service import RPCError
 
+from activities.contracts import CancelInput, ReprocessInput, workflow_id_for_job
 from api.deps import SellerUser, SessionDep, TemporalDep, effective_role
 from api.errors import ApiError
 from api.http_headers import content_disposition
@@ -42,7 +43,6 @@ from fotopronta.domain import SMART_BACKGROUND_COST, JobType
 from fotopronta.models import Profile
 from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import CancelInput, ReprocessInput, workflow_id_for_job
 from workflows.starter import start_job_workflow, start_job_workflows_or_defer
 
 router = APIRouter(prefix="/api/photos", tags=["photos"])

@@ -9,6 +9,7 @@ from datetime import date, datetime, time, timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, aliased
 
+from activities.contracts import RETENTION_DAYS
 from api.job_timeline import format_it
 from api.schemas import AdminJob, AdminJobPage, DesignerJob
 from api.services.admin_overview import needs_review_clause
@@ -16,7 +17,6 @@ from api.services.designer import as_designer_job, load_human_job
 from api.services.queries import contains_any, sorted_page
 from fotopronta.domain import JobStatus, JobType
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
-from workflows.shared import RETENTION_DAYS
 
 
 def _day_start(d: date) -> datetime:
@@ -144,7 +144,7 @@ photo's files are deleted)."""
 
 def job_retention(session: Session, job_id: uuid.UUID) -> tuple[JobStatus, datetime | None] | None:
     """The job's status and, once it has ended delivered or rejected and its files are still stored,
-    until when they are kept (end time + :data:`workflows.shared.RETENTION_DAYS`); ``None`` when the
+    until when they are kept (end time + :data:`activities.contracts.RETENTION_DAYS`); ``None`` when the
     job does not exist. Closes the session, so no connection is held while Temporal answers."""
     job = session.get(PhotoProcessingJob, job_id)
     if job is None:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from activities.contracts import is_retryable_error
 from api.errors import ApiError
 from fotopronta.domain import FREE_REWORK_DAYS, FREE_REWORK_WINDOW, JobStatus
 from fotopronta.models import Photo, PhotoProcessingJob
-from workflows.shared import is_retryable_error
 
 REWORK_TITLE = "Revisione non disponibile"
 REPROCESS_TITLE = "Impossibile avviare la rielaborazione"
@@ -70,7 +70,7 @@ def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None
 
 def reprocess_refusal(photo: Photo) -> ApiError | None:
     """Why reprocessing ``photo`` is refused (SPEC §4 Reprocess), or ``None`` when allowed: the latest
-    job ``failed`` with a retryable error (:func:`workflows.shared.is_retryable_error`) and the
+    job ``failed`` with a retryable error (:func:`activities.contracts.is_retryable_error`) and the
     original still stored. The caller's balance (refused at 0 credits) is checked by the route's
     service, not here: it is the user's, not the photo's.
 

@@ -17,6 +17,7 @@ from sqlalchemy import ColumnElement, and_, case, func, or_, select, tuple_
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
+from activities.contracts import PHOTO_BUSY_MESSAGE
 from api.deps import owner_or_admin
 from api.errors import ApiError
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
@@ -41,7 +42,6 @@ from fotopronta.storage import (
     new_upload_key,
 )
 from fotopronta.thumbnails import store_thumbnail, thumbnail_key
-from workflows.shared import PHOTO_BUSY_MESSAGE
 
 MEDIA_TYPES = {".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".png": "image/png", ".webp": "image/webp"}
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The `default` namespace and FotoPronta's custom search attributes (run by the `temporal-namespace`
 # job of docker-compose.yml, image temporalio/admin-tools, once the server is healthy). Keep the list
-# equal to workflows.shared.JOB_SEARCH_ATTRIBUTES (tests/test_compose.py checks it).
+# equal to activities.contracts.JOB_SEARCH_ATTRIBUTES (tests/test_compose.py checks it).
 set -eu
 ADDRESS="${TEMPORAL_ADDRESS:-temporal:7233}"
 NAMESPACE="${TEMPORAL_NAMESPACE:-default}"

@@ -11,6 +11,7 @@ import time
 from temporalio.api.enums.v1 import EventType
 from temporalio.client import WorkflowHandle, WorkflowHistory
 
+from activities.contracts import TASK_QUEUE_JOBS, ResumeInput, workflow_id_for_job
 from fotopronta import ledger
 from fotopronta.domain import JobType
 from tests.jobs.conftest import TimeSkipping
@@ -18,7 +19,6 @@ from tests.jobs.test_timers import _job_input
 from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import TASK_QUEUE_JOBS, ResumeInput, workflow_id_for_job
 
 
 async def _history_with_markers(

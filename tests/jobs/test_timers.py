@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
+from activities.contracts import TASK_QUEUE_JOBS, AssignInput, PhotoJobInput, StartInput, workflow_id_for_job
 from fotopronta import ledger
 from fotopronta.domain import JobType, UserRole
 from fotopronta.models import Notification, Photo, Profile
@@ -17,7 +18,6 @@ from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
 from workflows.credit_expiry import CreditExpiryInput, CreditExpiryWorkflow
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import TASK_QUEUE_JOBS, AssignInput, PhotoJobInput, StartInput, workflow_id_for_job
 
 
 def _job_input(

@@ -11,9 +11,9 @@ from retouch_helpers import needs_model
 from retouch_images import product_photo
 from temporalio.testing import ActivityEnvironment
 
+from activities.contracts import RetouchInput
 from activities.retouch import RetouchActivities
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, LocalStorage
-from workflows.shared import RetouchInput
 
 
 class _OnePhotoSession:

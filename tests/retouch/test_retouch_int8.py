@@ -24,7 +24,8 @@ def _mask(network: object, x: np.ndarray) -> np.ndarray:
 def test_the_int8_model_is_built_from_the_committed_ranges(tmp_path: Path) -> None:
     """Provisioning derives the int8 copy from ``u2netp.onnx`` and ``infra/u2netp_int8_ranges.json`` alone
     (no photos, no network) and gets the same bytes as on the machine the md5 was recorded on."""
-    from infra.quantize_model import INT8_CONVS, INT8_MD5, build_u2netp_int8, md5_of
+    from infra.model_files import md5_of
+    from infra.quantize_model import INT8_CONVS, INT8_MD5, build_u2netp_int8
 
     shutil.copyfile(segment.model_file("u2netp"), tmp_path / "u2netp.onnx")
     built = build_u2netp_int8(tmp_path)

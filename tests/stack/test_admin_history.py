@@ -23,13 +23,13 @@ import pytest
 from temporalio.client import WorkflowExecutionStatus
 from temporalio.testing import WorkflowEnvironment
 
+from activities.contracts import RETENTION_DAYS, TASK_QUEUE_JOBS, PhotoJobInput, workflow_id_for_job
 from fotopronta.db import session_scope
 from fotopronta.domain import JobType, UserRole
 from fotopronta.models import Photo, PhotoProcessingJob
 from tests.utils.factories import login, make_user, product_photo_bytes, undecodable_jpeg
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import RETENTION_DAYS, TASK_QUEUE_JOBS, PhotoJobInput, workflow_id_for_job
 
 pytestmark = pytest.mark.stack
 

@@ -13,6 +13,7 @@ import pytest
 from PIL import Image
 from sqlalchemy import select
 
+from activities.contracts import RETRYABLE_ERROR_MARKERS
 from fotopronta.db import session_factory
 from fotopronta.domain import FREE_REWORK_DAYS, JOB_COSTS, JobStatus, JobType
 from fotopronta.models import PhotoProcessingJob, Profile
@@ -22,7 +23,6 @@ from retouch.decode import MAX_PIXELS
 from tests.utils.factories import login, make_user
 from tests.utils.jobs import new_photo_job, new_user
 from tests.utils.stack import Stack
-from workflows.shared import RETRYABLE_ERROR_MARKERS
 
 pytestmark = pytest.mark.stack
 

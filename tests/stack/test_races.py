@@ -21,6 +21,8 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError
 from temporalio.client import Client, WorkflowExecutionStatus
 
+from activities.contracts import JOB_GONE_ERROR, workflow_id_for_job
+from activities.resume import resume_waiting_jobs
 from fotopronta import ledger
 from fotopronta.db import session_factory
 from fotopronta.domain import JobType, UserRole
@@ -30,8 +32,6 @@ from tests.utils.factories import login, product_photo_bytes
 from tests.utils.histories import maybe_record
 from tests.utils.jobs import count_rows, credits_and_ledger, job_row, new_photo_job, new_user, wait_job_status
 from tests.utils.stack import Stack
-from workflows.resume import resume_waiting_jobs
-from workflows.shared import JOB_GONE_ERROR, workflow_id_for_job
 from workflows.starter import reconcile_orphan_workflows, start_job_workflow
 
 pytestmark = pytest.mark.stack

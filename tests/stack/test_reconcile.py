@@ -16,6 +16,7 @@ import pytest
 from temporalio.client import Client
 from temporalio.service import RPCError, RPCStatusCode
 
+from activities.contracts import SA_JOB_STATUS, SA_PHOTO_NAME, SA_USER_EMAIL, workflow_id_for_job
 from fotopronta.db import session_factory
 from fotopronta.domain import JobStatus
 from fotopronta.storage import get_storage
@@ -31,7 +32,6 @@ from tests.utils.jobs import (
     wait_job_status,
 )
 from tests.utils.stack import Stack
-from workflows.shared import SA_JOB_STATUS, SA_PHOTO_NAME, SA_USER_EMAIL, workflow_id_for_job
 from workflows.starter import reconcile_forever, reconcile_pending_jobs
 
 pytestmark = pytest.mark.stack

@@ -16,6 +16,13 @@ from sqlalchemy import select
 from temporalio import activity
 from temporalio.worker import Worker
 
+from activities.contracts import (
+    RETRYABLE_ERROR_MARKERS,
+    TASK_QUEUE_JOBS,
+    PhotoJobInput,
+    RetouchInput,
+    RetouchOutput,
+)
 from activities.retouch import RetouchActivities
 from fotopronta.db import session_factory
 from fotopronta.models import Photo, Profile
@@ -24,13 +31,6 @@ from tests.utils.factories import login, product_photo_bytes
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import (
-    RETRYABLE_ERROR_MARKERS,
-    TASK_QUEUE_JOBS,
-    PhotoJobInput,
-    RetouchInput,
-    RetouchOutput,
-)
 
 pytestmark = pytest.mark.stack
 

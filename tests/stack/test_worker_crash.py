@@ -18,6 +18,7 @@ from PIL import Image
 from sqlalchemy import select
 from temporalio.api.enums.v1 import PendingActivityState
 
+from activities.contracts import TASK_QUEUE_JOBS, PhotoJobInput, workflow_id_for_job
 from fotopronta.db import session_factory
 from fotopronta.domain import JobType
 from fotopronta.models import Notification
@@ -26,7 +27,6 @@ from tests.utils.histories import maybe_record
 from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
-from workflows.shared import TASK_QUEUE_JOBS, PhotoJobInput, workflow_id_for_job
 
 pytestmark = pytest.mark.stack
 

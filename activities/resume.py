@@ -17,9 +17,9 @@ from sqlalchemy.orm import Session
 from temporalio.client import Client, WorkflowUpdateFailedError
 from temporalio.service import RPCError
 
+from activities.contracts import UPDATE_RESUME, ResumeInput, workflow_id_for_job
 from fotopronta.domain import JobStatus
 from fotopronta.models import PhotoProcessingJob
-from workflows.shared import UPDATE_RESUME, ResumeInput, workflow_id_for_job
 
 log = logging.getLogger("fotopronta.jobs.resume")
 

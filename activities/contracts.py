@@ -3,6 +3,11 @@
 One input dataclass per workflow, activity, signal and update (Temporal samples habit), so fields can
 be added later without breaking running workflows. Nothing here imports I/O libraries: this module is
 loaded inside the workflow sandbox.
+
+It lives beside the activities, below the workflows, so imports point one way (workflows and the API
+import it; activities never import ``workflows``). Temporal's JSON payloads carry field names, not
+class paths: renaming a class or field here breaks the replay of recorded histories, moving the
+module does not.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ photo was deleted. Raised non-retryable; :class:`~workflows.photo_job.PhotoJobWo
 
 SIGNAL_CREDITS_ADDED = "credits_added"
 UPDATE_RESUME = "resume"
-"""Update of ``PhotoJobWorkflow``: retry a waiting job's reservation now (``workflows.resume``)."""
+"""Update of ``PhotoJobWorkflow``: retry a waiting job's reservation now (``activities.resume``)."""
 
 SA_USER_EMAIL = SearchAttributeKey.for_keyword("UserEmail")
 """Search attribute: the job owner's e-mail (Temporal UI filter ``UserEmail = "…"``)."""
