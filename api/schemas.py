@@ -6,21 +6,12 @@ import uuid
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, EmailStr, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from api.services.photo_rules import reprocess_refusal, rework_refusal
 from api.text_rules import PersonName, SingleLine
 from fotopronta.domain import FREE_REWORK_DAYS, JobStatus, JobType, PhotoStatus
 from fotopronta.models import Photo
-
-
-class SignupIn(BaseModel):
-    """``POST /api/auth/signup`` body (SPEC §5: first name, e-mail, password ≥ 6)."""
-
-    email: EmailStr
-    password: str = Field(min_length=6, max_length=200)
-    first_name: str = Field(min_length=1, max_length=200)
-    last_name: str | None = Field(default=None, max_length=200)
 
 
 class LoginIn(BaseModel):

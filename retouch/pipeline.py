@@ -130,24 +130,6 @@ def _resize(arr: np.ndarray, size: tuple[int, int], resample: Image.Resampling) 
     return np.asarray(Image.fromarray(arr, mode).resize(size, resample, reducing_gap=2.0))
 
 
-def compute_matte(rgb: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any) -> np.ndarray:
-    """Matte of an RGB photo: network mask at the working resolution, refined, upsampled once.
-
-    Args:
-        rgb: uint8 (H, W, 3) sRGB.
-        model_name: rembg model.
-        **kw: passed to :func:`retouch.matte.refine_matte`.
-
-    Returns:
-        uint8 (H, W), 255 = product.
-    """
-    h, w = rgb.shape[:2]
-    ww, wh = _working_size(w, h)
-    small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    alpha, _, _ = product_matte(small, model_name, **kw)
-    return upsample_matte(alpha, (w, h))
-
-
 def product_matte(
     small: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any
 ) -> tuple[np.ndarray, str | None, Pick]:
