@@ -26,7 +26,7 @@ HEARTBEAT_INTERVAL_S = 5.0
 
 DB_WAIT_S = 120.0
 """Seconds the activity waits for an unreachable database before letting the attempt fail: a short
-database outage must not use up the retouch's 3 attempts (issue 13, faults during load)."""
+database outage (a restart, a fail-over) must not use up the retouch's 3 attempts."""
 
 
 @contextmanager
@@ -92,7 +92,7 @@ class RetouchActivities:
         """
         # the pipeline (numpy, scipy, onnxruntime) loads on the first photo, not on import: the
         # workflow module imports this class for its typed activity reference, and the API and the
-        # photo-jobs worker import the workflow module (issue 14 item 6, tests/test_lean_imports.py)
+        # photo-jobs worker import the workflow module (tests/test_lean_imports.py)
         from retouch.pipeline import RetouchOptions
         from retouch.pipeline import retouch as run_pipeline
 

@@ -1,7 +1,7 @@
 """FastAPI dependencies as ``Annotated`` aliases: ``SessionDep``, ``CurrentUser``, ``CurrentAuth``,
 ``AdminUser``, ``DesignerUser``, ``SellerUser``, ``StreamAuth``, ``RecoveryClaims``, ``TemporalDep`` (full-stack-fastapi-template habit). Roles are checked
 here, on the server, and every access token's sign-in session (``sid``) is checked against the
-database, so logout and password changes revoke tokens at once (issue 11); ``client_ip`` is the
+database, so logout and password changes revoke tokens at once; ``client_ip`` is the
 address rate limits key on (``X-Forwarded-For`` only from trusted proxies)."""
 
 from __future__ import annotations
@@ -210,7 +210,7 @@ def client_ip(request: Request) -> str:
     """The client's IP for rate limits: the socket peer, unless the peer is one of the configured
     ``trusted_proxies``; then ``X-Forwarded-For`` is read from the right, skipping trusted proxies,
     and the first untrusted address is the client. Without trusted proxies the header is ignored, so
-    rotating it changes nothing (issue 11 item 5)."""
+    rotating it changes nothing (a client cannot dodge a rate limit by forging it)."""
     peer = request.client.host if request.client else "-"
     networks = get_settings().trusted_proxy_networks
     if not networks:

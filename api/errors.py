@@ -100,7 +100,7 @@ def body_too_large(limit_bytes: int | None) -> ApiError:
     return ApiError(413, f"La richiesta è troppo grande{limit}.", "request_too_large", BODY_TOO_LARGE_TITLE)
 
 
-#: Body of the 503 answered while the database cannot be reached (issue 13: faults during load).
+#: Body of the 503 answered while the database cannot be reached (a database outage or restart).
 SERVICE_UNAVAILABLE_DETAIL = "Servizio momentaneamente non disponibile, riprova tra poco."
 #: Seconds a client should wait before retrying after a 503 (``Retry-After`` header).
 SERVICE_UNAVAILABLE_RETRY_AFTER_S = 5

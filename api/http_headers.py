@@ -1,5 +1,4 @@
-"""Security headers on every response, and RFC 6266 ``Content-Disposition`` for downloads (issue 11,
-item 8).
+"""Security headers on every response, and RFC 6266 ``Content-Disposition`` for downloads.
 
 :class:`SecurityHeadersMiddleware` (a plain ASGI middleware, so server-sent event streams pass
 through untouched) adds to every HTTP response that does not set them itself:

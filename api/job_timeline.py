@@ -1,4 +1,4 @@
-"""An Italian timeline of a photo job, built from its workflow history (issue 12 item 6).
+"""An Italian timeline of a photo job, built from its workflow history.
 
 The admin dashboard shows, for every job (AI or human, running or finished), the steps of its
 ``PhotoJobWorkflow`` run: reservation of the credits, each AI retouch attempt with its outcome and

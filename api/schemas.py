@@ -186,7 +186,7 @@ class PhotoPage(BaseModel):
 
 class AppConfig(BaseModel):
     """``GET /api/config`` (public): the server's product constants the web app shows, so it never
-    re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings."""
+    re-types them. Read from :mod:`fotopronta.domain` and the settings."""
 
     job_costs: dict[str, int]
     """Credits per photo by job type (keys: the ``JobType`` values; SPEC §9)."""

@@ -1,5 +1,5 @@
 """What an uploaded file really is, decided from its bytes before anything is stored or charged
-(issue 11, item 2; SPEC §5 client upload, §9 limits).
+(SPEC §5 client upload, §9 limits).
 
 :func:`inspect_image` sniffs the type from the magic bytes (never the client's Content-Type or file
 extension) and reads the dimensions from the header only (Pillow's lazy ``Image.open``, pillow-heif's

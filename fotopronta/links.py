@@ -1,4 +1,4 @@
-"""The web app's public address for links in e-mails and payment redirects (issue 12, item 5).
+"""The web app's public address for links in e-mails and payment redirects.
 
 ``FOTOPRONTA_PUBLIC_URL`` wins whenever it is set; outside development it is required (settings
 refuse to load without it). In development, when it is not set, a link made while serving a request

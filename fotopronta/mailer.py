@@ -148,7 +148,7 @@ async def send_email(email: Email) -> uuid.UUID:
     settings = get_settings()
     outbox_id = await asyncio.to_thread(_store, email)
     backend = settings.effective_mail_backend
-    # links carry sign-in secrets (confirmation, reset): logged only in development (issue 11 item 9)
+    # links carry sign-in secrets (confirmation, reset): logged only in development
     links = email.links if settings.is_development else f"[{len(email.links)} omessi]"
     log.info("e-mail %s to %s: %s (backend %s) links=%s", outbox_id, email.to, email.subject, backend, links)
     if backend == "smtp":

@@ -95,7 +95,7 @@ class Profile(Base):
     is_active: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True)
     max_concurrent_jobs: Mapped[int] = mapped_column(Integer, nullable=False, default=5)
     specializations: Mapped[list[str] | None] = mapped_column(JSONB)
-    # the seller's defaults for SEO file names, prefilled in the upload form (issue 12, item 11)
+    # the seller's defaults for SEO file names, prefilled in the upload form
     default_brand: Mapped[str | None] = mapped_column(String(100))
     default_category: Mapped[str | None] = mapped_column(String(100))
     created_at: Mapped[datetime] = _created_at()

@@ -318,7 +318,7 @@ def check_session_matches(checkout: CheckoutSession, purchase: CreditPurchase) -
     someone else on the same Stripe account, or by another integration) never completes a purchase:
     ``purchase_id`` must be present and equal, ``user_id`` must be equal when present, and
     ``amount_total`` (cents) must be present and equal to ``amount_paid_cents``; the currency, when
-    given, must be the purchase's (issue 11, item 11).
+    given, must be the purchase's.
 
     Raises:
         PurchaseMismatchError: any of the above does not hold (message in English, for logs).

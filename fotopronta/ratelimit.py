@@ -1,4 +1,4 @@
-"""Moving-window rate limits stored in PostgreSQL (issue 11 item 5).
+"""Moving-window rate limits stored in PostgreSQL.
 
 The ``limits`` library parses the limit strings (``"10/15 minutes"``) but has no PostgreSQL storage,
 and the stack runs no Redis or Memcached; so the counting is this small module over the table

@@ -1,5 +1,5 @@
 """Delivered results: their download names and the rule that one photo's deletion never deletes a file
-another photo still uses (issue 11, item 1).
+another photo still uses.
 
 Result files are stored under ids (:func:`fotopronta.storage.result_key`); the SEO name the pipeline
 computes (``processing_details["seo_filename"]``) is only the name the seller's browser saves.

@@ -40,7 +40,7 @@ def verify_password(password: str, password_hash: str | None) -> bool:
 
     Without a usable hash (unknown user, or a password discarded at confirmation) the password is
     verified against :func:`dummy_password_hash` and ``False`` returned, so the answer takes as long
-    as for an existing account and timing does not reveal which e-mails exist (issue 11 item 6).
+    as for an existing account and timing does not reveal which e-mails exist.
     """
     usable = password_hash is not None and password_hash.startswith("$argon2")
     try:

@@ -94,7 +94,7 @@ class Settings(BaseSettings):
     max_batch_bytes_admin: int = 250 * 1024 * 1024
     max_file_bytes: int = 50 * 1024 * 1024
 
-    # accounts, e-mail and payments (issue 5; SPEC §2, §7, §8)
+    # accounts, e-mail and payments (SPEC §2, §7, §8)
     signup_link_ttl_s: int = 24 * 3600  # e-mail confirmation link
     recovery_code_ttl_s: int = 15 * 60  # 6-digit reset code
     recovery_link_ttl_s: int = 3600  # reset link

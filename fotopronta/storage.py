@@ -3,8 +3,8 @@
 Buckets (SPEC §3 "Storage buckets"): ``user-uploads`` (originals) and ``processed-photos``
 (results). Keys are ``{user_id}/{timestamp}-{random}.{ext}`` for uploads and
 ``{user_id}/{job_id}.{jpg,webp}`` for AI results (:func:`result_key`): unique per job, never derived
-from the SEO name, which is only the download name (issue 11: a SEO name cut at 90 characters lost
-its short id and two photos shared one file).
+from the SEO name, which is only the download name (a SEO name cut at 90 characters can lose its short id, so two photos
+would share one file).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Small stored previews for /photos (issue 12, item 8).
+"""Small stored previews for /photos.
 
 Every stored image gets a WebP preview of at most :data:`THUMBNAIL_MAX_PX` px on its long side, kept in
 the same bucket under :func:`thumbnail_key` (``{key}.thumb.webp``): the original at upload time, an AI

@@ -40,7 +40,7 @@ __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEG
 #: Working resolution cap for segmentation and matte refinement (pixels). The network sees 256x256
 #: anyway; the guided filter snaps the matte to the photo's edges at this resolution, the matte is
 #: upsampled once and its edges are tightened at full resolution (:func:`retouch.composite.tighten_edges`).
-#: On the shared GT photos (2026-11-22, ``bench/quality.py``) the matte is as good at 0.35 MP as at
+#: On the shared GT photos (``bench/quality.py``) the matte is as good at 0.35 MP as at
 #: 0.5 MP (mean IoU 0.9242 / 0.9242, boundary F 0.8825 / 0.8816; 0.25 MP: 0.9240 / 0.8825) and every
 #: working-resolution step is cheaper: 0.504 vs 0.564 s per GT photo on one core.
 WORK_MAX_PIXELS = 350_000
@@ -275,7 +275,7 @@ def release_free_heap(*, force: bool = False) -> bool:
 
     A photo allocates and frees hundreds of MB of numpy and Pillow buffers from two or more threads;
     glibc keeps freed pages in its per-thread arenas, so a long-running worker's RSS creeps up as the
-    arenas fragment. Measured with two photos at a time over 636-1060 shared photos (2026-11-22):
+    arenas fragment. Measured with two photos at a time over 636-1060 shared photos:
     without trimming the per-pass peak RSS rose from ~748 to ~773 MB and the RSS between photos from
     659 to ~680 MB; trimming after every photo kept them at ~695 MB and ~540 MB but cost 3% of
     throughput at the shared photos' size and 11% on 12 MP photos (the ~300 MB of pages are faulted in

@@ -12,7 +12,7 @@ Sources of the numbers:
 * ``original``: the input's own size and framing; only the background and light change.
 
 Also the smart-background categories (:data:`SMART_BACKGROUND_CATEGORIES`). Standard library only: the
-API validates upload options against these without loading the pipeline (issue 14 item 6).
+API validates upload options against these without loading the pipeline (tests/test_lean_imports.py).
 """
 
 from __future__ import annotations

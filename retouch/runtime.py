@@ -1,4 +1,4 @@
-"""The retouch pipeline's runtime knobs, read once from the environment (issue 14 item 6).
+"""The retouch pipeline's runtime knobs, read once from the environment.
 
 Every ``RETOUCH_*`` environment variable the pipeline honours is read here and nowhere else, when the
 module is first imported (a worker process reads its environment once; set the variables before the
@@ -162,7 +162,7 @@ def fix_malloc_thresholds(mmap_mb: int, trim_mb: int) -> bool:
     minor page faults and 1.1-1.4 s of system time per pass. With the mmap threshold at 32 MB (glibc's own
     ceiling; a 12 MP photo's 48 MB float planes are still mapped and unmapped on their own) and the trim
     threshold at 1 GB, the freed buffers are reused: 290,000 faults, 0.6-0.8 s, the pass 2-4 % shorter
-    (2026-11-25). The heap is still returned to the OS every :data:`retouch.pipeline.HEAP_TRIM_EVERY`
+    (``make bench-memory``). The heap is still returned to the OS every :data:`retouch.pipeline.HEAP_TRIM_EVERY`
     photos (``malloc_trim``), so the peak RSS stays bounded (``make bench-memory``).
 
     Returns:

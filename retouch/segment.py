@@ -14,7 +14,7 @@ shared photos with ground truth the raw u2netp mask's mean IoU is 0.864 at 320 p
 0.915 at 256 px, and inference costs 152 ms at 256 px vs 231 ms at 320 px (2 threads, this machine).
 A smaller first pass does not pay: at 224 px (23 % fewer network pixels) the full pipeline's mean IoU on
 the GT tuning fold fell from 0.9103 to 0.8647 and its boundary F from 0.886 to 0.843, and the tuning
-composites got a photo more than 0.05 IoU below rembg (``bench/quality.py``, tuning sets only, 2026-11-23).
+composites got a photo more than 0.05 IoU below rembg (``bench/quality.py``, tuning sets only).
 Every other model goes through rembg's own ``predict`` at its native size.
 
 **int8 first pass.** The 256 px evaluations of ``u2netp`` (every photo's first pass, the zoom and the
@@ -434,7 +434,7 @@ def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int, *, lanczos: 
     ImageNet normalisation, min-max of the fused map d0), with bilinear instead of Lanczos resampling
     unless ``lanczos``: the mask is refined at the working resolution afterwards. The kernel that shrinks
     the *input* does matter to the network: on the GT tuning fold the 256 px mask's mean IoU is 0.906 with
-    bilinear and 0.895 with Lanczos, while the 320 px mask is 0.826 / 0.832 (2026-11-23), so the first pass
+    bilinear and 0.895 with Lanczos, while the 320 px mask is 0.826 / 0.832, so the first pass
     stays bilinear and the 320 px "safe" mask is computed as rembg computes it (``lanczos=True``).
     """
     if input_px % 32:

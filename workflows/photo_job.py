@@ -79,10 +79,10 @@ with workflow.unsafe.imports_passed_through():
 ArgT = TypeVar("ArgT")
 
 PATCH_SELLER_CANCEL = "seller-cancel-before-start"
-"""``workflow.patched`` id of the ``cancel`` update (issue 12 item 4): histories that hold a
+"""``workflow.patched`` id of the ``cancel`` update: histories that hold a
 cancellation carry this marker."""
 PATCH_LOCAL_DB_ACTIVITIES = "local-db-activities"
-"""``workflow.patched`` id (issue 13, orchestration overhead): the short database activities of
+"""``workflow.patched`` id that cuts the orchestration overhead: the short database activities of
 :class:`JobActivities` that write the ledger and deliver or fail the job run as local activities in the ``photo-jobs``
 worker that runs the workflow, recorded as one marker each, instead of through the task queue
 (scheduled/started/completed events and one more workflow task each). ``bench/costs.py`` measured 39
@@ -500,7 +500,7 @@ class PhotoJobWorkflow:
         self._validate_cancel(inp)
         await self._exclusive()
         try:
-            # New in issue 12 item 4: marks the histories that hold a cancellation; older histories
+            # Marks the histories that hold a cancellation; histories recorded before the update existed
             # never received this update, so their replay is unchanged (tests/jobs/test_replay.py).
             workflow.patched(PATCH_SELLER_CANCEL)
             await self._credits(JobActivities.release_credits)

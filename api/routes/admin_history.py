@@ -176,7 +176,7 @@ async def job_history(
 
 
 class JobTimeline(BaseModel):
-    """``GET /api/admin/jobs/{id}/timeline``: the job's Italian timeline (issue 12 item 6).
+    """``GET /api/admin/jobs/{id}/timeline``: the job's Italian timeline.
 
     ``workflow_status`` is Temporal's (``RUNNING``, ``COMPLETED``, ``TERMINATED`` …); ``retries`` counts
     failed attempts that were retried, ``failures`` the steps that failed; ``temporal_url`` opens the

@@ -1,4 +1,4 @@
-"""Admin job endpoints (``/api/admin/jobs``, SPEC §6 Admin; issue 12 items 6 and 14).
+"""Admin job endpoints (``/api/admin/jobs``, SPEC §6 Admin).
 
 - ``GET`` without ``page``: human jobs by status (default the pending pool), by priority then age.
 - ``GET ?page=&size=`` (optionally ``q``, ``status``, ``job_type``, ``date_from``, ``date_to``, ``sort``,

@@ -2,7 +2,7 @@
 (``AdminUser``: an active admin; others get 403).
 
 - ``GET ?q=``: search by e-mail, first or last name (case-insensitive substring), newest first;
-  with ``page``/``size``/``sort``/``order``: one sorted page and the total (issue 12 item 14).
+  with ``page``/``size``/``sort``/``order``: one sorted page and the total.
 - ``POST /{user_id}/credits {amount}``: add ``amount`` (integer ≥ 1) credits valid one year, recorded
   as a zero-amount completed purchase of the Free package; waiting jobs resume.
 - ``POST /assign-missing-free-credits``: the 15 sign-up credits for every user whose ledger has no
@@ -76,7 +76,7 @@ def search_users(
     """Users whose e-mail, first or last name contains ``q`` (case-insensitive).
 
     Without ``page``: newest first, at most 200. With ``page``: ``size`` rows sorted by ``sort``
-    (``order``; ties by id) and the number of matches (issue 12 item 14).
+    (``order``; ties by id) and the number of matches.
     """
     rows, total = service.search_users(session, q, page=page, size=size, sort=sort, order=order)
     if page is None or total is None:

@@ -19,7 +19,7 @@ across restarts. A locked account still signs in its owner from an address witho
 (:func:`api.services.auth.login`). The client IP is
 the socket peer unless it is a configured trusted proxy (``api.deps.client_ip``).
 
-Issue 11:
+Sessions and accounts:
 
 - Every access token carries ``sid``, its sign-in session (``refresh_sessions.family_id``); logout
   revokes that session and a password change, reset or code revokes the others, so their access tokens

@@ -1,4 +1,4 @@
-"""Admin job lists (``api/routes/admin_jobs.py``, SPEC §6 Admin; issue 12 items 6 and 14) and the
+"""Admin job lists (``api/routes/admin_jobs.py``, SPEC §6 Admin) and the
 notification a designer gets when an admin assigns them a job."""
 
 from __future__ import annotations

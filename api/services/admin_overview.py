@@ -16,7 +16,7 @@ from fotopronta.models import CreditPurchase, Photo, PhotoProcessingJob, Profile
 NEW_USER_WINDOW = timedelta(days=30)
 """SPEC §9: users with 0 credits registered within this window count as 'without credits'."""
 NEEDS_REVIEW_WINDOW_DAYS = FREE_REWORK_DAYS
-"""Issue 10: the overview counts AI results flagged ``needs_review`` delivered within the free-rework
+"""The overview counts AI results flagged ``needs_review`` delivered within the free-rework
 window (:data:`fotopronta.domain.FREE_REWORK_DAYS`)."""
 AI_JOB_TYPES = (JobType.background_removal.value, JobType.smart_backgrounds.value)
 ACTIVE_JOB_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)

@@ -2,7 +2,7 @@
 
 The ``POST /api/photos/{id}/rework`` and ``/reprocess`` routes raise the refusal these functions
 return, and ``PhotoPublic.can_rework`` / ``can_reprocess`` are ``refusal is None``, so the web app
-shows the buttons by the very rule the server enforces (issue 14). Pure over a loaded ``Photo`` (its
+shows the buttons by the very rule the server enforces, never a copy of it. Pure over a loaded ``Photo`` (its
 ``jobs`` loaded): no query, no commit.
 """
 

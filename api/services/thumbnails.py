@@ -24,7 +24,7 @@ THUMBNAIL_MAX_DECODE_PIXELS = 16_000_000
 """Hard cap on the pixels the API decodes for one preview (16 MP: at most 64 MB as RGBA). A JPEG is
 decoded at 1/2, 1/4 or 1/8 scale (``draft``), so a JPEG of up to 1 GP fits; a larger PNG, WebP, TIFF or
 HEIC original has no preview until its result exists (404 'Anteprima non disponibile'), and an upload
-over 80 MP is refused anyway (issue 11, item 2)."""
+over 80 MP is refused anyway (:mod:`api.uploads`)."""
 THUMBNAIL_DECODE_SLOTS = threading.BoundedSemaphore(2)
 """At most two previews decode at the same time in one API process (≤ 128 MB of pixels in all)."""
 

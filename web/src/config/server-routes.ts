@@ -2,7 +2,7 @@
  * Paths the FastAPI server answers itself (API, health check, development pages such as the test
  * checkout `/dev/checkout/…` and the outbox `/dev/mail`, the OpenAPI docs, `/robots.txt` and
  * `/sitemap.xml`). The service worker's
- * navigation fallback must never answer them with the app shell (issue 12 item 1); `vite.config.ts`
+ * navigation fallback must never answer them with the app shell; `vite.config.ts`
  * passes this list to workbox's `navigateFallbackDenylist`.
  */
 export const SERVER_PATH_PATTERNS: RegExp[] = [

@@ -42,7 +42,7 @@ export interface ProcessingDetails {
   colors?: ColorInfo[] | null;
   /** 0–1, written by the retouch pipeline: how sure it is of the cut-out. */
   confidence?: number | null;
-  /** The pipeline is unsure of the result: the card shows 'Da verificare' (issue 10). */
+  /** The pipeline is unsure of the result: the card shows 'Da verificare'. */
   needs_review?: boolean | null;
   /** Set when the preset kept the photo under the marketplace's minimum size (e.g. Amazon's 1000 px). */
   resolution_notice?: string | null;

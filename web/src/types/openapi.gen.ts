@@ -151,7 +151,7 @@ export interface paths {
          * @description Users whose e-mail, first or last name contains ``q`` (case-insensitive).
          *
          *     Without ``page``: newest first, at most 200. With ``page``: ``size`` rows sorted by ``sort``
-         *     (``order``; ties by id) and the number of matches (issue 12 item 14).
+         *     (``order``; ties by id) and the number of matches.
          */
         get: operations["admin-users-search"];
         put?: never;
@@ -1276,7 +1276,7 @@ export interface components {
         /**
          * AppConfig
          * @description ``GET /api/config`` (public): the server's product constants the web app shows, so it never
-         *     re-types them (issue 14). Read from :mod:`fotopronta.domain` and the settings.
+         *     re-types them. Read from :mod:`fotopronta.domain` and the settings.
          */
         AppConfig: {
             /** Accepted Extensions */
@@ -1615,7 +1615,7 @@ export interface components {
         JobStatus: "pending" | "waiting_for_credits" | "processing" | "completed" | "failed" | "pending_human" | "assigned_to_graphic" | "in_progress_human" | "completed_human" | "rejected_human";
         /**
          * JobTimeline
-         * @description ``GET /api/admin/jobs/{id}/timeline``: the job's Italian timeline (issue 12 item 6).
+         * @description ``GET /api/admin/jobs/{id}/timeline``: the job's Italian timeline.
          *
          *     ``workflow_status`` is Temporal's (``RUNNING``, ``COMPLETED``, ``TERMINATED`` …); ``retries`` counts
          *     failed attempts that were retried, ``failures`` the steps that failed; ``temporal_url`` opens the

@@ -26,7 +26,7 @@ function LoginForm() {
       const session = await login({ email: email.trim(), password });
       setSession(session);
       toast({ title: 'Accesso effettuato', description: `Benvenuto in ${PRODUCT_NAME}` });
-      // AuthPage now renders <SignedInRedirect>: designers land on /graphics-dashboard (issue 12 item 7)
+      // AuthPage then renders <SignedInRedirect>, which sends each role to its home (designers: /graphics-dashboard)
     } catch (error) {
       toast({ title: 'Errore accesso', description: errorMessage(error), variant: 'destructive' });
     } finally {

@@ -27,7 +27,7 @@ export function isDownloadable(photo: Photo): boolean {
   return photo.processed_path !== null && photo.status === 'processed' && photo.files_deleted_at == null;
 }
 
-/** Why a flagged result goes to a designer, in the seller's words (issue 10). */
+/** Why a flagged result goes to a designer, in the seller's words. */
 export const REVIEW_REASON = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: un grafico può rifinirlo gratis.';
 /** The same doubt once the free rework is no longer available (asked already, or the window is over). */
 export const REVIEW_REASON_NO_REWORK = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: controlla il risultato prima di usarlo.';

@@ -6,7 +6,7 @@ import { callsTo, fakeServer } from '@/test/fake-server';
 import { makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
 import { renderRoutes, testSession } from '@/test/utils';
 
-/** Issue 12 item 10: the app's dialog, never window.confirm/prompt, for delete and free rework. */
+/** The app's dialog, never window.confirm/prompt, for delete and free rework. */
 describe('photo dialogs', () => {
   beforeEach(() => {
     useSessionStore.getState().setSession(testSession);

@@ -31,7 +31,7 @@ function useDebounced<T>(value: T, ms: number): T {
 }
 
 /**
- * 'Lavori' tab (issue 12 items 6, 14): every job, AI or human, searched on the server by the owner's
+ * 'Lavori' tab: every job, AI or human, searched on the server by the owner's
  * e-mail or the photo's name, status (or the results flagged for review) and creation date; sortable
  * columns, pages of 20; each row opens the job's Italian timeline in a dialog over the table.
  */

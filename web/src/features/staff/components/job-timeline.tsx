@@ -6,7 +6,7 @@ import { useJobTimeline } from '../api/admin-api';
 import { OUTCOME_LABELS, OUTCOME_TONES, formatDuration, timelineSummaryLabel } from '../lib/timeline';
 
 /**
- * The Italian timeline of one job's workflow (issue 12 item 6): a summary (workflow status, retried
+ * The Italian timeline of one job's workflow: a summary (workflow status, retried
  * attempts, failures, link to the Temporal UI) and each step with start, duration and outcome.
  */
 export function JobTimelineView({ jobId, name }: { jobId: string; name: string }) {

@@ -12,7 +12,7 @@ const TABS = [
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** /admin-dashboard (SPEC §2, §6 Admin): Overview, Gestione utenti, Team grafici, Lavori (issue 12). */
+/** /admin-dashboard (SPEC §2, §6 Admin): Overview, Gestione utenti, Team grafici, Lavori. */
 export function AdminDashboardPage() {
   const [tab, setTab] = useState<TabId>('overview');
   // the jobs tab's first status filter, when another tab sends the admin there

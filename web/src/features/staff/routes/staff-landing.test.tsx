@@ -9,7 +9,7 @@ import { renderRoutes, testSession } from '@/test/utils';
 import { Pagination, SortableHeader, type SortState } from '../components/table-controls';
 import { formatDuration } from '../lib/timeline';
 
-describe('issue 12: designers and admin tables', () => {
+describe('designers and admin tables', () => {
   it('a designer lands on /graphics-dashboard after login, not on the seller dashboard', async () => {
     fakeServer({
       'POST /api/auth/login': testSession,
