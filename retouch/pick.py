@@ -244,7 +244,7 @@ FOCUS_ERODE_PX = 4
 FOCUS_RING_PX = (6, 24)
 #: Ring detail (mean |Laplacian|, grey levels in [0, 1] per px) below which :func:`focus_contrast` sees a
 #: plain backdrop and does not judge focus. Chosen on the tuning data only (``bench/tune_focus_floor.py``,
-#: 229 photos, 2026-11-24): the rings of studio sweeps and defocused backdrops measure 0.0033-0.0084, the
+#: 229 photos): the rings of studio sweeps and defocused backdrops measure 0.0033-0.0084, the
 #: lowest ring among the photos the focus test earns its flag or refocus on measures 0.0179, and every
 #: floor from 1e-4 to 0.01 takes none of those out of the test. Without a floor, a flat-coloured product
 #: on a plain backdrop (both sides ~0) read as a blurred object, went to a designer and cost a refocus.
@@ -252,8 +252,8 @@ FOCUS_RING_MIN = 0.01
 #: A kept mask whose inside carries less than this share of the fine detail of the ring around it
 #: (:func:`focus_contrast`) is flagged for review (:func:`confidence`): it sits on a soft, out-of-focus
 #: object among sharper surroundings, not on the in-focus product. Chosen on the tuning data only
-#: (``bench/tune_pick.py``: the GT tuning fold and composites of seeds 1, 3, 4, 5, 8 and 9, 240 photos,
-#: 2026-11-24): it flags 26 instead of 22 of the 36 photos with IoU < 0.9 (the four it adds keep a
+#: (``bench/tune_pick.py``: the GT tuning fold and composites of seeds 1, 3, 4, 5, 8 and 9, 240 photos):
+#: it flags 26 instead of 22 of the 36 photos with IoU < 0.9 (the four it adds keep a
 #: blurred cup or car, IoU 0.00-0.08, focus 0.19-0.40) and none more of the 204 good ones (lowest
 #: focus of a good photo: 0.53; 0.45 and 0.50 flag the same photos, 0.6 adds two good ones).
 REVIEW_FOCUS = 0.45
@@ -329,7 +329,7 @@ def in_doubt(signals: dict[str, float]) -> bool:
     the frame, the held-out composites' empty-matte failure mode).
 
     A trigger on half-confident masks (``uncertain`` > 0.2, ``bench/tune_guard.py``) was tried on the
-    tuning data (80 photos, 2026-11-23): it sends 29 instead of 15 of them to the second look for one
+    tuning data (80 photos): it sends 29 instead of 15 of them to the second look for one
     photo fewer more than 0.05 IoU below rembg (at a value on the threshold) and a lower mean IoU, and on
     ``make bench-speed``'s 53 photos it would send 11 instead of 3 (~15 % more CPU, under the 1.5x target);
     it is not used.
@@ -395,10 +395,10 @@ def _focus_crop(
 
 #: Zoom (:func:`_zoom`): a first mask that raised no doubt and covers less than this share of the frame
 #: is looked at again, on a crop around it. Chosen on the tuning data (``bench/tune_pick.py``'s 140
-#: photos, 2026-11-24): every tuning photo below 0.10 gained or stayed within 0.002 IoU (+0.36 at most,
+#: photos): every tuning photo below 0.10 gained or stayed within 0.002 IoU (+0.36 at most,
 #: where the 256 px mask of a small product was half-confident); between 0.10 and 0.25 two lost
 #: 0.075 and 0.124 (a product among busy clutter: the crop's view is dominated by the clutter), so 0.10
-#: shipped, confirmed on fresh seed 7 (``bench/confirm_zoom.py``). Widened to 0.15 on 2026-11-25 on the 230
+#: shipped, confirmed on fresh seed 7 (``bench/confirm_zoom.py``). Later widened to 0.15 on the 230
 #: tuning photos of ``bench/tune_refocus_trigger.py`` (seeds 1, 3, 4, 5, 8, 9): photos more than 0.05 IoU
 #: below plain rembg 5 -> 3 (small products whose 256 px outline is coarser than rembg's 320 px one),
 #: mean IoU 0.9224 -> 0.9225, 15 more photos zoomed; the rule committed before its one run on fresh
@@ -478,7 +478,7 @@ REFOCUS = True
 REFOCUS_INPUT_PX = NETWORK_INPUT_PX
 #: A kept mask whose :func:`focus_contrast` is below this gets the refocus (:func:`_refocus`): the focus
 #: test's own threshold. A wider trigger was tried on the tuning data only (``bench/tune_refocus_trigger.py``,
-#: 230 photos, 2026-11-24): refocusing every kept mask raised three photos (a truck on a blurred car
+#: 230 photos): refocusing every kept mask raised three photos (a truck on a blurred car
 #: 0.161 -> 0.961, a bush 0.080 -> 0.981, a busy scene 0.722 -> 0.893) and lowered 27 good ones by up to
 #: 0.50 (the sharp part of a product taken for the product), mean IoU 0.9224 -> 0.9130, good photos flagged
 #: 14 -> 43; the focus value does not separate them (the truck 1.163, GT photo 208001, which loses 0.26, 1.157).
@@ -542,7 +542,7 @@ def _iou(a: np.ndarray, b: np.ndarray) -> float:
 
 #: The mirrored 256 px pass (:func:`second_opinion`) runs when the first mask's :func:`wide_half_confident_share`
 #: is above this; ``inf``: never (as shipped). Tuned on tuning data only by ``bench/tune_mirror.py``
-#: (2026-11-25; GT tuning fold 20, tuning composites of seeds 1, 3, 4, 5 120, the 56 tuning car views of
+#: (GT tuning fold 20, tuning composites of seeds 1, 3, 4, 5 120, the 56 tuning car views of
 #: ``bench/carvana_views.py --tuning``): at 0.05, with :data:`MIRROR_DEFER_SMALL`, mean IoU (photos more than
 #: 0.05 below plain rembg) without -> with the pass: GT fold 0.9121 (0) -> 0.9162 (0), composites 0.9318 (3)
 #: -> 0.9380 (2), car views 0.9655 (1) -> 0.9664 (0), on 6 of ``make bench-speed``'s 53 photos. Its rule
@@ -818,7 +818,7 @@ def refocus_fallback(
     as wrong as rembg: the large blurred object with the product on it. The refocus (:func:`_refocus`) is
     tried on it whatever its focus: one more network evaluation on the box of the in-focus detail inside
     it, used when the crop's mask stays inside its crop and passes the focus test. On the tuning photos
-    (12 fallbacks among 220, 2026-11-24) it turned 6 of them from IoU 0.03-0.21 into 0.95-0.99 and left
+    (12 fallbacks among 220) it turned 6 of them from IoU 0.03-0.21 into 0.95-0.99 and left
     the other 6 unchanged. The result stays flagged for review (:func:`confidence`).
 
     Args:
@@ -858,7 +858,7 @@ ALT_SOURCE = f"{ALT_INPUT_PX}-safe"
 #: Logistic-regression weights of :func:`confidence`: feature (a key of :attr:`Pick.signals`) -> weight,
 #: plus ``bias``. Fitted by ``python -m bench.tune_pick --composites 30`` (L2 0.1, target IoU >= 0.9) on the
 #: tuning data only: the 20 photos of the GT tuning fold and 30 tuning composites (9 of the 50 below
-#: IoU 0.9), 2026-11-23. The most telling signals: a half-confident mask (``uncertain``), a blurred outline
+#: IoU 0.9). The most telling signals: a half-confident mask (``uncertain``), a blurred outline
 #: (``sharp``), a mask filling the frame (``area``, ``border``) and a doubtful first pass (``doubt``).
 CONFIDENCE_WEIGHTS: dict[str, float] = {
     "bias": 3.007,
