@@ -56,7 +56,7 @@ def _session_params(route: Any) -> set[str]:
     return {dep.name for dep in route.dependant.dependencies if dep.call is get_session and dep.name}
 
 
-PROJECT_MODULES = ("api.", "workflows.", "fotopronta.")
+PROJECT_MODULES = ("api.", "workflows.", "activities.", "fotopronta.")
 
 
 def _resolve(fn: Callable[..., Any], call: ast.Call) -> Callable[..., Any] | None:
