@@ -12,7 +12,7 @@ from temporalio import activity
 from temporalio.exceptions import ApplicationError
 
 from activities.delivery import job_transaction, mark_delivered
-from fotopronta.domain import JobStatus, PhotoStatus, UserRole
+from fotopronta.domain import WITH_DESIGNER_STATUSES, JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
 from fotopronta.results import designer_seo_name
@@ -23,7 +23,7 @@ from workflows.shared import (
     HumanJobActivityInput,
 )
 
-ACTIVE_HUMAN_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
+ACTIVE_HUMAN_STATUSES = sorted(WITH_DESIGNER_STATUSES)
 """A designer's active jobs (SPEC §9 Designer capacity)."""
 
 

@@ -19,7 +19,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Preset", "PRESETS", "SMART_BACKGROUND_CATEGORIES", "get_preset"]
+__all__ = [
+    "DEFAULT_PRESET",
+    "Preset",
+    "PRESETS",
+    "SMART_BACKGROUND_CATEGORIES",
+    "SMART_BACKGROUND_LABELS",
+    "get_preset",
+]
 
 #: Smart background categories (SPEC.md §9), rendered by :func:`retouch.backgrounds.render_background`.
 SMART_BACKGROUND_CATEGORIES = (
@@ -29,6 +36,15 @@ SMART_BACKGROUND_CATEGORIES = (
     "professional_office",
     "seasonal_themed",
 )
+
+#: The Italian name of each smart background category, as the upload page offers them.
+SMART_BACKGROUND_LABELS: dict[str, str] = {
+    "minimal_studio": "Studio minimal",
+    "home_lifestyle": "Casa e lifestyle",
+    "outdoor_natural": "Esterni naturali",
+    "professional_office": "Ufficio professionale",
+    "seasonal_themed": "Stagionale a tema",
+}
 
 
 @dataclass(frozen=True)
@@ -86,15 +102,19 @@ PRESETS: dict[str, Preset] = {
         2000,
         fill=0.86,
         min_fill=0.85,
-        label="Amazon (2000×2000, sfondo bianco)",
+        label="Amazon – 2000×2000, prodotto all’85%",
         marketplace="Amazon",
         min_long_side=1000,
     ),
-    "zalando": Preset("zalando", 1801, 2600, fill=0.85, min_fill=None, label="Zalando (1801×2600)"),
-    "etsy": Preset("etsy", long_side=2000, fill=0.85, min_fill=None, label="Etsy (lato lungo 2000 px)"),
-    "shopify": Preset("shopify", 2048, 2048, fill=0.85, min_fill=None, label="Shopify (2048×2048)"),
-    "original": Preset("original", fill=None, min_fill=None, label="Originale (dimensioni invariate)"),
+    "zalando": Preset("zalando", 1801, 2600, fill=0.85, min_fill=None, label="Zalando – 1801×2600"),
+    "etsy": Preset("etsy", long_side=2000, fill=0.85, min_fill=None, label="Etsy – lato lungo 2000 px"),
+    "shopify": Preset("shopify", 2048, 2048, fill=0.85, min_fill=None, label="Shopify – 2048×2048"),
+    "original": Preset("original", fill=None, min_fill=None, label="Dimensioni originali"),
 }
+
+
+DEFAULT_PRESET = "original"
+"""The preset of a job whose seller chose none: the photo keeps its size and framing."""
 
 
 def get_preset(name: str) -> Preset:
