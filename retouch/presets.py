@@ -18,9 +18,11 @@ API validates upload options against these without loading the pipeline (issue 1
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
 __all__ = [
     "DEFAULT_PRESET",
+    "PresetName",
     "Preset",
     "PRESETS",
     "SMART_BACKGROUND_CATEGORIES",
@@ -95,6 +97,9 @@ class Preset:
         return in_w, in_h
 
 
+PresetName = Literal["original", "amazon", "zalando", "etsy", "shopify"]
+"""The name of every output preset (the keys of :data:`PRESETS`)."""
+
 PRESETS: dict[str, Preset] = {
     "amazon": Preset(
         "amazon",
@@ -113,8 +118,11 @@ PRESETS: dict[str, Preset] = {
 }
 
 
-DEFAULT_PRESET = "original"
-"""The preset of a job whose seller chose none: the photo keeps its size and framing."""
+DEFAULT_PRESET: PresetName = "original"
+"""The preset of a job whose seller chose none: the photo keeps its size and framing. Every default
+preset (the upload form, the job options, the workflow inputs, the pipeline, the CLI) is this one."""
+
+assert set(get_args(PresetName)) == set(PRESETS), "PresetName and PRESETS name the same presets"
 
 
 def get_preset(name: str) -> Preset:

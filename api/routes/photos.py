@@ -40,7 +40,7 @@ from api.uploads import (
 )
 from fotopronta.domain import CANCELLABLE_STATUSES, SMART_BACKGROUND_COST, JobType
 from fotopronta.models import Profile
-from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
+from retouch.presets import DEFAULT_PRESET, PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.shared import CancelInput, ReprocessInput, workflow_id_for_job
 from workflows.starter import start_job_workflow, start_job_workflows_or_defer
@@ -62,7 +62,7 @@ def upload_options(
     user: SellerUser,
     job_type: JobTypeField = JobType.background_removal.value,
     background_category: BackgroundField = None,
-    preset: PresetField = "original",
+    preset: PresetField = DEFAULT_PRESET,
     shadow: ShadowField = True,
     brand: BrandField = None,
     category: CategoryField = None,
