@@ -17,6 +17,8 @@ from typing import Any
 
 from temporalio.common import SearchAttributeKey
 
+from retouch.presets import DEFAULT_PRESET
+
 TASK_QUEUE_JOBS = "photo-jobs"
 """Orchestration and light database activities."""
 TASK_QUEUE_RETOUCH = "retouch"
@@ -97,7 +99,7 @@ class PhotoJobInput:
     user_id: str
     job_type: str
     cost: int
-    preset: str = "original"
+    preset: str = DEFAULT_PRESET
     background_category: str | None = None
     shadow: bool = True
     brand: str | None = None
@@ -133,7 +135,7 @@ class RetouchInput:
     job_id: str
     photo_id: str
     user_id: str
-    preset: str = "original"
+    preset: str = DEFAULT_PRESET
     background_category: str | None = None
     shadow: bool = True
     brand: str | None = None

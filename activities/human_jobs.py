@@ -18,12 +18,12 @@ from activities.contracts import (
     HumanJobActivityInput,
 )
 from activities.delivery import job_transaction, mark_delivered
-from fotopronta.domain import JobStatus, PhotoStatus, UserRole
+from fotopronta.domain import WITH_DESIGNER_STATUSES, JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
 from fotopronta.results import designer_seo_name
 
-ACTIVE_HUMAN_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
+ACTIVE_HUMAN_STATUSES = sorted(WITH_DESIGNER_STATUSES)
 """A designer's active jobs (SPEC §9 Designer capacity)."""
 
 

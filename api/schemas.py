@@ -184,6 +184,22 @@ class PhotoPage(BaseModel):
     counts: PhotoCounts
 
 
+class BatchLimits(BaseModel):
+    """One limit class of an upload batch (``GET /api/config``)."""
+
+    max_files: int
+    """Most photos in one batch."""
+    max_bytes: int
+    """Most bytes of all the batch's files together."""
+
+
+class ChoiceOption(BaseModel):
+    """A value the seller may choose and its Italian label (presets, background categories)."""
+
+    value: str
+    label: str
+
+
 class AppConfig(BaseModel):
     """``GET /api/config`` (public): the server's product constants the web app shows, so it never
     re-types them. Read from :mod:`fotopronta.domain` and the settings."""
@@ -202,6 +218,32 @@ class AppConfig(BaseModel):
     """The accepted image formats, as shown to sellers (``api.uploads.ACCEPTED_FORMATS``)."""
     accepted_extensions: list[str]
     """Their file name extensions with the dot, for the file picker (``api.uploads.ACCEPTED_EXTENSIONS``)."""
+    batch_limits: dict[str, BatchLimits]
+    """The upload batch limits by limit class (keys ``standard`` and ``admin``; admins get ``admin``),
+    from the settings ``max_batch_files_*`` / ``max_batch_bytes_*``."""
+    job_status_labels: dict[str, str]
+    """The Italian badge label of every job status (keys: the ``JobStatus`` values; SPEC §4)."""
+    no_job_label: str
+    """The badge of a photo without any job ('Non processata')."""
+    job_type_labels: dict[str, str]
+    """The Italian name of every job type (keys: the ``JobType`` values)."""
+    status_groups: dict[str, list[str]]
+    """Named groups of job statuses (``active``, ``final``, ``delivered``, ``ended_undelivered``,
+    ``working``, ``designer_queue``, ``with_designer``, ``cancellable``, ``reworkable``,
+    ``reprocessable``; :data:`fotopronta.domain.STATUS_GROUPS`)."""
+    status_filters: dict[str, str]
+    """The /photos filter group (``completed``, ``processing``, ``failed``, ``pending``) of every job
+    status; a photo without jobs is ``pending``."""
+    presets: list[ChoiceOption]
+    """The output presets the seller may choose, the default first (``retouch.presets.PRESETS``)."""
+    default_preset: str
+    """The preset of an upload that names none."""
+    background_categories: list[ChoiceOption]
+    """The smart background categories (``retouch.presets.SMART_BACKGROUND_CATEGORIES``)."""
+    photos_page_size: int
+    """Photos per page of ``GET /api/photos`` when ``limit`` is not given."""
+    photos_page_max: int
+    """The largest ``limit`` ``GET /api/photos`` accepts."""
 
 
 class DesignerJob(BaseModel):

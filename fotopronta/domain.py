@@ -56,6 +56,92 @@ class JobStatus(enum.StrEnum):
     rejected_human = "rejected_human"
 
 
+JOB_STATUS_LABELS: dict[JobStatus, str] = {
+    JobStatus.pending: "In attesa",
+    JobStatus.waiting_for_credits: "In attesa di crediti",
+    JobStatus.processing: "Processamento AI",
+    JobStatus.completed: "Completata",
+    JobStatus.failed: "Errore",
+    JobStatus.pending_human: "In coda per grafici",
+    JobStatus.assigned_to_graphic: "Assegnato a grafico",
+    JobStatus.in_progress_human: "In lavorazione",
+    JobStatus.completed_human: "Processata da grafico",
+    JobStatus.rejected_human: "Rifiutata",
+}
+"""The Italian badge label of each job status (SPEC §4), shown by the web app (``GET /api/config``)."""
+NO_JOB_LABEL = "Non processata"
+"""The badge of a photo without any job (SPEC §4)."""
+
+JOB_TYPE_LABELS: dict[JobType, str] = {
+    JobType.background_removal: "Ritocco AI",
+    JobType.smart_backgrounds: "Sfondi intelligenti",
+    JobType.background_removal_human: "Ritocco del team grafico",
+}
+"""The Italian name of each job type: the order's package on /orders, the staff job lists."""
+
+DELIVERED_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.completed, JobStatus.completed_human})
+"""A job that delivered a result (by the AI or by a designer)."""
+UNDELIVERED_END_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.failed, JobStatus.rejected_human})
+"""A job that ended without a result: failed (or cancelled by the seller) or refused by the designers."""
+FINAL_STATUSES: frozenset[JobStatus] = DELIVERED_STATUSES | UNDELIVERED_END_STATUSES
+"""A job that will not move again (a reprocess or a rework starts a new run or a new job)."""
+ACTIVE_STATUSES: frozenset[JobStatus] = frozenset(JobStatus) - FINAL_STATUSES
+"""A job still moving: waiting, waiting for credits, processing or in the designers' hands; its
+photo may not be deleted and the seller's lists keep polling."""
+WORKING_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.processing, JobStatus.in_progress_human})
+"""A job being worked on right now, by the AI or by a designer."""
+DESIGNER_QUEUE_STATUSES: frozenset[JobStatus] = frozenset(
+    {JobStatus.pending_human, JobStatus.assigned_to_graphic}
+)
+"""A human job waiting for a designer to start it (queued or assigned)."""
+WITH_DESIGNER_STATUSES: frozenset[JobStatus] = frozenset(
+    {JobStatus.assigned_to_graphic, JobStatus.in_progress_human}
+)
+"""SPEC §9 Designer capacity: a human job that occupies a designer (assigned or being worked on)."""
+CANCELLABLE_STATUSES: frozenset[JobStatus] = DESIGNER_QUEUE_STATUSES
+"""DESIGN decisions: the seller may cancel a photo queued for designers until a designer starts it."""
+REWORKABLE_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.completed})
+"""The free rework is offered on an AI delivery only (see ``api.services.photo_rules.rework_refusal``)."""
+REPROCESSABLE_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.failed})
+"""Only a failed job may be reprocessed, and only with a retryable error
+(``api.services.photo_rules.reprocess_refusal``)."""
+
+STATUS_GROUPS: dict[str, frozenset[JobStatus]] = {
+    "active": ACTIVE_STATUSES,
+    "final": FINAL_STATUSES,
+    "delivered": DELIVERED_STATUSES,
+    "ended_undelivered": UNDELIVERED_END_STATUSES,
+    "working": WORKING_STATUSES,
+    "designer_queue": DESIGNER_QUEUE_STATUSES,
+    "with_designer": WITH_DESIGNER_STATUSES,
+    "cancellable": CANCELLABLE_STATUSES,
+    "reworkable": REWORKABLE_STATUSES,
+    "reprocessable": REPROCESSABLE_STATUSES,
+}
+"""Every named group of job statuses, as ``GET /api/config`` gives them to the web app."""
+
+
+class StatusFilter(enum.StrEnum):
+    """The seller's /photos filter groups (SPEC §4) of a photo's newest job; ``pending`` takes every
+    status not in another group, and a photo without jobs."""
+
+    completed = "completed"
+    processing = "processing"
+    failed = "failed"
+    pending = "pending"
+
+
+def status_filter(status: str | None) -> StatusFilter:
+    """The /photos filter group of a newest-job status (``None``: the photo has no job)."""
+    if status in DELIVERED_STATUSES:
+        return StatusFilter.completed
+    if status in WORKING_STATUSES:
+        return StatusFilter.processing
+    if status in UNDELIVERED_END_STATUSES:
+        return StatusFilter.failed
+    return StatusFilter.pending
+
+
 class LedgerKind(enum.StrEnum):
     """Kinds of credit-ledger entries. Signs of ``amount``: grant +, reserve −, charge 0,
     release +, expire −; so the balance is always the sum of ``amount``."""
@@ -73,6 +159,9 @@ SMART_BACKGROUND_COST = 2
 """Credits per smart-background photo (SPEC §9)."""
 HUMAN_COST = 3
 """Credits per photo retouched by our designers (SPEC §1 terms, §9)."""
+
+AI_JOB_TYPES: frozenset[JobType] = frozenset({JobType.background_removal, JobType.smart_backgrounds})
+"""The job types the retouch pipeline (not a designer) delivers."""
 
 JOB_COSTS: dict[JobType, int] = {
     JobType.background_removal: AI_COST,

@@ -8,22 +8,11 @@ import uuid
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from fotopronta.domain import JobStatus, JobType, PhotoStatus
+from fotopronta.domain import FINAL_STATUSES, JOB_TYPE_LABELS, PhotoStatus
 from fotopronta.models import Order, Photo, PhotoProcessingJob
 
-FINAL_JOB_STATUSES = (
-    JobStatus.completed.value,
-    JobStatus.failed.value,
-    JobStatus.completed_human.value,
-    JobStatus.rejected_human.value,
-)
-
-PACKAGE_LABELS: dict[str, str] = {
-    JobType.background_removal: "Ritocco AI",
-    JobType.smart_backgrounds: "Sfondi intelligenti",
-    JobType.background_removal_human: "Ritocco del team grafico",
-}
-"""``orders.package_type`` shown on /orders, by job type."""
+PACKAGE_LABELS: dict[str, str] = {kind.value: label for kind, label in JOB_TYPE_LABELS.items()}
+"""``orders.package_type`` shown on /orders, by job type (:data:`fotopronta.domain.JOB_TYPE_LABELS`)."""
 
 
 def refresh_order(session: Session, order_id: uuid.UUID | None) -> None:
@@ -46,7 +35,7 @@ def refresh_order(session: Session, order_id: uuid.UUID | None) -> None:
             select(func.count())
             .select_from(PhotoProcessingJob)
             .join(Photo, Photo.id == PhotoProcessingJob.photo_id)
-            .where(Photo.order_id == order_id, PhotoProcessingJob.status.not_in(FINAL_JOB_STATUSES))
+            .where(Photo.order_id == order_id, PhotoProcessingJob.status.not_in(sorted(FINAL_STATUSES)))
         ).scalar_one()
     )
     order.status = "processing" if unfinished else "completed"

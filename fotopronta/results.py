@@ -12,10 +12,8 @@ from pathlib import PurePath
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from fotopronta.domain import JobStatus
+from fotopronta.domain import DELIVERED_STATUSES
 from fotopronta.models import Photo, PhotoProcessingJob
-
-DELIVERED = (JobStatus.completed.value, JobStatus.completed_human.value)
 
 
 def download_name(photo: Photo, key: str) -> str:
@@ -26,7 +24,7 @@ def download_name(photo: Photo, key: str) -> str:
     result, an old row) the key's own file name. Never used as a storage key.
     """
     suffix = PurePath(key).suffix
-    delivered = [j for j in photo.jobs if j.status in DELIVERED and j.completed_at is not None]
+    delivered = [j for j in photo.jobs if j.status in DELIVERED_STATUSES and j.completed_at is not None]
     if delivered:
         job = max(delivered, key=lambda j: j.completed_at)  # type: ignore[arg-type, return-value]
         seo = (job.processing_details or {}).get("seo_filename")

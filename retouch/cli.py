@@ -16,7 +16,7 @@ from typing import Any
 from .encode import encode_png
 from .errors import BadImageError
 from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, retouch
-from .presets import PRESETS
+from .presets import DEFAULT_PRESET, PRESETS
 from .segment import DEFAULT_MODEL, NETWORK_SLOTS
 
 __all__ = ["add_arguments", "run", "main"]
@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """
     parser.add_argument("inputs", metavar="IN", nargs="+", type=Path, help="foto da elaborare")
     parser.add_argument("-o", "--output", metavar="OUT", type=Path, required=True, help="cartella di uscita")
-    parser.add_argument("--preset", default="original", choices=sorted(PRESETS), help="preset di uscita")
+    parser.add_argument("--preset", default=DEFAULT_PRESET, choices=sorted(PRESETS), help="preset di uscita")
     parser.add_argument("--matte", action="store_true", help="salva anche NAME.matte.png (maschera 8 bit)")
     parser.add_argument(
         "--cutout", action="store_true", help="salva anche NAME.cutout.png (RGBA trasparente)"

@@ -31,7 +31,7 @@ from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .pick import Pick, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
-from .presets import SMART_BACKGROUND_CATEGORIES, Preset, get_preset
+from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import RUNTIME, glibc_function, tune_malloc
 from .segment import DEFAULT_MODEL
 
@@ -70,7 +70,7 @@ class RetouchOptions:
         max_input_bytes: larger uploads are refused with :class:`BadImageError`.
     """
 
-    preset: str = "original"
+    preset: str = DEFAULT_PRESET
     shadow: bool = True
     background_category: str | None = None
     brand: str | None = None

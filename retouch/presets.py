@@ -18,8 +18,17 @@ API validates upload options against these without loading the pipeline (tests/t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal, get_args
 
-__all__ = ["Preset", "PRESETS", "SMART_BACKGROUND_CATEGORIES", "get_preset"]
+__all__ = [
+    "DEFAULT_PRESET",
+    "PresetName",
+    "Preset",
+    "PRESETS",
+    "SMART_BACKGROUND_CATEGORIES",
+    "SMART_BACKGROUND_LABELS",
+    "get_preset",
+]
 
 #: Smart background categories (SPEC.md §9), rendered by :func:`retouch.backgrounds.render_background`.
 SMART_BACKGROUND_CATEGORIES = (
@@ -29,6 +38,15 @@ SMART_BACKGROUND_CATEGORIES = (
     "professional_office",
     "seasonal_themed",
 )
+
+#: The Italian name of each smart background category, as the upload page offers them.
+SMART_BACKGROUND_LABELS: dict[str, str] = {
+    "minimal_studio": "Studio minimal",
+    "home_lifestyle": "Casa e lifestyle",
+    "outdoor_natural": "Esterni naturali",
+    "professional_office": "Ufficio professionale",
+    "seasonal_themed": "Stagionale a tema",
+}
 
 
 @dataclass(frozen=True)
@@ -79,6 +97,9 @@ class Preset:
         return in_w, in_h
 
 
+PresetName = Literal["original", "amazon", "zalando", "etsy", "shopify"]
+"""The name of every output preset (the keys of :data:`PRESETS`)."""
+
 PRESETS: dict[str, Preset] = {
     "amazon": Preset(
         "amazon",
@@ -86,15 +107,22 @@ PRESETS: dict[str, Preset] = {
         2000,
         fill=0.86,
         min_fill=0.85,
-        label="Amazon (2000×2000, sfondo bianco)",
+        label="Amazon – 2000×2000, prodotto all’85%",
         marketplace="Amazon",
         min_long_side=1000,
     ),
-    "zalando": Preset("zalando", 1801, 2600, fill=0.85, min_fill=None, label="Zalando (1801×2600)"),
-    "etsy": Preset("etsy", long_side=2000, fill=0.85, min_fill=None, label="Etsy (lato lungo 2000 px)"),
-    "shopify": Preset("shopify", 2048, 2048, fill=0.85, min_fill=None, label="Shopify (2048×2048)"),
-    "original": Preset("original", fill=None, min_fill=None, label="Originale (dimensioni invariate)"),
+    "zalando": Preset("zalando", 1801, 2600, fill=0.85, min_fill=None, label="Zalando – 1801×2600"),
+    "etsy": Preset("etsy", long_side=2000, fill=0.85, min_fill=None, label="Etsy – lato lungo 2000 px"),
+    "shopify": Preset("shopify", 2048, 2048, fill=0.85, min_fill=None, label="Shopify – 2048×2048"),
+    "original": Preset("original", fill=None, min_fill=None, label="Dimensioni originali"),
 }
+
+
+DEFAULT_PRESET: PresetName = "original"
+"""The preset of a job whose seller chose none: the photo keeps its size and framing. Every default
+preset (the upload form, the job options, the workflow inputs, the pipeline, the CLI) is this one."""
+
+assert set(get_args(PresetName)) == set(PRESETS), "PresetName and PRESETS name the same presets"
 
 
 def get_preset(name: str) -> Preset:

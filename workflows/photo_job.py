@@ -74,7 +74,7 @@ with workflow.unsafe.imports_passed_through():
     from activities.jobs import JobActivities
     from activities.retention import RetentionActivities
     from activities.retouch import RetouchActivities
-    from fotopronta.domain import JobStatus, JobType
+    from fotopronta.domain import CANCELLABLE_STATUSES, JobStatus, JobType
 
 ArgT = TypeVar("ArgT")
 
@@ -112,8 +112,6 @@ LOCAL_DB_ACTIVITIES: frozenset[Callable[..., None]] = frozenset(
 """Every ``workflow.patched()`` id this workflow calls. It names the folder its replay histories are
 recorded into (``tests/jobs/histories/PhotoJobWorkflow/v<N>-<ids>``); ``tests/jobs/test_replay.py``
 checks it against the code. Add a new patch id here (README "Changing a workflow")."""
-CANCELLABLE_STATUSES = (JobStatus.pending_human, JobStatus.assigned_to_graphic)
-"""A human job the seller may still cancel: queued or assigned, not started by the designer."""
 DB_ACTIVITY_TIMEOUT = timedelta(seconds=30)
 DB_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

@@ -50,6 +50,7 @@ from activities.contracts import (
 )
 from fotopronta.domain import JOB_COSTS, JobStatus, JobType
 from fotopronta.models import Photo, PhotoProcessingJob, Profile
+from retouch.presets import DEFAULT_PRESET
 from workflows.photo_job import PhotoJobWorkflow
 
 log = logging.getLogger("fotopronta.starter")
@@ -75,7 +76,7 @@ def _search_attributes(job: PhotoProcessingJob, email: str, photo_name: str) -> 
             SearchAttributePair(SA_USER_EMAIL, email),
             SearchAttributePair(SA_JOB_TYPE, job.job_type),
             SearchAttributePair(SA_JOB_STATUS, job.status),
-            SearchAttributePair(SA_PRESET, str(options.get("preset", "original"))),
+            SearchAttributePair(SA_PRESET, str(options.get("preset", DEFAULT_PRESET))),
             SearchAttributePair(SA_PHOTO_NAME, photo_name[:255]),
         ]
     )
@@ -83,7 +84,7 @@ def _search_attributes(job: PhotoProcessingJob, email: str, photo_name: str) -> 
 
 def _summary(job: PhotoProcessingJob, email: str, photo_name: str) -> str:
     kind = JobType(job.job_type)
-    preset = (job.options or {}).get("preset", "original")
+    preset = (job.options or {}).get("preset", DEFAULT_PRESET)
     return f"{photo_name} · {JOB_TYPE_LABELS[kind]} · {preset} · {email}"[:200]
 
 
@@ -134,7 +135,7 @@ async def start_job_workflow(
             user_id=str(job.user_id),
             job_type=kind.value,
             cost=int(options.get("cost", JOB_COSTS[kind])),
-            preset=options.get("preset", "original"),
+            preset=options.get("preset", DEFAULT_PRESET),
             background_category=(job.background_category or {}).get("category"),
             shadow=bool(options.get("shadow", True)),
             brand=options.get("brand"),

@@ -39,9 +39,9 @@ from api.uploads import (
     inspect_uploads,
     upload_names,
 )
-from fotopronta.domain import SMART_BACKGROUND_COST, JobType
+from fotopronta.domain import CANCELLABLE_STATUSES, SMART_BACKGROUND_COST, JobType
 from fotopronta.models import Profile
-from retouch.presets import PRESETS, SMART_BACKGROUND_CATEGORIES
+from retouch.presets import DEFAULT_PRESET, PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.starter import start_job_workflow, start_job_workflows_or_defer
 
@@ -62,7 +62,7 @@ def upload_options(
     user: SellerUser,
     job_type: JobTypeField = JobType.background_removal.value,
     background_category: BackgroundField = None,
-    preset: PresetField = "original",
+    preset: PresetField = DEFAULT_PRESET,
     shadow: ShadowField = True,
     brand: BrandField = None,
     category: CategoryField = None,
@@ -292,7 +292,7 @@ async def delete_photo(
     workflow of the photo's jobs is then ended (terminated); one that cannot be reached now is ended
     by the worker's reconciler (:func:`workflows.starter.reconcile_orphan_workflows`)."""
     photo, job = await run_in_threadpool(service.deletable, session, user, photo_id)
-    if job is not None and job.status in service.CANCELLABLE_JOB_STATUSES:
+    if job is not None and job.status in CANCELLABLE_STATUSES:
         try:
             await run_job_update(
                 temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))

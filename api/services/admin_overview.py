@@ -10,7 +10,8 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
 from api.schemas import AdminOverview, DesignerLoad
-from fotopronta.domain import FREE_REWORK_DAYS, JobStatus, JobType, UserRole
+from fotopronta.domain import AI_JOB_TYPES as DOMAIN_AI_JOB_TYPES
+from fotopronta.domain import FREE_REWORK_DAYS, WITH_DESIGNER_STATUSES, JobStatus, UserRole
 from fotopronta.models import CreditPurchase, Photo, PhotoProcessingJob, Profile
 
 NEW_USER_WINDOW = timedelta(days=30)
@@ -18,9 +19,9 @@ NEW_USER_WINDOW = timedelta(days=30)
 NEEDS_REVIEW_WINDOW_DAYS = FREE_REWORK_DAYS
 """The overview counts AI results flagged ``needs_review`` delivered within the free-rework
 window (:data:`fotopronta.domain.FREE_REWORK_DAYS`)."""
-AI_JOB_TYPES = (JobType.background_removal.value, JobType.smart_backgrounds.value)
-ACTIVE_JOB_STATUSES = (JobStatus.assigned_to_graphic.value, JobStatus.in_progress_human.value)
-"""SPEC §9 Designer capacity: jobs that occupy a designer."""
+AI_JOB_TYPES = sorted(DOMAIN_AI_JOB_TYPES)
+ACTIVE_JOB_STATUSES = sorted(WITH_DESIGNER_STATUSES)
+"""SPEC §9 Designer capacity: jobs that occupy a designer (:data:`fotopronta.domain.WITH_DESIGNER_STATUSES`)."""
 
 
 def needs_review_clause() -> ColumnElement[bool]:

@@ -30,7 +30,20 @@ from api.services.photo_rules import (
 )
 from api.services.queries import begin_snapshot, escape_like
 from api.uploads import ImageInfo
-from fotopronta.domain import JOB_COSTS, JobStatus, JobType, LedgerKind, PhotoStatus
+from fotopronta.domain import (
+    ACTIVE_STATUSES,
+    DELIVERED_STATUSES,
+    DESIGNER_QUEUE_STATUSES,
+    JOB_COSTS,
+    UNDELIVERED_END_STATUSES,
+    WORKING_STATUSES,
+    JobStatus,
+    JobType,
+    LedgerKind,
+    PhotoStatus,
+    StatusFilter,
+    status_filter,
+)
 from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
 from fotopronta.results import download_name, keys_used_elsewhere
@@ -176,10 +189,10 @@ def latest_job_status() -> ColumnElement[str | None]:
 def _status_group(status_col: ColumnElement[str | None]) -> ColumnElement[str]:
     """The /photos filter groups (SPEC §4, ``filterGroup`` in web/src/lib/photos.ts) in SQL."""
     return case(
-        (status_col.in_((JobStatus.completed, JobStatus.completed_human)), "completed"),
-        (status_col.in_((JobStatus.processing, JobStatus.in_progress_human)), "processing"),
-        (status_col.in_((JobStatus.failed, JobStatus.rejected_human)), "failed"),
-        else_="pending",
+        (status_col.in_(sorted(DELIVERED_STATUSES)), StatusFilter.completed.value),
+        (status_col.in_(sorted(WORKING_STATUSES)), StatusFilter.processing.value),
+        (status_col.in_(sorted(UNDELIVERED_END_STATUSES)), StatusFilter.failed.value),
+        else_=StatusFilter.pending.value,
     )
 
 
@@ -234,16 +247,16 @@ def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
     by_group = {"completed": 0, "processing": 0, "failed": 0, "pending": 0}
     processed = queued = rejected = designer_queue = 0
     for job_status, photo_status, n in rows:
-        by_group[_group_of(job_status)] += n
+        by_group[status_filter(job_status).value] += n
         if job_status == JobStatus.rejected_human:
             rejected += n
-        elif job_status in (JobStatus.pending_human, JobStatus.assigned_to_graphic):
+        elif job_status in DESIGNER_QUEUE_STATUSES:
             designer_queue += n
         if photo_status == PhotoStatus.processed:
             processed += n
         elif (
             photo_status in (PhotoStatus.uploaded, PhotoStatus.processing)
-            and job_status not in ENDED_UNDELIVERED
+            and job_status not in UNDELIVERED_END_STATUSES
         ):
             queued += n
     return PhotoCounts(
@@ -254,21 +267,6 @@ def photo_counts(session: Session, user_id: uuid.UUID) -> PhotoCounts:
         designer_queue=designer_queue,
         **by_group,
     )
-
-
-ENDED_UNDELIVERED = (JobStatus.failed.value, JobStatus.rejected_human.value)
-"""Newest-job statuses of a photo that waits for nothing: it is not 'In Coda' on the dashboard."""
-
-
-def _group_of(status: str | None) -> str:
-    """:func:`_status_group` in Python, for one newest-job status (``None``: no job)."""
-    if status in (JobStatus.completed, JobStatus.completed_human):
-        return "completed"
-    if status in (JobStatus.processing, JobStatus.in_progress_human):
-        return "processing"
-    if status in (JobStatus.failed, JobStatus.rejected_human):
-        return "failed"
-    return "pending"
 
 
 def list_photos(
@@ -417,20 +415,6 @@ def preview_source(session: Session, user: Profile, photo_id: uuid.UUID, variant
     return BUCKET_UPLOADS, photo.upload_path
 
 
-ACTIVE_JOB_STATUSES = {
-    JobStatus.pending,
-    JobStatus.waiting_for_credits,
-    JobStatus.processing,
-    JobStatus.pending_human,
-    JobStatus.assigned_to_graphic,
-    JobStatus.in_progress_human,
-}
-
-
-CANCELLABLE_JOB_STATUSES = {JobStatus.pending_human, JobStatus.assigned_to_graphic}
-"""DESIGN decisions: the seller may cancel a photo queued for designers until a designer starts it."""
-
-
 def reprocessable_job(session: Session, user: Profile, photo_id: uuid.UUID) -> PhotoProcessingJob:
     """The photo's failed, retryable latest job (:func:`~api.services.photo_rules.reprocess_refusal`),
     if the owner has credits (blocking: threadpool).
@@ -483,7 +467,7 @@ def delete_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> list[u
     """
     photo = locked_photo(session, user, photo_id)
     job = latest_job(photo)
-    if job is not None and job.status in ACTIVE_JOB_STATUSES:
+    if job is not None and job.status in ACTIVE_STATUSES:
         session.rollback()
         raise photo_busy()
     storage = get_storage()

@@ -20,7 +20,7 @@ from fotopronta.models import PhotoProcessingJob, Profile
 from fotopronta.settings import get_settings
 from fotopronta.storage import get_storage
 from retouch.decode import MAX_PIXELS
-from tests.utils.factories import login, make_user
+from tests.utils.factories import login, make_user, settings_env
 from tests.utils.jobs import new_photo_job, new_user
 from tests.utils.stack import Stack
 
@@ -39,8 +39,119 @@ async def test_config_is_public_and_matches_the_constants(stack: Stack, api: htt
         "max_upload_megapixels": MAX_PIXELS // 1_000_000,
         "accepted_formats": ["JPG", "PNG", "WebP", "GIF", "BMP", "TIFF", "HEIC", "AVIF", RAW_LABEL],
         "accepted_extensions": [*PLAIN_EXTENSIONS, *RAW_EXTENSIONS],
+        "batch_limits": {
+            "standard": {"max_files": 10, "max_bytes": 100 * MB},
+            "admin": {"max_files": 25, "max_bytes": 250 * MB},
+        },
+        "job_status_labels": {
+            "pending": "In attesa",
+            "waiting_for_credits": "In attesa di crediti",
+            "processing": "Processamento AI",
+            "completed": "Completata",
+            "failed": "Errore",
+            "pending_human": "In coda per grafici",
+            "assigned_to_graphic": "Assegnato a grafico",
+            "in_progress_human": "In lavorazione",
+            "completed_human": "Processata da grafico",
+            "rejected_human": "Rifiutata",
+        },
+        "no_job_label": "Non processata",
+        "job_type_labels": {
+            "background_removal": "Ritocco AI",
+            "smart_backgrounds": "Sfondi intelligenti",
+            "background_removal_human": "Ritocco del team grafico",
+        },
+        "status_groups": {
+            "active": sorted(
+                [
+                    "pending",
+                    "waiting_for_credits",
+                    "processing",
+                    "pending_human",
+                    "assigned_to_graphic",
+                    "in_progress_human",
+                ]
+            ),
+            "final": sorted(["completed", "completed_human", "failed", "rejected_human"]),
+            "delivered": ["completed", "completed_human"],
+            "ended_undelivered": ["failed", "rejected_human"],
+            "working": ["in_progress_human", "processing"],
+            "designer_queue": ["assigned_to_graphic", "pending_human"],
+            "with_designer": ["assigned_to_graphic", "in_progress_human"],
+            "cancellable": ["assigned_to_graphic", "pending_human"],
+            "reworkable": ["completed"],
+            "reprocessable": ["failed"],
+        },
+        "status_filters": {
+            "pending": "pending",
+            "waiting_for_credits": "pending",
+            "processing": "processing",
+            "completed": "completed",
+            "failed": "failed",
+            "pending_human": "pending",
+            "assigned_to_graphic": "pending",
+            "in_progress_human": "processing",
+            "completed_human": "completed",
+            "rejected_human": "failed",
+        },
+        "presets": [
+            {"value": "original", "label": "Dimensioni originali"},
+            {"value": "amazon", "label": "Amazon – 2000×2000, prodotto all’85%"},
+            {"value": "zalando", "label": "Zalando – 1801×2600"},
+            {"value": "etsy", "label": "Etsy – lato lungo 2000 px"},
+            {"value": "shopify", "label": "Shopify – 2048×2048"},
+        ],
+        "default_preset": "original",
+        "background_categories": [
+            {"value": "minimal_studio", "label": "Studio minimal"},
+            {"value": "home_lifestyle", "label": "Casa e lifestyle"},
+            {"value": "outdoor_natural", "label": "Esterni naturali"},
+            {"value": "professional_office", "label": "Ufficio professionale"},
+            {"value": "seasonal_themed", "label": "Stagionale a tema"},
+        ],
+        "photos_page_size": 24,
+        "photos_page_max": 100,
     }
     assert set(resp.json()["job_costs"]) == {kind.value for kind in JobType}
+
+
+MB = 1024 * 1024
+
+
+async def test_every_job_status_and_type_has_its_italian_label(stack: Stack, api: httpx.AsyncClient) -> None:
+    """Every status and job type the API can return (the ``status`` / ``job_type`` enums of the OpenAPI
+    document, which the response models validate against) has an Italian label in ``GET /api/config``,
+    a filter group, and sits in exactly one of the two halves ``active`` / ``final``."""
+    config = (await api.get("/api/config")).json()
+    schemas = (await api.get("/openapi.json")).json()["components"]["schemas"]
+    statuses = set(schemas["JobStatus"]["enum"])
+    types = set(schemas["JobType"]["enum"])
+    assert statuses == {s.value for s in JobStatus}
+    assert set(config["job_status_labels"]) == statuses
+    assert all(label.strip() for label in config["job_status_labels"].values())
+    assert set(config["job_type_labels"]) == types
+    assert all(label.strip() for label in config["job_type_labels"].values())
+    assert set(config["status_filters"]) == statuses
+    groups = config["status_groups"]
+    assert set(groups["active"]) | set(groups["final"]) == statuses
+    assert not set(groups["active"]) & set(groups["final"])
+    for name, members in groups.items():
+        assert set(members) <= statuses, name
+
+
+async def test_batch_limits_follow_the_settings(stack: Stack, api: httpx.AsyncClient) -> None:
+    """The batch limits the upload page offers come from the settings, so a deployment that changes
+    ``FOTOPRONTA_MAX_BATCH_FILES_STANDARD`` (or the bytes, or the admin class) changes them too."""
+    with settings_env(
+        max_batch_files_standard="4",
+        max_batch_bytes_standard=str(40 * MB),
+        max_batch_files_admin="7",
+    ):
+        limits = (await api.get("/api/config")).json()["batch_limits"]
+    assert limits == {
+        "standard": {"max_files": 4, "max_bytes": 40 * MB},
+        "admin": {"max_files": 7, "max_bytes": 250 * MB},
+    }
 
 
 RAW_EXTENSIONS = [".cr2", ".nef", ".arw", ".dng", ".raf", ".orf", ".rw2", ".mrw", ".x3f"]

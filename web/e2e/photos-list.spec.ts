@@ -21,7 +21,8 @@ test('con 30 foto /photos ne mostra 24, poi le altre scorrendo fino in fondo; la
   await expect(page).toHaveURL(/\/dashboard$/);
   await expect(page.getByRole('group', { name: 'Foto Totali' })).toContainText('30');
 
-  const firstPage = page.waitForResponse((r) => r.url().includes('/api/photos?') && r.url().includes('limit=24'));
+  // no `limit`: the page size is the server's (`photos_page_size` of GET /api/config)
+  const firstPage = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/photos' && !new URL(r.url()).searchParams.has('limit'));
   await page.goto('/photos');
   await firstPage;
   await expect(page.getByText(/30 foto · 30 completate · 0 in elaborazione/)).toBeVisible();

@@ -267,6 +267,7 @@ describe('dashboard, upload and photos', () => {
     const user = userEvent.setup({ applyAccept: false });
     renderRoutes(routes, ['/upload']);
     await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
+    await screen.findByRole('option', { name: /^Amazon/ }); // the presets come with GET /api/config
     await user.selectOptions(screen.getByLabelText('Formato di uscita'), 'amazon');
     await user.type(screen.getByLabelText('Marca (facoltativa, per il nome SEO)'), 'Borsalino');
     await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' })]);

@@ -1,22 +1,8 @@
 /** Constants of the web app itself (SPEC §9); the server's rules (credit costs, sign-up credits, the
- * free-rework window) come from `GET /api/config` (`useConfig`, lib/app-config.ts). */
+ * free-rework window, batch limits, presets, background categories, job status labels and groups, the
+ * photo list's page size) come from `GET /api/config` (`useConfig`, lib/app-config.ts). */
 export const PRODUCT_NAME = 'FotoPronta';
 export const CONTACT_EMAIL = 'info@fotopronta.it';
-
-const MB = 1024 * 1024;
-
-export interface UploadLimits {
-  maxFiles: number;
-  maxTotalBytes: number;
-  maxTotalMb: number;
-  concurrent: number;
-  label: '(Limite admin)' | '(Limite standard)';
-}
-
-export const UPLOAD_LIMITS: Record<'standard' | 'admin', UploadLimits> = {
-  standard: { maxFiles: 10, maxTotalBytes: 100 * MB, maxTotalMb: 100, concurrent: 3, label: '(Limite standard)' },
-  admin: { maxFiles: 25, maxTotalBytes: 250 * MB, maxTotalMb: 250, concurrent: 5, label: '(Limite admin)' },
-};
 
 /** Above this many photos the upload page shows the large-batch notice. */
 export const LARGE_BATCH_THRESHOLD = 5;

@@ -1,4 +1,4 @@
-import { makeJob, makePhoto } from '@/test/fixtures';
+import { makeJob, makePhoto, TEST_CONFIG } from '@/test/fixtures';
 import type { JobStatus, Photo, PhotoStatus } from '@/types/api';
 import { filterGroup, hasActiveJobs, jobStatusLabel, latestJob, photoStats } from './photos';
 
@@ -21,14 +21,14 @@ describe('job status badges (SPEC §4)', () => {
     ['rejected_human', 'Rifiutata'],
     ['something_else', 'Sconosciuto'],
   ])('%s → %s', (status, label) => {
-    expect(jobStatusLabel(status)).toBe(label);
+    expect(jobStatusLabel(status, TEST_CONFIG)).toBe(label);
   });
 
   it('groups statuses for the filter', () => {
-    expect(filterGroup('completed_human')).toBe('completed');
-    expect(filterGroup('in_progress_human')).toBe('processing');
-    expect(filterGroup('rejected_human')).toBe('failed');
-    expect(filterGroup('pending_human')).toBe('pending');
+    expect(filterGroup('completed_human', TEST_CONFIG)).toBe('completed');
+    expect(filterGroup('in_progress_human', TEST_CONFIG)).toBe('processing');
+    expect(filterGroup('rejected_human', TEST_CONFIG)).toBe('failed');
+    expect(filterGroup('pending_human', TEST_CONFIG)).toBe('pending');
   });
 });
 
@@ -40,10 +40,10 @@ describe('photo helpers', () => {
   });
 
   it('polls only while some job is unfinished', () => {
-    expect(hasActiveJobs([photo('processed', [job('completed')]), photo('uploaded', [job('failed')])])).toBe(false);
-    expect(hasActiveJobs([photo('processing', [job('processing')])])).toBe(true);
-    expect(hasActiveJobs([photo('uploaded', [job('pending_human')])])).toBe(true);
-    expect(hasActiveJobs(undefined)).toBe(false);
+    expect(hasActiveJobs([photo('processed', [job('completed')]), photo('uploaded', [job('failed')])], TEST_CONFIG)).toBe(false);
+    expect(hasActiveJobs([photo('processing', [job('processing')])], TEST_CONFIG)).toBe(true);
+    expect(hasActiveJobs([photo('uploaded', [job('pending_human')])], TEST_CONFIG)).toBe(true);
+    expect(hasActiveJobs(undefined, TEST_CONFIG)).toBe(false);
   });
 
   it('takes the dashboard counters from the server counts (zeros while loading)', () => {

@@ -1,8 +1,13 @@
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
+import { useMemo } from 'react';
 import type { BadgeTone } from '@/components/ui/badge';
 import { PHOTOS_POLL_MS } from '@/config/constants';
 import { api } from '@/lib/api-client';
-import type { Photo, PhotoCounts, PhotoJob, PhotoPage, ProcessingDetails } from '@/types/api';
+import { useConfig } from '@/lib/app-config';
+import type { AppConfig, Photo, PhotoCounts, PhotoJob, PhotoPage, ProcessingDetails } from '@/types/api';
+
+/** The job-status rules the server gives in `GET /api/config` (fotopronta/domain.py): labels, groups, filter groups. */
+export type StatusConfig = Pick<AppConfig, 'job_status_labels' | 'no_job_label' | 'status_groups' | 'status_filters'>;
 
 export const PHOTOS_KEY = ['photos'] as const;
 
@@ -16,8 +21,6 @@ export interface PhotoListParams {
   limit?: number;
   cursor?: string | null;
 }
-
-export const PHOTOS_PAGE_SIZE = 24;
 
 /** `GET /api/photos` with search, status filter, sort and cursor sent to the server (empty values left out). */
 export function getPhotoPage({ q, status, sort, limit, cursor }: PhotoListParams = {}): Promise<PhotoPage> {
@@ -47,46 +50,51 @@ export function resultDetails(photo: Pick<Photo, 'jobs'>): ProcessingDetails | n
   return [...withDetails].sort((a, b) => b.created_at.localeCompare(a.created_at))[0].processing_details;
 }
 
-const FINISHED = new Set(['completed', 'failed', 'completed_human', 'rejected_human']);
-
-/** A job still moving: pending, processing, human steps, waiting for credits... */
-export function isJobActive(job: Pick<PhotoJob, 'status'> | null): boolean {
-  return job !== null && !FINISHED.has(job.status);
+/**
+ * A job still moving (pending, processing, human steps, waiting for credits…): not in the server's
+ * `final` group. While the config loads every job counts as moving, so the lists keep polling.
+ */
+export function isJobActive(job: Pick<PhotoJob, 'status'> | null, config: StatusConfig | undefined): boolean {
+  return job !== null && !(config?.status_groups.final ?? []).includes(job.status);
 }
 
 /** True while any photo has an unfinished job (the photo list then polls). */
-export function hasActiveJobs(photos: Photo[] | undefined): boolean {
-  return (photos ?? []).some((p) => (p.jobs ?? []).some((j) => isJobActive(j)));
+export function hasActiveJobs(photos: Photo[] | undefined, config: StatusConfig | undefined): boolean {
+  return (photos ?? []).some((p) => (p.jobs ?? []).some((j) => isJobActive(j, config)));
 }
 
 /** Some photo is still moving according to the server's counters (pending, waiting or processing). */
 const countsActive = (counts: PhotoCounts | undefined) => (counts ? counts.processing + counts.pending > 0 : false);
 
 /**
- * The caller's newest photos (the first page, `limit` of them) with the counters; polls every 3 s while any
- * job is unfinished. `data` is the page: `items`, `next_cursor`, `counts`.
+ * The caller's newest photos (the first page, `limit` of them; the server's page size without one) with the
+ * counters; polls every 3 s while any job is unfinished. `data` is the page: `items`, `next_cursor`, `counts`.
  */
-export function useRecentPhotos(limit = PHOTOS_PAGE_SIZE) {
+export function useRecentPhotos(limit?: number) {
+  const config = useConfig().data;
   return useQuery({
-    queryKey: [...PHOTOS_KEY, 'recent', limit],
+    queryKey: [...PHOTOS_KEY, 'recent', limit ?? null],
     queryFn: () => getPhotoPage({ limit }),
-    refetchInterval: (query) => (hasActiveJobs(query.state.data?.items) || countsActive(query.state.data?.counts) ? PHOTOS_POLL_MS : false),
+    refetchInterval: (query) =>
+      hasActiveJobs(query.state.data?.items, config) || countsActive(query.state.data?.counts) ? PHOTOS_POLL_MS : false,
   });
 }
 
 /**
- * The /photos list: pages of `PHOTOS_PAGE_SIZE` for a search, status filter and sort done by the server;
+ * The /photos list: pages of the server's page size (`photos_page_size` of `GET /api/config`) for a search,
+ * status filter and sort done by the server;
  * `fetchNextPage()` follows `next_cursor` ('Carica altre'). Polls every 3 s (every loaded page) while any
  * loaded photo has an unfinished job; the previous result stays on screen while a new search loads.
  */
 export function usePhotoPages({ q = '', status = 'all', sort = 'newest' }: Pick<PhotoListParams, 'q' | 'status' | 'sort'> = {}) {
+  const config = useConfig().data;
   return useInfiniteQuery({
     queryKey: [...PHOTOS_KEY, 'list', { q: q.trim(), status, sort }],
-    queryFn: ({ pageParam }) => getPhotoPage({ q, status, sort, cursor: pageParam, limit: PHOTOS_PAGE_SIZE }),
+    queryFn: ({ pageParam }) => getPhotoPage({ q, status, sort, cursor: pageParam }),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.next_cursor,
     placeholderData: keepPreviousData,
-    refetchInterval: (query) => (hasActiveJobs(query.state.data?.pages.flatMap((p) => p.items)) ? PHOTOS_POLL_MS : false),
+    refetchInterval: (query) => (hasActiveJobs(query.state.data?.pages.flatMap((p) => p.items), config) ? PHOTOS_POLL_MS : false),
   });
 }
 
@@ -108,63 +116,42 @@ export function confidencePercent(job: Pick<PhotoJob, 'processing_details'> | nu
   return Math.round(Math.min(Math.max(value, 0), 1) * 100);
 }
 
-/** Badge labels (SPEC §4). `null` = the photo has no job. */
-const STATUS_LABELS: Record<string, string> = {
-  pending: 'In attesa',
-  processing: 'Processamento AI',
-  completed: 'Completata',
-  failed: 'Errore',
-  pending_human: 'In coda per grafici',
-  assigned_to_graphic: 'Assegnato a grafico',
-  in_progress_human: 'In lavorazione',
-  completed_human: 'Processata da grafico',
-  rejected_human: 'Rifiutata',
-  waiting_for_credits: 'In attesa di crediti',
-};
-
-export function jobStatusLabel(status: string | null | undefined): string {
-  if (status === null || status === undefined) return 'Non processata';
-  return STATUS_LABELS[status] ?? 'Sconosciuto';
-}
-
-export function jobStatusTone(status: string | null | undefined): BadgeTone {
-  switch (status) {
-    case 'completed':
-    case 'completed_human':
-      return 'success';
-    case 'failed':
-    case 'rejected_human':
-      return 'danger';
-    case 'processing':
-    case 'in_progress_human':
-      return 'info';
-    case 'pending':
-    case 'pending_human':
-    case 'assigned_to_graphic':
-    case 'waiting_for_credits':
-      return 'warning';
-    default:
-      return 'neutral';
-  }
+/** The badge label of a job status from the server's `job_status_labels` (SPEC §4); `null` = the photo has no
+ * job ('Non processata'); '…' while the config loads. */
+export function jobStatusLabel(status: string | null | undefined, config: StatusConfig | undefined): string {
+  if (!config) return '…';
+  if (status === null || status === undefined) return config.no_job_label;
+  return config.job_status_labels[status] ?? 'Sconosciuto';
 }
 
 export type StatusFilter = 'all' | 'completed' | 'processing' | 'failed' | 'pending';
+type FilterGroup = Exclude<StatusFilter, 'all'>;
 
-/** Filter groupings (SPEC §4); 'pending' takes every other waiting state. */
-export function filterGroup(status: string | null | undefined): Exclude<StatusFilter, 'all'> {
-  switch (status) {
-    case 'completed':
-    case 'completed_human':
-      return 'completed';
-    case 'processing':
-    case 'in_progress_human':
-      return 'processing';
-    case 'failed':
-    case 'rejected_human':
-      return 'failed';
-    default:
-      return 'pending';
-  }
+/** Badge colour by filter group: delivered green, failed red, being worked on blue, waiting amber. */
+const GROUP_TONES: Record<FilterGroup, BadgeTone> = { completed: 'success', failed: 'danger', processing: 'info', pending: 'warning' };
+
+/** The badge colour of a job status (neutral without a job, for an unknown status or while the config loads). */
+export function jobStatusTone(status: string | null | undefined, config: StatusConfig | undefined): BadgeTone {
+  if (!config || status === null || status === undefined) return 'neutral';
+  const group = config.status_filters[status] as FilterGroup | undefined;
+  return group ? GROUP_TONES[group] : 'neutral';
+}
+
+/** The /photos filter group of a job status (the server's `status_filters`); 'pending' takes every other state. */
+export function filterGroup(status: string | null | undefined, config: StatusConfig): FilterGroup {
+  return ((status && config.status_filters[status]) as FilterGroup | undefined) ?? 'pending';
+}
+
+/** `label(status)` and `tone(status)` of job status badges, from the server's config (see {@link jobStatusLabel}). */
+export function useJobStatusText() {
+  const config = useConfig().data;
+  return useMemo(
+    () => ({
+      label: (status: string | null | undefined) => jobStatusLabel(status, config),
+      tone: (status: string | null | undefined) => jobStatusTone(status, config),
+    }),
+    [config],
+  );
 }
 
 /** Dashboard counters (SPEC §4) from the server's `counts`: processed; uploaded and processing count as in queue. */

@@ -10,6 +10,62 @@ export const TEST_CONFIG: AppConfig = {
   max_upload_megapixels: 80,
   accepted_formats: ['JPG', 'PNG', 'WebP', 'GIF', 'BMP', 'TIFF', 'HEIC', 'AVIF', 'RAW (CR2, NEF, ARW, DNG, RAF, ORF, RW2, MRW, X3F)'],
   accepted_extensions: ['.jpg', '.jpeg', '.png', '.webp', '.gif', '.bmp', '.tif', '.tiff', '.heic', '.heif', '.avif', '.cr2', '.nef', '.arw', '.dng', '.raf', '.orf', '.rw2', '.mrw', '.x3f'],
+  batch_limits: { standard: { max_files: 10, max_bytes: 100 * 1024 * 1024 }, admin: { max_files: 25, max_bytes: 250 * 1024 * 1024 } },
+  job_status_labels: {
+    pending: 'In attesa',
+    waiting_for_credits: 'In attesa di crediti',
+    processing: 'Processamento AI',
+    completed: 'Completata',
+    failed: 'Errore',
+    pending_human: 'In coda per grafici',
+    assigned_to_graphic: 'Assegnato a grafico',
+    in_progress_human: 'In lavorazione',
+    completed_human: 'Processata da grafico',
+    rejected_human: 'Rifiutata',
+  },
+  no_job_label: 'Non processata',
+  job_type_labels: { background_removal: 'Ritocco AI', smart_backgrounds: 'Sfondi intelligenti', background_removal_human: 'Ritocco del team grafico' },
+  status_groups: {
+    active: ['assigned_to_graphic', 'in_progress_human', 'pending', 'pending_human', 'processing', 'waiting_for_credits'],
+    final: ['completed', 'completed_human', 'failed', 'rejected_human'],
+    delivered: ['completed', 'completed_human'],
+    ended_undelivered: ['failed', 'rejected_human'],
+    working: ['in_progress_human', 'processing'],
+    designer_queue: ['assigned_to_graphic', 'pending_human'],
+    with_designer: ['assigned_to_graphic', 'in_progress_human'],
+    cancellable: ['assigned_to_graphic', 'pending_human'],
+    reworkable: ['completed'],
+    reprocessable: ['failed'],
+  },
+  status_filters: {
+    pending: 'pending',
+    waiting_for_credits: 'pending',
+    processing: 'processing',
+    completed: 'completed',
+    failed: 'failed',
+    pending_human: 'pending',
+    assigned_to_graphic: 'pending',
+    in_progress_human: 'processing',
+    completed_human: 'completed',
+    rejected_human: 'failed',
+  },
+  presets: [
+    { value: 'original', label: 'Dimensioni originali' },
+    { value: 'amazon', label: 'Amazon – 2000×2000, prodotto all’85%' },
+    { value: 'zalando', label: 'Zalando – 1801×2600' },
+    { value: 'etsy', label: 'Etsy – lato lungo 2000 px' },
+    { value: 'shopify', label: 'Shopify – 2048×2048' },
+  ],
+  default_preset: 'original',
+  background_categories: [
+    { value: 'minimal_studio', label: 'Studio minimal' },
+    { value: 'home_lifestyle', label: 'Casa e lifestyle' },
+    { value: 'outdoor_natural', label: 'Esterni naturali' },
+    { value: 'professional_office', label: 'Ufficio professionale' },
+    { value: 'seasonal_themed', label: 'Stagionale a tema' },
+  ],
+  photos_page_size: 24,
+  photos_page_max: 100,
 };
 
 export function makeProfile(overrides: Partial<Profile> = {}): Profile {
@@ -110,11 +166,11 @@ export function photoListHandler(photos: Photo[]) {
     const limit = Number(url.searchParams.get('limit') ?? '24');
     const start = Number(url.searchParams.get('cursor') ?? '0');
     const matches = photos.filter((p) => {
-      if (status !== 'all' && filterGroup(latestJob(p)?.status) !== status) return false;
+      if (status !== 'all' && filterGroup(latestJob(p)?.status, TEST_CONFIG) !== status) return false;
       const seo = resultDetails(p)?.seo_filename ?? '';
       return !q || p.original_filename.toLowerCase().includes(q) || seo.toLowerCase().includes(q);
     });
-    const groups = photos.map((p) => filterGroup(latestJob(p)?.status));
+    const groups = photos.map((p) => filterGroup(latestJob(p)?.status, TEST_CONFIG));
     const body = {
       items: matches.slice(start, start + limit),
       next_cursor: start + limit < matches.length ? String(start + limit) : null,

@@ -1283,6 +1283,14 @@ export interface components {
             accepted_extensions: string[];
             /** Accepted Formats */
             accepted_formats: string[];
+            /** Background Categories */
+            background_categories: components["schemas"]["ChoiceOption"][];
+            /** Batch Limits */
+            batch_limits: {
+                [key: string]: components["schemas"]["BatchLimits"];
+            };
+            /** Default Preset */
+            default_preset: string;
             /** Free Credits */
             free_credits: number;
             /** Free Rework Days */
@@ -1291,10 +1299,34 @@ export interface components {
             job_costs: {
                 [key: string]: number;
             };
+            /** Job Status Labels */
+            job_status_labels: {
+                [key: string]: string;
+            };
+            /** Job Type Labels */
+            job_type_labels: {
+                [key: string]: string;
+            };
             /** Max Upload Bytes */
             max_upload_bytes: number;
             /** Max Upload Megapixels */
             max_upload_megapixels: number;
+            /** No Job Label */
+            no_job_label: string;
+            /** Photos Page Max */
+            photos_page_max: number;
+            /** Photos Page Size */
+            photos_page_size: number;
+            /** Presets */
+            presets: components["schemas"]["ChoiceOption"][];
+            /** Status Filters */
+            status_filters: {
+                [key: string]: string;
+            };
+            /** Status Groups */
+            status_groups: {
+                [key: string]: string[];
+            };
         };
         /**
          * AssignBody
@@ -1316,6 +1348,16 @@ export interface components {
             assigned: number;
             /** User Ids */
             user_ids: string[];
+        };
+        /**
+         * BatchLimits
+         * @description One limit class of an upload batch (``GET /api/config``).
+         */
+        BatchLimits: {
+            /** Max Bytes */
+            max_bytes: number;
+            /** Max Files */
+            max_files: number;
         };
         /** Body_designer-jobs-complete */
         "Body_designer-jobs-complete": {
@@ -1416,6 +1458,16 @@ export interface components {
             session_id: string;
             /** Url */
             url: string;
+        };
+        /**
+         * ChoiceOption
+         * @description A value the seller may choose and its Italian label (presets, background categories).
+         */
+        ChoiceOption: {
+            /** Label */
+            label: string;
+            /** Value */
+            value: string;
         };
         /**
          * DesignerJob

@@ -7,7 +7,8 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
 import { creditCount, formatCents, formatDate } from '@/lib/format';
-import { jobStatusLabel, latestJob, resultDetails } from '@/lib/photos';
+import { useConfig } from '@/lib/app-config';
+import { jobStatusLabel, latestJob, resultDetails, type StatusConfig } from '@/lib/photos';
 import type { CreditPurchase, Order, Photo } from '@/types/api';
 import { downloadOrder, useOptionalPurchases, useOrderDetail, useOrders } from '../api/orders-api';
 
@@ -87,10 +88,10 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
 }
 
 /** What became of one photo of the order: its status, and why it was not delivered. */
-function photoOutcome(p: Photo): string {
+function photoOutcome(p: Photo, config: StatusConfig | undefined): string {
   const job = latestJob(p);
-  const label = jobStatusLabel(job?.status ?? null);
-  if (job?.status === 'rejected_human' || job?.status === 'failed') {
+  const label = jobStatusLabel(job?.status ?? null, config);
+  if (job && config?.status_groups.ended_undelivered.includes(job.status)) {
     const why = job.error_message ? `: ${job.error_message}` : '';
     return `${label}${why} · crediti restituiti`;
   }
@@ -102,6 +103,7 @@ function OrderActions({ orderId, downloadable }: { orderId: string; downloadable
   const [open, setOpen] = useState(false);
   const [busy, setBusy] = useState(false);
   const detail = useOrderDetail(orderId, open);
+  const config = useConfig().data;
 
   async function download() {
     setBusy(true);
@@ -135,7 +137,7 @@ function OrderActions({ orderId, downloadable }: { orderId: string; downloadable
           <ul className="order-photos" aria-label="Foto dell'ordine">
             {detail.data.photos.map((p) => (
               <li key={p.id}>
-                <strong>{resultDetails(p)?.seo_filename ?? p.original_filename}</strong> · {photoOutcome(p)}
+                <strong>{resultDetails(p)?.seo_filename ?? p.original_filename}</strong> · {photoOutcome(p, config)}
               </li>
             ))}
           </ul>

@@ -3,7 +3,7 @@ import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
-import { confidencePercent, jobStatusLabel, jobStatusTone, latestJob, needsReview, resultDetails } from '@/lib/photos';
+import { confidencePercent, latestJob, needsReview, resultDetails, useJobStatusText } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import type { DownloadFormat } from '../api/photos-api';
 
@@ -51,6 +51,7 @@ function BeforeAfter({ photoId, title, after }: { photoId: string; title: string
 
 export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onRework, onReviewRework, onDelete, busy }: Props) {
   const job = latestJob(photo);
+  const statusText = useJobStatusText();
   const details = resultDetails(photo);
   const title = details?.seo_filename || photo.original_filename;
   const colors = details?.colors ?? [];
@@ -79,7 +80,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           </div>
         )}
         <div className="photo-badges">
-          <Badge tone={jobStatusTone(job?.status)}>{jobStatusLabel(job?.status ?? null)}</Badge>
+          <Badge tone={statusText.tone(job?.status)}>{statusText.label(job?.status ?? null)}</Badge>
           {flagged ? <Badge tone="warning">Da verificare</Badge> : null}
         </div>
       </div>

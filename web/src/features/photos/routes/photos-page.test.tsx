@@ -29,7 +29,7 @@ describe('/photos with the paginated API', () => {
 
     await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(24));
     expect(screen.getByText(/32 foto · 30 completate · 0 in elaborazione/)).toBeInTheDocument();
-    expect(listCalls(server)[0].get('limit')).toBe('24');
+    expect(listCalls(server)[0].get('limit')).toBeNull(); // the server's page size (photos_page_size)
 
     await user.click(screen.getByRole('button', { name: 'Carica altre' }));
     await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(32));

@@ -6,7 +6,8 @@ import { TableCard } from '@/components/ui/table-card';
 import { LoadErrorCard } from '@/components/ui/load-error-card';
 import { Spinner } from '@/components/ui/spinner';
 import { formatDateTime } from '@/lib/format';
-import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
+import { useConfig } from '@/lib/app-config';
+import { useJobStatusText } from '@/lib/photos';
 import { useOnChange } from '@/lib/use-on-change';
 import { jobStatusValues } from '@/types/api';
 import { useJobSearch, type JobSearch } from '../api/admin-api';
@@ -37,6 +38,8 @@ function useDebounced<T>(value: T, ms: number): T {
  */
 export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string }) {
   const [text, setText] = useState('');
+  const statusText = useJobStatusText();
+  const config = useConfig().data;
   const [status, setStatus] = useState(initialStatus);
   const [dateFrom, setDateFrom] = useState('');
   const [dateTo, setDateTo] = useState('');
@@ -66,7 +69,7 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
             <option value={NEEDS_REVIEW_FILTER}>Da verificare (AI)</option>
             {jobStatusValues.map((s) => (
               <option key={s} value={s}>
-                {jobStatusLabel(s)}
+                {statusText.label(s)}
               </option>
             ))}
           </select>
@@ -114,9 +117,9 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
                       {j.original_filename}
                     </th>
                     <td className="cell-email">{j.user_email}</td>
-                    <td className="hide-narrow">{jobTypeLabel(j.job_type)}</td>
+                    <td className="hide-narrow">{jobTypeLabel(j.job_type, config)}</td>
                     <td>
-                      <Badge tone={jobStatusTone(j.status)}>{jobStatusLabel(j.status)}</Badge>
+                      <Badge tone={statusText.tone(j.status)}>{statusText.label(j.status)}</Badge>
                       {j.overdue ? <Badge tone="danger">In ritardo</Badge> : null}
                     </td>
                     <td>
@@ -146,7 +149,7 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
         <Dialog
           wide
           title={`Cronologia di ${selected.original_filename}`}
-          description={`${selected.user_email} · ${jobTypeLabel(selected.job_type)} · ${jobStatusLabel(selected.status)}`}
+          description={`${selected.user_email} · ${jobTypeLabel(selected.job_type, config)} · ${statusText.label(selected.status)}`}
           onClose={() => setOpen(null)}
         >
           <JobTimelineView jobId={selected.id} name={selected.original_filename} />

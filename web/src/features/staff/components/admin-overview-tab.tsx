@@ -5,7 +5,7 @@ import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
 import { formatCents } from '@/lib/format';
-import { jobStatusLabel } from '@/lib/photos';
+import { useJobStatusText } from '@/lib/photos';
 import { useOverview } from '../api/admin-api';
 
 export const DASHBOARD_LOAD_ERROR = 'Errore nel caricamento dei dati della dashboard';
@@ -14,6 +14,7 @@ export const DASHBOARD_LOAD_ERROR = 'Errore nel caricamento dei dati della dashb
  * tab filtered on those results (`onShowNeedsReview`). */
 export function AdminOverviewTab({ onShowNeedsReview }: { onShowNeedsReview?: () => void }) {
   const overview = useOverview();
+  const statusText = useJobStatusText();
 
   useEffect(() => {
     if (overview.isError) toast({ title: DASHBOARD_LOAD_ERROR, description: errorMessage(overview.error), variant: 'destructive' });
@@ -68,7 +69,7 @@ export function AdminOverviewTab({ onShowNeedsReview }: { onShowNeedsReview?: ()
           <ul className="simple-list" aria-label="Lavori per stato">
             {statuses.map(([status, n]) => (
               <li key={status}>
-                <span>{jobStatusLabel(status)}</span>
+                <span>{statusText.label(status)}</span>
                 <strong>{n}</strong>
               </li>
             ))}

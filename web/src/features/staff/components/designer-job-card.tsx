@@ -1,7 +1,7 @@
 import { Badge } from '@/components/ui/badge';
 import { formatBytes, formatDateTime, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
-import { jobStatusLabel, jobStatusTone } from '@/lib/photos';
+import { useJobStatusText } from '@/lib/photos';
 import { jobAction } from '../lib/jobs';
 import type { DesignerJob } from '../api/types';
 import { Deadline, PriorityBadge } from './priority-badge';
@@ -28,6 +28,7 @@ function JobThumbnail({ job }: { job: DesignerJob }) {
  * with the actions its state allows. */
 export function DesignerJobCard({ job, meId, busy, onAssign, onStart, onComplete, onReject, onDownloadOriginal }: Props) {
   const action = jobAction(job, meId);
+  const statusText = useJobStatusText();
   const mine = meId !== undefined && job.assigned_to === meId;
   return (
     <li className="card job-card job-card-compact" aria-label={job.original_filename}>
@@ -39,7 +40,7 @@ export function DesignerJobCard({ job, meId, busy, onAssign, onStart, onComplete
           </h3>
           <div className="job-badges">
             <PriorityBadge priority={job.priority} />
-            <Badge tone={jobStatusTone(job.status)}>{jobStatusLabel(job.status)}</Badge>
+            <Badge tone={statusText.tone(job.status)}>{statusText.label(job.status)}</Badge>
           </div>
         </div>
         <p className="muted job-sub">
@@ -88,6 +89,7 @@ export function DesignerJobCard({ job, meId, busy, onAssign, onStart, onComplete
 /** One delivered job of the 'Completati' history: the name, when it was received and completed, the
  * note left for the client. */
 export function CompletedJobRow({ job }: { job: DesignerJob }) {
+  const statusText = useJobStatusText();
   return (
     <li className="card job-card job-card-compact" aria-label={job.original_filename}>
       <JobThumbnail job={job} />
@@ -97,7 +99,7 @@ export function CompletedJobRow({ job }: { job: DesignerJob }) {
             {job.original_filename}
           </h3>
           <div className="job-badges">
-            <Badge tone={jobStatusTone(job.status)}>{jobStatusLabel(job.status)}</Badge>
+            <Badge tone={statusText.tone(job.status)}>{statusText.label(job.status)}</Badge>
           </div>
         </div>
         <p className="muted job-sub">

@@ -1,4 +1,5 @@
 import { formatDate } from '@/lib/format';
+import type { AppConfig } from '@/types/api';
 import type { JobTimeline, StepOutcome } from '../api/types';
 
 /** "850 ms", "4,2 s", "3 min 5 s", "2 h 10 min", "30 g 2 h". */
@@ -62,16 +63,8 @@ export function timelineSummaryLabel(t: Pick<JobTimeline, 'workflow_status' | 'j
   return workflowStatusLabel(t.workflow_status);
 }
 
-/** Italian job type ('background_removal_human' → 'Grafico'). */
-export function jobTypeLabel(type: string): string {
-  switch (type) {
-    case 'background_removal':
-      return 'AI';
-    case 'smart_backgrounds':
-      return 'AI sfondi';
-    case 'background_removal_human':
-      return 'Grafico';
-    default:
-      return type;
-  }
+/** The Italian name of a job type from the server's `job_type_labels` ('background_removal_human' → 'Ritocco del
+ * team grafico'); the raw type while the config loads or for an unknown one. */
+export function jobTypeLabel(type: string, config: Pick<AppConfig, 'job_type_labels'> | undefined): string {
+  return config?.job_type_labels[type] ?? type;
 }

@@ -8,7 +8,7 @@ import { toast } from '@/components/ui/toast';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, roleLabel, useMe } from '@/lib/auth';
 import { saveBlob } from '@/lib/download';
-import { jobStatusLabel } from '@/lib/photos';
+import { useJobStatusText } from '@/lib/photos';
 import { assignToMe, DESIGNER_HISTORY_KEY, DESIGNER_JOBS_KEY, fetchOriginal, startJob, useDesignerHistory, useDesignerJobs } from '../api/designer-api';
 import { CompleteDialog } from '../components/complete-dialog';
 import { CompletedJobRow, DesignerJobCard } from '../components/designer-job-card';
@@ -18,7 +18,6 @@ import type { DesignerJob } from '../api/types';
 
 type Filter = 'all' | 'pending_human' | 'assigned_to_graphic' | 'in_progress_human';
 const FILTERS: Filter[] = ['all', 'pending_human', 'assigned_to_graphic', 'in_progress_human'];
-const filterLabel = (f: Filter) => (f === 'all' ? 'Tutti' : jobStatusLabel(f));
 
 /** A one-click job step (assign to me, start): toast, then refetch the queue either way. */
 function useJobStep(fn: (id: string) => Promise<unknown>, done: string, failTitle: string, setBusyId: (id: string | null) => void) {
@@ -42,6 +41,8 @@ type Open = { kind: 'complete' | 'reject'; job: DesignerJob } | null;
 /** /graphics-dashboard 'Dashboard Lavori' (SPEC §2, §4 Human workflow, §6 Designer). */
 export function GraphicsDashboardPage() {
   const me = useMe();
+  const statusText = useJobStatusText();
+  const filterLabel = (f: Filter) => (f === 'all' ? 'Tutti' : statusText.label(f));
   const jobs = useDesignerJobs();
   const queryClient = useQueryClient();
   const [filter, setFilter] = useState<Filter>('all');

@@ -1,23 +1,6 @@
 import { api } from '@/lib/api-client';
 import type { JobType, UploadBatchResult } from '@/types/api';
 
-export const SMART_BACKGROUND_CATEGORIES = [
-  { value: 'minimal_studio', label: 'Studio minimal' },
-  { value: 'home_lifestyle', label: 'Casa e lifestyle' },
-  { value: 'outdoor_natural', label: 'Esterni naturali' },
-  { value: 'professional_office', label: 'Ufficio professionale' },
-  { value: 'seasonal_themed', label: 'Stagionale a tema' },
-] as const;
-
-/** Output formats of the retouch pipeline (server `retouch.PRESETS`). */
-export const OUTPUT_PRESETS = [
-  { value: 'original', label: 'Dimensioni originali' },
-  { value: 'amazon', label: 'Amazon – 2000×2000, prodotto all’85%' },
-  { value: 'zalando', label: 'Zalando – 1801×2600' },
-  { value: 'etsy', label: 'Etsy – lato lungo 2000 px' },
-  { value: 'shopify', label: 'Shopify – 2048×2048' },
-] as const;
-
 export interface UploadInput {
   files: File[];
   jobType: JobType;

@@ -1,4 +1,27 @@
-import type { UploadLimits } from '@/config/constants';
+import type { AppConfig } from '@/types/api';
+
+const MB = 1024 * 1024;
+
+/** One batch's limits as the upload page shows and checks them (the server's `batch_limits`). */
+export interface UploadLimits {
+  maxFiles: number;
+  maxTotalBytes: number;
+  /** `maxTotalBytes` in whole MB (1 MB = 1024² bytes), as the page shows it. */
+  maxTotalMb: number;
+  label: '(Limite admin)' | '(Limite standard)';
+}
+
+/** The batch limits of an admin or of everyone else from `GET /api/config` (`null` while it loads). */
+export function uploadLimits(config: Pick<AppConfig, 'batch_limits'> | undefined, admin: boolean): UploadLimits | null {
+  const limits = config?.batch_limits[admin ? 'admin' : 'standard'];
+  if (!limits) return null;
+  return {
+    maxFiles: limits.max_files,
+    maxTotalBytes: limits.max_bytes,
+    maxTotalMb: Math.floor(limits.max_bytes / MB),
+    label: admin ? '(Limite admin)' : '(Limite standard)',
+  };
+}
 
 export interface UploadIssue {
   title: string;

@@ -6,15 +6,15 @@ import { Badge } from '@/components/ui/badge';
 import { Card } from '@/components/ui/card';
 import { Progress } from '@/components/ui/progress';
 import { toast } from '@/components/ui/toast';
-import { LARGE_BATCH_THRESHOLD, UPLOAD_LIMITS } from '@/config/constants';
+import { LARGE_BATCH_THRESHOLD } from '@/config/constants';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { creditCount, formatBytes } from '@/lib/format';
-import { jobStatusLabel, jobStatusTone, latestJob, PHOTOS_KEY, useRecentPhotos } from '@/lib/photos';
+import { latestJob, PHOTOS_KEY, useJobStatusText, useRecentPhotos } from '@/lib/photos';
 import { creditsPerPhoto, formatList, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
-import { OUTPUT_PRESETS, SMART_BACKGROUND_CATEGORIES, uploadPhotos, type UploadInput } from '../api/upload-api';
-import { checkBatch, estimatedMinutes, NOT_AN_IMAGE } from '../lib/validation';
+import { uploadPhotos, type UploadInput } from '../api/upload-api';
+import { checkBatch, estimatedMinutes, NOT_AN_IMAGE, uploadLimits } from '../lib/validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
 
@@ -72,8 +72,9 @@ export function UploadPage() {
   const [dragging, setDragging] = useState(false);
   const [busy, setBusy] = useState(false);
   const [jobType, setJobType] = useState<UploadInput['jobType']>('background_removal');
-  const [category, setCategory] = useState<string>(SMART_BACKGROUND_CATEGORIES[0].value);
-  const [preset, setPreset] = useState<string>('original');
+  // null = the server's first background category and default preset (GET /api/config)
+  const [chosenCategory, setCategory] = useState<string | null>(null);
+  const [chosenPreset, setPreset] = useState<string | null>(null);
   const [brand, setBrand] = useState('');
   const [productCategory, setProductCategory] = useState('');
   const [clientNotes, setClientNotes] = useState('');
@@ -86,12 +87,16 @@ export function UploadPage() {
   });
 
   const role = effectiveRole(me.data);
-  const limits = role === 'admin' ? UPLOAD_LIMITS.admin : UPLOAD_LIMITS.standard;
   const credits = me.data?.credits_remaining;
   const creditsLoading = me.isPending;
   const queued = items.filter((i) => i.status === 'queued');
-  // credits per photo by job type and the accepted formats, from the server (undefined while loading)
+  // credits per photo by job type, the accepted formats, the batch limits, presets and background
+  // categories, from the server (undefined while loading)
   const config = useConfig().data;
+  const statusText = useJobStatusText();
+  const limits = uploadLimits(config, role === 'admin');
+  const category = chosenCategory ?? config?.background_categories[0]?.value ?? '';
+  const preset = chosenPreset ?? config?.default_preset ?? '';
   const costs = config?.job_costs;
   const accept = config ? ['image/*', ...config.accepted_extensions].join(',') : FALLBACK_ACCEPT;
   const costPerPhoto = costs?.[jobType];
@@ -105,6 +110,10 @@ export function UploadPage() {
 
   const addFiles = (list: FileList | File[] | null) => {
     if (!list) return;
+    if (!limits) {
+      toast({ title: 'Caricamento impostazioni in corso...', description: 'Attendi un momento e riprova.' });
+      return;
+    }
     const files = Array.from(list);
     const listedBytes = queued.reduce((s, i) => s + i.file.size, 0);
     const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, limits);
@@ -196,7 +205,7 @@ export function UploadPage() {
         <h1>Carica le tue foto</h1>
         <p className="muted">
           {touch ? 'Tocca per scegliere le foto.' : 'Trascina le immagini o sceglile dal computer.'} Formati supportati:{' '}
-          {formatList(config?.accepted_formats)}. Massimo {limits.maxFiles} foto e {limits.maxTotalMb}MB per caricamento {limits.label}.
+          {formatList(config?.accepted_formats)}. Massimo {limits?.maxFiles ?? '…'} foto e {limits?.maxTotalMb ?? '…'}MB per caricamento {limits?.label ?? ''}.
         </p>
       </header>
 
@@ -226,7 +235,7 @@ export function UploadPage() {
               <div className="field">
                 <label htmlFor="bg-category">Categoria di sfondo</label>
                 <select id="bg-category" className="input" value={category} onChange={(e) => setCategory(e.target.value)}>
-                  {SMART_BACKGROUND_CATEGORIES.map((c) => (
+                  {(config?.background_categories ?? []).map((c) => (
                     <option key={c.value} value={c.value}>
                       {c.label}
                     </option>
@@ -241,7 +250,7 @@ export function UploadPage() {
               <div className="field">
                 <label htmlFor="output-preset">Formato di uscita</label>
                 <select id="output-preset" className="input" value={preset} onChange={(e) => setPreset(e.target.value)}>
-                  {OUTPUT_PRESETS.map((p) => (
+                  {(config?.presets ?? []).map((p) => (
                     <option key={p.value} value={p.value}>
                       {p.label}
                     </option>
@@ -321,7 +330,7 @@ export function UploadPage() {
               <Link to="/credits">Acquista crediti</Link>
             </p>
           ) : null}
-          <button type="button" className="btn btn-primary btn-block" disabled={busy || queued.length === 0 || creditsLoading} onClick={start}>
+          <button type="button" className="btn btn-primary btn-block" disabled={busy || queued.length === 0 || creditsLoading || !config} onClick={start}>
             {creditsLoading ? 'Caricamento crediti in corso...' : busy ? 'Caricamento...' : `Carica ${queued.length} foto`}
           </button>
           <Link to="/photos" className="btn btn-ghost btn-block">
@@ -339,8 +348,8 @@ export function UploadPage() {
             {items.map((item) => {
               const photo = item.photoId ? photoById.get(item.photoId) : undefined;
               const job = photo ? latestJob(photo) : null;
-              const label = photo ? jobStatusLabel(job?.status ?? null) : item.refused ? 'Non caricato' : LOCAL_LABELS[item.status];
-              const tone = photo ? jobStatusTone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
+              const label = photo ? statusText.label(job?.status ?? null) : item.refused ? 'Non caricato' : LOCAL_LABELS[item.status];
+              const tone = photo ? statusText.tone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
               const progress = job?.status === 'processing' || job?.status === 'in_progress_human' ? (job.progress_percentage ?? 0) : null;
               return (
                 <li key={item.id} className="upload-item" aria-label={item.file.name}>

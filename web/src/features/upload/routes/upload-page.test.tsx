@@ -1,0 +1,73 @@
+import { fireEvent, screen, within } from '@testing-library/react';
+import { routes } from '@/app/router';
+import { useSessionStore } from '@/stores/session';
+import { fakeServer } from '@/test/fake-server';
+import { makeProfile, TEST_CONFIG } from '@/test/fixtures';
+import { renderRoutes, testSession } from '@/test/utils';
+import type { AppConfig } from '@/types/api';
+
+const MB = 1024 * 1024;
+const EMPTY_PAGE = {
+  items: [],
+  next_cursor: null,
+  counts: { total: 0, completed: 0, processing: 0, failed: 0, pending: 0, processed: 0, queued: 0, rejected: 0, designer_queue: 0 },
+};
+
+function openUpload(config: AppConfig, role: 'client' | 'admin' = 'client') {
+  useSessionStore.getState().setSession(testSession);
+  fakeServer({
+    'GET /api/config': config,
+    'GET /api/me': makeProfile({ user_role: role, credits_remaining: 100 }),
+    'GET /api/notifications': [],
+    'GET /api/photos': EMPTY_PAGE,
+  });
+  return renderRoutes(routes, ['/upload']);
+}
+
+const images = (n: number) => Array.from({ length: n }, (_, i) => new File(['x'], `f${i}.jpg`, { type: 'image/jpeg' }));
+
+describe('upload page: the server rules it shows come from GET /api/config', () => {
+  it("offers the server's batch limit and refuses one file more", async () => {
+    const config: AppConfig = {
+      ...TEST_CONFIG,
+      batch_limits: { standard: { max_files: 4, max_bytes: 40 * MB }, admin: { max_files: 7, max_bytes: 70 * MB } },
+    };
+    const { container } = openUpload(config);
+    expect(await screen.findByText(/Massimo 4 foto e 40MB per caricamento \(Limite standard\)/)).toBeInTheDocument();
+
+    const input = container.querySelector('input[type="file"]') as HTMLInputElement;
+    fireEvent.change(input, { target: { files: images(5) } });
+    expect(await screen.findByText('Puoi caricare al massimo 4 foto alla volta (Limite standard)')).toBeInTheDocument();
+    fireEvent.change(input, { target: { files: images(4) } });
+    expect(await screen.findByText('f3.jpg')).toBeInTheDocument();
+  });
+
+  it('gives admins the admin limit', async () => {
+    const config: AppConfig = {
+      ...TEST_CONFIG,
+      batch_limits: { standard: { max_files: 4, max_bytes: 40 * MB }, admin: { max_files: 7, max_bytes: 70 * MB } },
+    };
+    openUpload(config, 'admin');
+    expect(await screen.findByText(/Massimo 7 foto e 70MB per caricamento \(Limite admin\)/)).toBeInTheDocument();
+  });
+
+  it("lists the server's presets (its default chosen) and background categories", async () => {
+    const config: AppConfig = {
+      ...TEST_CONFIG,
+      presets: [
+        { value: 'amazon', label: 'Amazon – prova' },
+        { value: 'original', label: 'Originale – prova' },
+      ],
+      default_preset: 'original',
+      background_categories: [{ value: 'home_lifestyle', label: 'Casa – prova' }],
+    };
+    openUpload(config);
+    const preset = (await screen.findByLabelText('Formato di uscita')) as HTMLSelectElement;
+    expect((await within(preset).findAllByRole('option')).map((o) => o.textContent)).toEqual(['Amazon – prova', 'Originale – prova']);
+    expect(preset.value).toBe('original');
+    fireEvent.click(screen.getByRole('radio', { name: /Sfondo creativo/ }));
+    const category = screen.getByLabelText('Categoria di sfondo') as HTMLSelectElement;
+    expect(within(category).getAllByRole('option').map((o) => o.textContent)).toEqual(['Casa – prova']);
+    expect(category.value).toBe('home_lifestyle');
+  });
+});
