@@ -1,4 +1,4 @@
-"""Issue 13 item 2: no blocking call on the API's event loop (README "One rule for the event loop").
+"""No blocking call on the API's event loop (docs/api.md "One rule for the event loop").
 
 The rule: a route that uses the database (the sync SQLAlchemy ``Session``), storage or Pillow is a
 plain ``def`` (FastAPI runs it in its threadpool). A route is ``async def`` only when it awaits an

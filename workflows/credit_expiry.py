@@ -23,7 +23,7 @@ CREDIT_EXPIRY_WORKFLOW_ID = "credit-expiry"
 ITERATIONS_PER_RUN = 100
 PATCHES: tuple[str, ...] = ()
 """Every ``workflow.patched()`` id this workflow calls (none yet); names the folder of its replay
-histories (``tests/jobs/histories/CreditExpiryWorkflow/v<N>-<ids>``, README "Changing a workflow")."""
+histories (``tests/jobs/histories/CreditExpiryWorkflow/v<N>-<ids>``, docs/workflows.md "Changing a workflow")."""
 
 
 @dataclass

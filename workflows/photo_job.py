@@ -111,7 +111,7 @@ LOCAL_DB_ACTIVITIES: frozenset[Callable[..., None]] = frozenset(
 (``api/job_timeline.py``) shows, and a local activity's input is not kept in the history."""
 """Every ``workflow.patched()`` id this workflow calls. It names the folder its replay histories are
 recorded into (``tests/jobs/histories/PhotoJobWorkflow/v<N>-<ids>``); ``tests/jobs/test_replay.py``
-checks it against the code. Add a new patch id here (README "Changing a workflow")."""
+checks it against the code. Add a new patch id here (docs/workflows.md "Changing a workflow")."""
 DB_ACTIVITY_TIMEOUT = timedelta(seconds=30)
 DB_RETRY = RetryPolicy(
     initial_interval=timedelta(seconds=1),

@@ -108,7 +108,7 @@ def test_patches_list_every_patched_call(workflow: str) -> None:
 @pytest.mark.parametrize("workflow", sorted(WORKFLOWS))
 def test_the_current_code_has_recorded_histories(workflow: str) -> None:
     """The newest version folder holds histories of the current code's patch set: after adding a
-    ``workflow.patched()`` id, record a history into the new folder (README "Changing a workflow")."""
+    ``workflow.patched()`` id, record a history into the new folder (docs/workflows.md "Changing a workflow")."""
     folder = current_version_dir(workflow, workflow_patches(workflow))
     assert folder.is_dir(), (
         f"no histories recorded with {workflow}'s current patches: run the job tests with "

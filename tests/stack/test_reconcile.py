@@ -115,7 +115,7 @@ async def test_upload_while_temporal_is_unreachable_is_processed_once_it_is_back
     assert attrs.get(SA_JOB_STATUS) == "completed"
     assert "borsa.jpg" in (await desc.static_summary() or "")
 
-    # and the README's queries find them (visibility is eventually consistent: poll briefly)
+    # and the queries of docs/operations.md find them (visibility is eventually consistent: poll briefly)
     query = (
         f"WorkflowType = 'PhotoJobWorkflow' AND UserEmail = '{email}' AND JobStatus = 'completed' "
         "AND JobType = 'background_removal' AND Preset = 'original'"
