@@ -57,7 +57,13 @@ export function formatBytes(bytes: number): string {
   return `${(kb / 1024).toFixed(1).replace('.', ',')} MB`;
 }
 
-/** An Italian count of credits: "1 credito", "0 crediti", "15 crediti" (`n` may be a placeholder like '…'). */
+/** An Italian count with its noun: `countOf(1, 'credito speso', 'crediti spesi')` → "1 credito speso";
+ * the plural form for every other number, and for a text such as '…' shown while a value loads. */
+export function countOf(n: number | string, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** An Italian count of credits: "1 credito", "0 crediti", "15 crediti". */
 export function creditCount(n: number | string): string {
-  return `${n} ${n === 1 ? 'credito' : 'crediti'}`;
+  return countOf(n, 'credito', 'crediti');
 }

@@ -6,7 +6,7 @@ import { Progress } from '@/components/ui/progress';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
-import { creditCount, formatCents, formatDate } from '@/lib/format';
+import { countOf, creditCount, formatCents, formatDate } from '@/lib/format';
 import { useConfig } from '@/lib/app-config';
 import { jobStatusLabel, latestJob, resultDetails, type StatusConfig } from '@/lib/photos';
 import type { CreditPurchase, Order, Photo } from '@/types/api';
@@ -25,20 +25,19 @@ interface Row {
   order?: Order;
 }
 
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** "3 crediti spesi · 6 restituiti" once the batch has ended; "9 crediti previsti" while it runs. */
 export function orderCredits(o: Pick<Order, 'status' | 'total_amount' | 'credits_spent' | 'credits_refunded'>): string {
-  if (o.status !== 'completed') return plural(o.total_amount, 'credito previsto', 'crediti previsti');
-  const spent = plural(o.credits_spent, 'credito speso', 'crediti spesi');
-  return o.credits_refunded > 0 ? `${spent} · ${plural(o.credits_refunded, 'restituito', 'restituiti')}` : spent;
+  if (o.status !== 'completed') return countOf(o.total_amount, 'credito previsto', 'crediti previsti');
+  const spent = countOf(o.credits_spent, 'credito speso', 'crediti spesi');
+  return o.credits_refunded > 0 ? `${spent} · ${countOf(o.credits_refunded, 'restituito', 'restituiti')}` : spent;
 }
 
 /** "1 rifiutata dal grafico · 1 non riuscita", or '' when every photo was delivered or is on its way. */
 export function orderProblems(o: Pick<Order, 'rejected_photos' | 'failed_photos'>): string {
   const parts: string[] = [];
-  if (o.rejected_photos > 0) parts.push(plural(o.rejected_photos, 'rifiutata dal grafico', 'rifiutate dal grafico'));
-  if (o.failed_photos > 0) parts.push(plural(o.failed_photos, 'non riuscita', 'non riuscite'));
+  if (o.rejected_photos > 0) parts.push(countOf(o.rejected_photos, 'rifiutata dal grafico', 'rifiutate dal grafico'));
+  if (o.failed_photos > 0) parts.push(countOf(o.failed_photos, 'non riuscita', 'non riuscite'));
   return parts.join(' · ');
 }
 

@@ -28,21 +28,12 @@ function JobThumbnail({ job }: { job: DesignerJob }) {
  * with the actions its state allows. */
 export function DesignerJobCard({ job, meId, busy, onAssign, onStart, onComplete, onReject, onDownloadOriginal }: Props) {
   const action = jobAction(job, meId);
-  const statusText = useJobStatusText();
   const mine = meId !== undefined && job.assigned_to === meId;
   return (
     <li className="card job-card job-card-compact" aria-label={job.original_filename}>
       <JobThumbnail job={job} />
       <div className="job-card-body">
-        <div className="job-card-head">
-          <h3 className="job-title" title={job.original_filename}>
-            {job.original_filename}
-          </h3>
-          <div className="job-badges">
-            <PriorityBadge priority={job.priority} />
-            <Badge tone={statusText.tone(job.status)}>{statusText.label(job.status)}</Badge>
-          </div>
-        </div>
+        <JobCardHead job={job} withPriority />
         <p className="muted job-sub">
           Ricevuto <time dateTime={job.created_at}>{relativeTime(job.created_at)}</time> · {formatBytes(job.file_size)}
           {job.width && job.height ? ` · ${job.width}×${job.height}px` : ''}
@@ -86,22 +77,30 @@ export function DesignerJobCard({ job, meId, busy, onAssign, onStart, onComplete
   );
 }
 
+/** A job card's title (the whole original file name) and its badges: priority (queue cards) and status. */
+function JobCardHead({ job, withPriority = false }: { job: DesignerJob; withPriority?: boolean }) {
+  const statusText = useJobStatusText();
+  return (
+    <div className="job-card-head">
+      <h3 className="job-title" title={job.original_filename}>
+        {job.original_filename}
+      </h3>
+      <div className="job-badges">
+        {withPriority ? <PriorityBadge priority={job.priority} /> : null}
+        <Badge tone={statusText.tone(job.status)}>{statusText.label(job.status)}</Badge>
+      </div>
+    </div>
+  );
+}
+
 /** One delivered job of the 'Completati' history: the name, when it was received and completed, the
  * note left for the client. */
 export function CompletedJobRow({ job }: { job: DesignerJob }) {
-  const statusText = useJobStatusText();
   return (
     <li className="card job-card job-card-compact" aria-label={job.original_filename}>
       <JobThumbnail job={job} />
       <div className="job-card-body">
-        <div className="job-card-head">
-          <h3 className="job-title" title={job.original_filename}>
-            {job.original_filename}
-          </h3>
-          <div className="job-badges">
-            <Badge tone={statusText.tone(job.status)}>{statusText.label(job.status)}</Badge>
-          </div>
-        </div>
+        <JobCardHead job={job} />
         <p className="muted job-sub">
           Completato il <time dateTime={job.completed_at ?? undefined}>{formatDateTime(job.completed_at)}</time> · ricevuto{' '}
           <time dateTime={job.created_at}>{relativeTime(job.created_at)}</time>
