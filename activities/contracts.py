@@ -65,22 +65,6 @@ RETENTION_DAYS = 30
 CREDIT_VALIDITY_DAYS = 365
 """Credits are valid 365 days from purchase (SPEC §1 terms, §9)."""
 
-RETRYABLE_ERROR_MARKERS = (
-    "insufficient credits",
-    "processing timeout",
-    "temporary service unavailable",
-    "server error",
-    "network error",
-    "quota exceeded",
-)
-"""SPEC §4 Reprocess: an error is retryable if its message contains one of these, case-insensitively."""
-
-
-def is_retryable_error(message: str | None) -> bool:
-    """Whether a failed job with this ``error_message`` may be reprocessed (SPEC §4)."""
-    text = (message or "").lower()
-    return any(marker in text for marker in RETRYABLE_ERROR_MARKERS)
-
 
 def workflow_id_for_job(job_id: str) -> str:
     """``photo-job-{job_id}`` (DESIGN.md, Temporal design)."""
@@ -163,10 +147,13 @@ class CompleteJobInput:
 
 @dataclass
 class FailJobInput:
-    """Mark a job failed with ``error_message`` and notify the owner."""
+    """Mark a job failed with ``error_message`` (Italian, for the seller) and ``error_code`` (a
+    :class:`~fotopronta.domain.JobErrorCode` value), and notify the owner. ``error_code`` is ``None``
+    only in the inputs of workflow histories recorded before codes existed."""
 
     job_id: str
     error_message: str
+    error_code: str | None = None
 
 
 @dataclass
@@ -191,10 +178,13 @@ class CreditsAddedSignal:
 
 @dataclass
 class JobOutcome:
-    """What ``PhotoJobWorkflow`` returns: the final job status and, on failure, the message."""
+    """What ``PhotoJobWorkflow`` returns: the final job status and, on failure or rejection, the
+    message and its :class:`~fotopronta.domain.JobErrorCode` value (``None`` in the results of
+    histories recorded before codes existed)."""
 
     status: str
     error_message: str | None = None
+    error_code: str | None = None
 
 
 @dataclass
@@ -251,7 +241,7 @@ class CancelInput:
 
 
 CANCELLED_BY_SELLER_MESSAGE = "Lavoro annullato dal cliente: i crediti riservati sono stati restituiti."
-"""``error_message`` of a human job the seller cancelled (not retryable: no SPEC §4 marker)."""
+"""``error_message`` of a human job the seller cancelled (code ``cancelled_by_client``, not retryable)."""
 
 PHOTO_BUSY_MESSAGE = "La foto è in lavorazione: potrai eliminarla al termine."
 """Refusal of a cancellation (and deletion) once a designer has started the job."""

@@ -59,6 +59,7 @@ def mark_delivered(
     job.progress_percentage = 100
     job.completed_at = datetime.now(UTC)
     job.error_message = None
+    job.error_code = None
     photo.status = PhotoStatus.processed.value
     photo.processed_path = processed_path
     photo.processed_webp_path = processed_webp_path

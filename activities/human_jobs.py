@@ -18,7 +18,7 @@ from activities.contracts import (
     HumanJobActivityInput,
 )
 from activities.delivery import job_transaction, mark_delivered
-from fotopronta.domain import WITH_DESIGNER_STATUSES, JobStatus, PhotoStatus, UserRole
+from fotopronta.domain import WITH_DESIGNER_STATUSES, JobErrorCode, JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
 from fotopronta.results import designer_seo_name
@@ -127,7 +127,8 @@ class HumanJobActivities:
 
     @activity.defn(name="reject_human_job")
     def reject_human_job(self, inp: HumanJobActivityInput) -> None:
-        """``rejected_human`` with the reason in ``graphic_notes`` and ``error_message``; warning
+        """``rejected_human`` with the reason in ``graphic_notes`` and ``error_message`` (code
+        ``rejected``); warning
         notification with it. A photo with a delivered result (rejected free rework) keeps that result
         and its downloads; otherwise it goes back to ``uploaded``."""
         with job_transaction(self.sessions, inp.job_id) as session:
@@ -138,6 +139,7 @@ class HumanJobActivities:
             job.status = JobStatus.rejected_human.value
             job.graphic_notes = inp.notes
             job.error_message = inp.notes
+            job.error_code = JobErrorCode.rejected.value
             kept = has_delivered_result(photo)
             if kept:
                 photo.status = PhotoStatus.processed.value
@@ -164,13 +166,15 @@ class HumanJobActivities:
     @activity.defn(name="cancel_human_job")
     def cancel_human_job(self, inp: HumanJobActivityInput) -> None:
         """The seller cancelled a job queued for designers (not started): job ``failed`` with
-        :data:`CANCELLED_BY_SELLER_MESSAGE`, unassigned, no deadline; the photo keeps a delivered
-        result if it has one (a cancelled free rework), else goes back to ``uploaded``."""
+        :data:`CANCELLED_BY_SELLER_MESSAGE` (code ``cancelled_by_client``), unassigned, no deadline;
+        the photo keeps a delivered result if it has one (a cancelled free rework), else goes back to
+        ``uploaded``."""
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)
             job.status = JobStatus.failed.value
             job.error_message = CANCELLED_BY_SELLER_MESSAGE
+            job.error_code = JobErrorCode.cancelled_by_client.value
             job.assigned_to = None
             job.deadline = None
             job.completed_at = None

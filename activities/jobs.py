@@ -25,7 +25,7 @@ from activities.contracts import (
 )
 from activities.delivery import job_transaction, mark_delivered
 from fotopronta import ledger
-from fotopronta.domain import JobStatus, PhotoStatus
+from fotopronta.domain import JobErrorCode, JobStatus, PhotoStatus, error_code_from_message
 from fotopronta.models import Notification, Photo, PhotoProcessingJob
 from fotopronta.orders import refresh_order
 
@@ -89,13 +89,15 @@ class JobActivities:
     @activity.defn(name="set_job_status")
     def set_job_status(self, inp: JobStatusInput) -> None:
         """Write the job's status (and progress, error); ``processing`` also marks the photo and
-        sets ``started_at``; ``pending`` (reprocess) clears the times."""
+        sets ``started_at``; ``pending`` (reprocess) clears the times. None of the statuses written
+        here is an ending, so the error code is cleared (a reprocessed job loses its old one)."""
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             job.status = inp.status
             if inp.progress_percentage is not None:
                 job.progress_percentage = inp.progress_percentage
             job.error_message = inp.error_message
+            job.error_code = None
             if inp.status == JobStatus.processing:
                 job.started_at = job.started_at or datetime.now(UTC)
                 session.get_one(Photo, job.photo_id).status = PhotoStatus.processing.value
@@ -129,14 +131,23 @@ class JobActivities:
 
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:
-        """Job ``failed`` with ``error_message``, photo back to ``uploaded``, error notification."""
+        """Job ``failed`` with ``error_message`` and ``error_code``, photo back to ``uploaded``, error
+        notification. An input without a code (scheduled by a worker that predates codes) gets the code
+        its message implies (:func:`fotopronta.domain.error_code_from_message`); a message without a
+        retryable marker can only be the retouch's refusal of the image, so ``bad_image``."""
+        code = inp.error_code or error_code_from_message(inp.error_message) or JobErrorCode.bad_image
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)
-            if job.status == JobStatus.failed and job.error_message == inp.error_message:
+            if (
+                job.status == JobStatus.failed
+                and job.error_message == inp.error_message
+                and job.error_code == code
+            ):
                 return
             job.status = JobStatus.failed.value
             job.error_message = inp.error_message
+            job.error_code = code
             job.completed_at = None
             photo.status = PhotoStatus.uploaded.value
             session.add(

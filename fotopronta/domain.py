@@ -1,5 +1,5 @@
-"""The product's shared definitions, once: roles, photo and job states, job types, ledger kinds,
-credit costs and the free-rework window (SPEC §3, §4, §9; DESIGN.md decisions).
+"""The product's shared definitions, once: roles, photo and job states, job types, job error codes and
+the reprocess rule, ledger kinds, credit costs and the free-rework window (SPEC §3, §4, §9; DESIGN.md decisions).
 
 A pure module (standard library only) so that Temporal workflows (sandboxed), activities, the API and
 the tests import the same names without pulling SQLAlchemy, numpy or the retouch pipeline in. The
@@ -103,8 +103,7 @@ CANCELLABLE_STATUSES: frozenset[JobStatus] = DESIGNER_QUEUE_STATUSES
 REWORKABLE_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.completed})
 """The free rework is offered on an AI delivery only (see ``api.services.photo_rules.rework_refusal``)."""
 REPROCESSABLE_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.failed})
-"""Only a failed job may be reprocessed, and only with a retryable error
-(``api.services.photo_rules.reprocess_refusal``)."""
+"""Only a failed job may be reprocessed, and only with a retryable error (:func:`can_reprocess`)."""
 
 STATUS_GROUPS: dict[str, frozenset[JobStatus]] = {
     "active": ACTIVE_STATUSES,
@@ -119,6 +118,71 @@ STATUS_GROUPS: dict[str, frozenset[JobStatus]] = {
     "reprocessable": REPROCESSABLE_STATUSES,
 }
 """Every named group of job statuses, as ``GET /api/config`` gives them to the web app."""
+
+
+class JobErrorCode(enum.StrEnum):
+    """``photo_processing_jobs.error_code``: why a job ended without a result, for the code (the seller
+    reads the Italian ``error_message`` written beside it). ``None`` on a job that has not ended so."""
+
+    bad_image = "bad_image"
+    """The retouch refused the original (unreadable, empty, too large, no product found): retrying the
+    same bytes cannot succeed."""
+    timeout = "timeout"
+    """The retouch did not finish within its time limit, in each of its 3 attempts."""
+    processing_failed = "processing_failed"
+    """The retouch failed with an unexpected (server-side) error in each of its 3 attempts."""
+    cancelled_by_client = "cancelled_by_client"
+    """The seller withdrew a job queued for designers before a designer started it."""
+    rejected = "rejected"
+    """The designers refused the job (status ``rejected_human``; the reason is the message)."""
+    result_lost = "result_lost"
+    """The delivered result was overwritten in storage and cannot be recovered; the credits were given
+    back and the seller is asked to upload the photo again (migration 0004)."""
+    photo_deleted = "photo_deleted"
+    """The photo was deleted under a running job: the workflow's outcome only (no row is left)."""
+
+
+REPROCESSABLE_ERROR_CODES: frozenset[JobErrorCode] = frozenset(
+    {JobErrorCode.timeout, JobErrorCode.processing_failed}
+)
+"""SPEC §4 Reprocess: the errors a failed job may be run again after (a fault of ours that a new
+attempt can get past). Read by the API's ``can_reprocess`` and by the workflow's ``reprocess`` update."""
+
+RETRYABLE_ERROR_MARKERS: tuple[str, ...] = (
+    "insufficient credits",
+    "processing timeout",
+    "temporary service unavailable",
+    "server error",
+    "network error",
+    "quota exceeded",
+)
+"""SPEC §4 Reprocess: an error whose message contains one of these, case-insensitively, is retryable.
+Only failures recorded without a code are classified by their message
+(:func:`error_code_from_message`); the messages written today still carry the marker of their code."""
+
+
+def error_code_from_message(message: str | None) -> JobErrorCode | None:
+    """The code of a failure recorded without one (a workflow history or a row written before codes
+    existed), read from its message with :data:`RETRYABLE_ERROR_MARKERS`: 'processing timeout' gives
+    :attr:`JobErrorCode.timeout`, any other marker :attr:`JobErrorCode.processing_failed`; no marker
+    gives ``None`` (a cause that is not retryable and cannot be told from the text)."""
+    text = (message or "").lower()
+    if "processing timeout" in text:
+        return JobErrorCode.timeout
+    if any(marker in text for marker in RETRYABLE_ERROR_MARKERS):
+        return JobErrorCode.processing_failed
+    return None
+
+
+def can_reprocess(status: str | None, error_code: str | None, error_message: str | None) -> bool:
+    """Whether a job in ``status`` that ended with ``error_code`` may be reprocessed (SPEC §4): it
+    failed (:data:`REPROCESSABLE_STATUSES`) with a code in :data:`REPROCESSABLE_ERROR_CODES`. A failure
+    without a code (``error_code`` ``None``) is classified by ``error_message``
+    (:func:`error_code_from_message`); the message is never read when the code is known."""
+    if status not in REPROCESSABLE_STATUSES:
+        return False
+    code = error_code_from_message(error_message) if error_code is None else error_code
+    return code in REPROCESSABLE_ERROR_CODES
 
 
 class StatusFilter(enum.StrEnum):

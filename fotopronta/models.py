@@ -204,6 +204,9 @@ class PhotoProcessingJob(Base):
     background_category: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     options: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
     error_message: Mapped[str | None] = mapped_column(Text)
+    error_code: Mapped[str | None] = mapped_column(String(40))
+    """A :class:`~fotopronta.domain.JobErrorCode` value beside ``error_message`` on a job that failed
+    or was rejected; what the reprocess rule reads (:func:`fotopronta.domain.can_reprocess`)."""
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     progress_percentage: Mapped[int] = mapped_column(Integer, nullable=False, default=0)

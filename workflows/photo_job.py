@@ -13,8 +13,9 @@ Until the designer starts it, the seller may withdraw a human job with the ``can
 reservation is released and the job fails with a non-retryable 'annullato dal cliente' message.
 
 Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal.
-A failed job with a retryable error (SPEC §4 list) can be run again with the ``reprocess`` update
-while the workflow keeps it (30 days). 30 days after delivery (or after a final failure or
+Every ending without a result carries an Italian message and a :class:`~fotopronta.domain.JobErrorCode`.
+A failed job whose code is retryable (:func:`fotopronta.domain.can_reprocess`) can be run again with
+the ``reprocess`` update while the workflow keeps it (30 days). 30 days after delivery (or after a final failure or
 rejection) the original and processed files are deleted; the rows stay.
 
 Every release of a paid job's credits (AI failure, rejection, cancellation) then resumes the seller's
@@ -67,14 +68,13 @@ with workflow.unsafe.imports_passed_through():
         RetentionInput,
         RetouchInput,
         StartInput,
-        is_retryable_error,
     )
     from activities.credits import CreditActivities
     from activities.human_jobs import HumanJobActivities
     from activities.jobs import JobActivities
     from activities.retention import RetentionActivities
     from activities.retouch import RetouchActivities
-    from fotopronta.domain import CANCELLABLE_STATUSES, JobStatus, JobType
+    from fotopronta.domain import CANCELLABLE_STATUSES, JobErrorCode, JobStatus, JobType, can_reprocess
 
 ArgT = TypeVar("ArgT")
 
@@ -143,20 +143,23 @@ def _innermost(err: BaseException) -> BaseException:
     return cause
 
 
-def _failure_message(err: BaseException) -> str:
-    """The message the seller sees for a failed retouch.
+def _failure(err: BaseException) -> tuple[str, JobErrorCode]:
+    """The message the seller sees for a failed retouch, and its code.
 
-    A bad image keeps its Italian message. A timeout or any other error after the last attempt gets
-    an Italian message carrying the SPEC §4 marker ('processing timeout' / 'server error') so the job
-    can be reprocessed.
+    A bad image keeps its Italian message (``bad_image``). A timeout (``timeout``) or any other error
+    (``processing_failed``) after the last attempt gets an Italian message that also carries the SPEC
+    §4 marker of its code ('processing timeout' / 'server error'); both codes may be reprocessed.
     """
     cause = _innermost(err)
     if isinstance(cause, ApplicationError) and cause.type == BAD_IMAGE_ERROR:
-        return cause.message
+        return cause.message, JobErrorCode.bad_image
     if isinstance(cause, ActivityTimeoutError):
-        return "Elaborazione non completata in tempo (processing timeout): puoi riprovare."
+        return (
+            "Elaborazione non completata in tempo (processing timeout): puoi riprovare.",
+            JobErrorCode.timeout,
+        )
     detail = getattr(cause, "message", None) or str(cause)
-    return f"Errore elaborazione dopo 3 tentativi (server error): {detail}"
+    return f"Errore elaborazione dopo 3 tentativi (server error): {detail}", JobErrorCode.processing_failed
 
 
 def _error_type(err: BaseException) -> str | None:
@@ -173,6 +176,7 @@ class PhotoJobWorkflow:
         self._credits_signals = 0
         self._status = JobStatus.pending
         self._error: str | None = None
+        self._error_code: JobErrorCode | None = None
         self._run = 1
         self._busy = False
         self._assigned_to: str | None = None
@@ -237,7 +241,7 @@ class PhotoJobWorkflow:
         self, status: JobStatus, *, progress: int | None = None, error: str | None = None
     ) -> None:
         self._status = status
-        self._error = error
+        self._error, self._error_code = error, None
         self._publish_status()
         await self._activity(
             JobActivities.set_job_status, JobStatusInput(self._inp.job_id, status, progress, error)
@@ -341,16 +345,19 @@ class PhotoJobWorkflow:
         except ActivityError as err:
             if _error_type(err) == JOB_GONE_ERROR:
                 raise  # the photo was deleted: run() ends the workflow
-            message = _failure_message(err)
+            message, code = _failure(err)
             await self._credits(JobActivities.release_credits)
-            await self._activity(JobActivities.fail_job, FailJobInput(inp.job_id, message))
-            self._status, self._error = JobStatus.failed, message
+            await self._activity(
+                JobActivities.fail_job,
+                FailJobInput(job_id=inp.job_id, error_message=message, error_code=code),
+            )
+            self._status, self._error, self._error_code = JobStatus.failed, message, code
             self._publish_status()
             await self._resume_waiting()
-            return JobOutcome(JobStatus.failed, message)
+            return JobOutcome(JobStatus.failed, message, code)
         await self._credits(JobActivities.charge_credits)
         await self._activity(JobActivities.complete_job, CompleteJobInput(inp.job_id, result))
-        self._status, self._error = JobStatus.completed, None
+        self._status, self._error, self._error_code = JobStatus.completed, None, None
         self._publish_status()
         return JobOutcome(JobStatus.completed)
 
@@ -380,7 +387,7 @@ class PhotoJobWorkflow:
                 self._assigned_to, self._deadline, self._status = None, None, JobStatus.pending_human
                 self._publish_status()
         assert self._human_outcome is not None
-        return JobOutcome(self._human_outcome, self._error)
+        return JobOutcome(self._human_outcome, self._error, self._error_code)
 
     @workflow.update
     async def assign(self, inp: AssignInput) -> str:
@@ -453,7 +460,7 @@ class PhotoJobWorkflow:
                 HumanJobActivities.complete_human_job,
                 HumanJobActivityInput(self._inp.job_id, inp.result_key, inp.notes),
             )
-            self._status, self._error = JobStatus.completed_human, None
+            self._status, self._error, self._error_code = JobStatus.completed_human, None, None
             self._human_outcome = JobStatus.completed_human
             self._publish_status()
         finally:
@@ -475,6 +482,7 @@ class PhotoJobWorkflow:
                 HumanJobActivities.reject_human_job, HumanJobActivityInput(self._inp.job_id, notes=inp.notes)
             )
             self._status, self._error = JobStatus.rejected_human, inp.notes
+            self._error_code = JobErrorCode.rejected
             self._human_outcome = JobStatus.rejected_human
             self._publish_status()
             await self._resume_waiting()
@@ -504,6 +512,7 @@ class PhotoJobWorkflow:
             await self._credits(JobActivities.release_credits)
             await self._activity(HumanJobActivities.cancel_human_job, HumanJobActivityInput(self._inp.job_id))
             self._status, self._error = JobStatus.failed, CANCELLED_BY_SELLER_MESSAGE
+            self._error_code = JobErrorCode.cancelled_by_client
             self._assigned_to, self._deadline = None, None
             self._human_outcome = JobStatus.failed
             await self._resume_waiting()
@@ -523,8 +532,9 @@ class PhotoJobWorkflow:
 
     @workflow.update
     async def reprocess(self, inp: ReprocessInput) -> None:
-        """Run a failed job again (SPEC §4): status back to ``pending`` with error and times cleared;
-        the new run reserves credits again and is charged only on success."""
+        """Run a failed job again (SPEC §4): status back to ``pending`` with error, code and times
+        cleared; the new run reserves credits again and is charged only on success. Refused (validator)
+        unless :func:`fotopronta.domain.can_reprocess` allows the job's status and error code."""
         self._validate_reprocess(inp)
         await self._exclusive()
         try:
@@ -536,7 +546,7 @@ class PhotoJobWorkflow:
 
     @reprocess.validator
     def _validate_reprocess(self, inp: ReprocessInput) -> None:  # noqa: ARG002
-        if self._status != JobStatus.failed or not is_retryable_error(self._error):
+        if not can_reprocess(self._status, self._error_code, self._error):
             raise ApplicationError("Questa foto non può essere rielaborata.", type=ACTION_REFUSED_ERROR)
 
     # -- run -----------------------------------------------------------------------------------
@@ -558,7 +568,11 @@ class PhotoJobWorkflow:
         # the photo was deleted under the job (its rows are gone): give back what this run may hold
         # (a no-op when nothing is) and end, instead of failing on every later step
         workflow.logger.warning("job %s: row gone, workflow ends", inp.job_id)
-        self._status, self._error = JobStatus.failed, JOB_GONE_MESSAGE
+        self._status, self._error, self._error_code = (
+            JobStatus.failed,
+            JOB_GONE_MESSAGE,
+            JobErrorCode.photo_deleted,
+        )
         self._publish_status()
         try:
             await self._credits(JobActivities.release_credits)
@@ -567,7 +581,7 @@ class PhotoJobWorkflow:
         else:
             await self._resume_waiting()
         await workflow.wait_condition(lambda: not self._busy)
-        return JobOutcome(JobStatus.failed, JOB_GONE_MESSAGE)
+        return JobOutcome(JobStatus.failed, JOB_GONE_MESSAGE, JobErrorCode.photo_deleted)
 
     async def _run_job(self, inp: PhotoJobInput) -> JobOutcome:
         """:meth:`run`'s body: the job's path, the reprocess wait, then retention."""
@@ -575,7 +589,7 @@ class PhotoJobWorkflow:
         while True:
             human = inp.job_type == JobType.background_removal_human
             outcome = await (self._human_path() if human else self._ai_path())
-            if outcome.status != JobStatus.failed or not is_retryable_error(outcome.error_message):
+            if not can_reprocess(outcome.status, outcome.error_code, outcome.error_message):
                 await workflow.sleep(retention)
                 break
             try:

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from activities.contracts import is_retryable_error
 from api.errors import ApiError
-from fotopronta.domain import FREE_REWORK_DAYS, FREE_REWORK_WINDOW, JobStatus
+from fotopronta.domain import FREE_REWORK_DAYS, FREE_REWORK_WINDOW, JobStatus, can_reprocess
 from fotopronta.models import Photo, PhotoProcessingJob
 
 REWORK_TITLE = "Revisione non disponibile"
@@ -70,15 +69,15 @@ def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None
 
 def reprocess_refusal(photo: Photo) -> ApiError | None:
     """Why reprocessing ``photo`` is refused (SPEC §4 Reprocess), or ``None`` when allowed: the latest
-    job ``failed`` with a retryable error (:func:`activities.contracts.is_retryable_error`) and the
-    original still stored. The caller's balance (refused at 0 credits) is checked by the route's
+    job ``failed`` with a retryable error code (:func:`fotopronta.domain.can_reprocess`, the rule the
+    workflow's ``reprocess`` update also applies) and the original still stored. The caller's balance (refused at 0 credits) is checked by the route's
     service, not here: it is the user's, not the photo's.
 
     Returns:
         A fresh :class:`ApiError` to raise: 409 ``not_reprocessable``; 410 ``file_deleted``.
     """
     job = latest_job(photo)
-    if job is None or job.status != JobStatus.failed or not is_retryable_error(job.error_message):
+    if job is None or not can_reprocess(job.status, job.error_code, job.error_message):
         return ApiError(409, "Questa foto non può essere rielaborata.", "not_reprocessable", REPROCESS_TITLE)
     if photo.files_deleted_at is not None:
         return ApiError(410, "Il file originale non è più disponibile.", "file_deleted", REPROCESS_TITLE)

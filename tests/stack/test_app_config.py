@@ -13,9 +13,15 @@ import pytest
 from PIL import Image
 from sqlalchemy import select
 
-from activities.contracts import RETRYABLE_ERROR_MARKERS
 from fotopronta.db import session_factory
-from fotopronta.domain import FREE_REWORK_DAYS, JOB_COSTS, JobStatus, JobType
+from fotopronta.domain import (
+    FREE_REWORK_DAYS,
+    JOB_COSTS,
+    RETRYABLE_ERROR_MARKERS,
+    JobErrorCode,
+    JobStatus,
+    JobType,
+)
 from fotopronta.models import PhotoProcessingJob, Profile
 from fotopronta.settings import get_settings
 from fotopronta.storage import get_storage
@@ -229,6 +235,8 @@ async def test_can_rework_and_can_reprocess_follow_the_post_rules(
         _photo_with_job(
             user_id, JobStatus.completed, completed_at=now, options={"preset": "original", "rework": True}
         ): (False, False),
+        # the error code decides; a failure without a code (written before codes) falls back to the
+        # SPEC §4 markers of its message
         _photo_with_job(user_id, JobStatus.failed, error_message=f"Errore: {RETRYABLE_ERROR_MARKERS[0]}"): (
             False,
             True,
@@ -240,6 +248,21 @@ async def test_can_rework_and_can_reprocess_follow_the_post_rules(
             error_message=RETRYABLE_ERROR_MARKERS[-1],
             completed_at=now,
         ): (False, True),
+        _photo_with_job(
+            user_id, JobStatus.failed, error_message="Tempo scaduto", error_code=JobErrorCode.timeout.value
+        ): (False, True),
+        _photo_with_job(
+            user_id,
+            JobStatus.failed,
+            error_message="Errore elaborazione (server error): file illeggibile",
+            error_code=JobErrorCode.bad_image.value,
+        ): (False, False),
+        _photo_with_job(
+            user_id,
+            JobStatus.failed,
+            error_message="Annullato (network error)",
+            error_code=JobErrorCode.cancelled_by_client.value,
+        ): (False, False),
         _photo_with_job(user_id, JobStatus.processing): (False, False),
     }
     items = (await api.get("/api/photos", headers=client, params={"limit": 100})).json()["items"]

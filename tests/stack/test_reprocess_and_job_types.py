@@ -7,28 +7,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
 from sqlalchemy import select
 from temporalio import activity
+from temporalio.client import WorkflowUpdateFailedError
+from temporalio.exceptions import ApplicationError
 from temporalio.worker import Worker
 
 from activities.contracts import (
-    RETRYABLE_ERROR_MARKERS,
+    BAD_IMAGE_ERROR,
     TASK_QUEUE_JOBS,
     PhotoJobInput,
+    ReprocessInput,
     RetouchInput,
     RetouchOutput,
 )
 from activities.retouch import RetouchActivities
 from fotopronta.db import session_factory
+from fotopronta.domain import RETRYABLE_ERROR_MARKERS, JobErrorCode, error_code_from_message
 from fotopronta.models import Photo, Profile
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, get_storage
 from tests.utils.factories import login, product_photo_bytes
-from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_photo_job, new_user, wait_job_status
+from tests.utils.jobs import (
+    credits_and_ledger,
+    job_row,
+    ledger_kinds,
+    new_photo_job,
+    new_user,
+    wait_job_status,
+)
 from tests.utils.stack import Stack
 from workflows.photo_job import PhotoJobWorkflow
 
@@ -52,18 +63,34 @@ class FlakyRetouch:
         return self.real.retouch_photo(inp)
 
 
+REFUSAL_WITH_MARKER = "Immagine rifiutata dal controllo qualità (server error 0x2A nel file)"
+
+
+@activity.defn(name="retouch_photo")
+def refuse_with_marker(inp: RetouchInput) -> RetouchOutput:  # noqa: ARG001
+    """``retouch_photo`` that refuses the image (``BadImageError``, not retried) with a message that
+    happens to hold a SPEC §4 retryable marker: only the error code can tell it is not retryable."""
+    raise ApplicationError(REFUSAL_WITH_MARKER, type=BAD_IMAGE_ERROR, non_retryable=True)
+
+
 @contextlib.asynccontextmanager
 async def flaky_job(
-    stack: Stack, user_id: uuid.UUID, photo_id: uuid.UUID, job_id: uuid.UUID, *, failures: int
+    stack: Stack,
+    user_id: uuid.UUID,
+    photo_id: uuid.UUID,
+    job_id: uuid.UUID,
+    *,
+    failures: int = 0,
+    retouch: Callable[[RetouchInput], RetouchOutput] | None = None,
 ) -> AsyncIterator[FlakyRetouch]:
-    """Start the job's workflow with its retouch on a private queue served by :class:`FlakyRetouch`;
-    the worker runs while the block does."""
+    """Start the job's workflow with its retouch on a private queue served by :class:`FlakyRetouch`
+    (or by ``retouch``, another ``retouch_photo`` activity); the worker runs while the block does."""
     queue = f"retouch-flaky-{uuid.uuid4().hex[:8]}"
     flaky = FlakyRetouch(failures=failures)
     async with Worker(
         stack.temporal,
         task_queue=queue,
-        activities=[flaky.retouch_photo],
+        activities=[retouch or flaky.retouch_photo],
         activity_executor=ThreadPoolExecutor(2),
     ):
         await stack.temporal.start_workflow(
@@ -97,6 +124,7 @@ async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: 
         assert flaky.calls == 3  # 3 attempts in total
         assert job.error_message.startswith("Errore elaborazione dopo 3 tentativi (server error)")
         assert any(m in job.error_message.lower() for m in RETRYABLE_ERROR_MARKERS)
+        assert job.error_code == JobErrorCode.processing_failed
         assert credits_and_ledger(sessions, user_id) == (15, 15)
         assert ledger_kinds(sessions, job_id) == ["reserve", "release"]
 
@@ -111,10 +139,42 @@ async def test_three_failed_attempts_then_reprocess_succeeds(stack: Stack, api: 
         assert flaky.calls == 4
         job = (await api.get("/api/photos", headers=owner)).json()["items"][0]["jobs"][0]
         assert job["error_message"] is None and job["progress_percentage"] == 100
+        assert job_row(sessions, job_id).error_code is None
         assert ledger_kinds(sessions, job_id) == ["reserve", "release", "reserve", "charge"]
         assert credits_and_ledger(sessions, user_id) == (14, 14)
         # a completed job is not reprocessable
         assert (await api.post(f"/api/photos/{photo_id}/reprocess", headers=owner)).status_code == 409
+
+
+async def test_reprocess_follows_the_error_code_not_the_message(stack: Stack, api: httpx.AsyncClient) -> None:
+    """A refused image whose message holds a retryable marker: the job stores ``bad_image``, and both
+    the API (``can_reprocess``, the POST route) and the workflow's ``reprocess`` update refuse it."""
+    sessions = session_factory()
+    user_id = new_user(sessions)
+    photo_id, job_id = new_photo_job(sessions, get_storage(), user_id)
+    assert error_code_from_message(REFUSAL_WITH_MARKER) is not None  # the message alone would allow it
+    async with flaky_job(stack, user_id, photo_id, job_id, retouch=refuse_with_marker):
+        job = await wait_job_status(sessions, job_id, {"failed"}, timeout_s=60)
+        assert (job.error_message, job.error_code) == (REFUSAL_WITH_MARKER, JobErrorCode.bad_image)
+        assert credits_and_ledger(sessions, user_id) == (15, 15)
+
+        owner = await _login_id(api, user_id)
+        photo = (await api.get("/api/photos", headers=owner)).json()["items"][0]
+        assert photo["jobs"][0]["error_message"] == REFUSAL_WITH_MARKER  # the seller reads the message
+        assert photo["can_reprocess"] is False
+        resp = await api.post(f"/api/photos/{photo_id}/reprocess", headers=owner)
+        assert resp.status_code == 409, resp.text
+        assert resp.json()["code"] == "not_reprocessable"
+
+        handle = stack.temporal.get_workflow_handle_for(PhotoJobWorkflow.run, f"photo-job-{job_id}")
+        with pytest.raises(WorkflowUpdateFailedError) as refused:
+            await handle.execute_update(PhotoJobWorkflow.reprocess, ReprocessInput(actor_id=str(user_id)))
+        assert isinstance(refused.value.cause, ApplicationError)
+        assert refused.value.cause.message == "Questa foto non può essere rielaborata."
+        assert await handle.query(PhotoJobWorkflow.status) == "failed"
+        job = job_row(sessions, job_id)
+        assert (job.status, job.error_code) == ("failed", JobErrorCode.bad_image)
+        assert ledger_kinds(sessions, job_id) == ["reserve", "release"]
 
 
 async def test_reprocess_is_blocked_at_zero_credits(stack: Stack, api: httpx.AsyncClient) -> None:
