@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 model: install
-	$(PY) -m infra.provision_model
+	$(PY) -m infra.provision
 
 web:
 	@if [ -f web/package.json ]; then \

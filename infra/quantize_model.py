@@ -26,8 +26,9 @@ percentile calibration (99.99th percentile of each tensor's absolute values), an
 result is the same file on every machine with the pinned ``onnx`` / ``onnxruntime`` (checked by its md5,
 :data:`INT8_MD5`).
 
-``python -m infra.provision_model`` (``make model``, ``make dev``, the Dockerfile) builds it after
-provisioning ``u2netp.onnx``.
+``python -m infra.provision`` (``make model``, ``make dev``, the Dockerfile) builds it after
+provisioning ``u2netp.onnx`` (``infra/provision_model.py``); the two scripts share
+:mod:`infra.model_files` and neither imports the other.
 """
 
 from __future__ import annotations
@@ -37,14 +38,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from infra.model_files import U2NETP_FILE, md5_of
+from infra.model_files import U2NETP_FILE, ensure_model_file
 from retouch.segment import INT8_MODEL_FILE, NETWORK_INPUT_PX
 
 __all__ = [
     "INT8_CONVS",
     "INT8_MD5",
     "RANGES_FILE",
-    "Int8ModelError",
     "build_u2netp_int8",
     "fixed_size_model",
     "quantize",
@@ -70,10 +70,6 @@ RANGES_FILE = Path(__file__).with_name("u2netp_int8_ranges.json")
 
 #: md5 of the model :func:`build_u2netp_int8` writes with the pinned onnx 1.23.2 / onnxruntime 1.31.1.
 INT8_MD5 = "4b54fe4a214f2691915ec2c0aaa515f0"
-
-
-class Int8ModelError(RuntimeError):
-    """The derived model's md5 differs from :data:`INT8_MD5` (another onnx / onnxruntime version?)."""
 
 
 def fixed_size_model(fp32_path: Path, out_path: Path, size: int = NETWORK_INPUT_PX) -> Path:
@@ -234,17 +230,14 @@ def build_u2netp_int8(model_dir: Path) -> Path:
 
     Raises:
         FileNotFoundError: ``u2netp.onnx`` is not in ``model_dir`` (run ``infra.provision_model`` first).
-        Int8ModelError: the built model's md5 differs from :data:`INT8_MD5` (it is removed).
+        infra.model_files.ModelChecksumError: the built model's md5 differs from :data:`INT8_MD5`
+            (another onnx / onnxruntime version than the pinned ones?); nothing is kept.
     """
-    target = model_dir / INT8_MODEL_FILE
-    if target.exists() and md5_of(target) == INT8_MD5:
-        return target
     fp32 = model_dir / U2NETP_FILE
-    if not fp32.exists():
-        raise FileNotFoundError(f"{fp32} assente: eseguire prima python -m infra.provision_model")
-    quantize(fp32, target)
-    digest = md5_of(target)
-    if digest != INT8_MD5:
-        target.unlink()
-        raise Int8ModelError(f"{INT8_MODEL_FILE}: md5 {digest}, atteso {INT8_MD5}")
-    return target
+
+    def build(partial: Path) -> None:
+        if not fp32.exists():
+            raise FileNotFoundError(f"{fp32} assente: eseguire prima python -m infra.provision_model")
+        quantize(fp32, partial)
+
+    return ensure_model_file(model_dir / INT8_MODEL_FILE, INT8_MD5, build)

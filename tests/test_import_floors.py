@@ -2,9 +2,9 @@
 
 * ``activities/`` never imports ``workflows/``: the inputs, names and constants both sides use live in
   :mod:`activities.contracts`, below the workflows.
-* The model provisioning scripts share :mod:`infra.model_files`; the int8 builder
-  (``infra/quantize_model.py``) does not import the download script (``infra/provision_model.py``),
-  which runs the builder after the download.
+* The two model scripts, the download (``infra/provision_model.py``) and the int8 builder
+  (``infra/quantize_model.py``), share :mod:`infra.model_files` and neither imports the other;
+  ``infra/provision.py`` runs one after the other.
 
 Read from the source with :mod:`ast`, so a lazy import inside a function counts as much as one at the top.
 """
@@ -39,9 +39,12 @@ def test_activities_never_import_workflows() -> None:
     assert {path: mods for path, mods in offenders.items() if mods} == {}
 
 
-def test_the_int8_builder_does_not_import_the_download_script() -> None:
+def test_the_model_scripts_share_a_helper_instead_of_importing_each_other() -> None:
     quantize = _imported_modules(REPO / "infra" / "quantize_model.py")
-    assert not {m for m in quantize if m.startswith("infra.provision_model")}, quantize
-    assert "infra.model_files" in quantize
-    assert "infra.model_files" in _imported_modules(REPO / "infra" / "provision_model.py")
+    download = _imported_modules(REPO / "infra" / "provision_model.py")
+    assert not {m for m in quantize if m.startswith("infra.provision")}, quantize
+    assert not {m for m in download if m.startswith("infra.quantize_model")}, download
+    assert "infra.model_files" in quantize and "infra.model_files" in download
     assert not {m for m in _imported_modules(REPO / "infra" / "model_files.py") if m.startswith("infra")}
+    both = _imported_modules(REPO / "infra" / "provision.py")
+    assert {"infra.provision_model", "infra.quantize_model"} <= both, both
