@@ -1,5 +1,6 @@
 """The product's shared definitions, once: roles, photo and job states, job types, job error codes and
-the reprocess rule, ledger kinds, credit costs and the free-rework window (SPEC §3, §4, §9; DESIGN.md decisions).
+the reprocess rule, ledger kinds, credit costs and the free-rework window (SPEC §3, §4, §9; DESIGN.md
+decisions).
 
 A pure module (standard library only) so that Temporal workflows (sandboxed), activities, the API and
 the tests import the same names without pulling SQLAlchemy, numpy or the retouch pipeline in. The

@@ -15,8 +15,8 @@ reservation is released and the job fails with a non-retryable 'annullato dal cl
 Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal.
 Every ending without a result carries an Italian message and a :class:`~fotopronta.domain.JobErrorCode`.
 A failed job whose code is retryable (:func:`fotopronta.domain.can_reprocess`) can be run again with
-the ``reprocess`` update while the workflow keeps it (30 days). 30 days after delivery (or after a final failure or
-rejection) the original and processed files are deleted; the rows stay.
+the ``reprocess`` update while the workflow keeps it (30 days). 30 days after delivery (or after a
+final failure or rejection) the original and processed files are deleted; the rows stay.
 
 Every release of a paid job's credits (AI failure, rejection, cancellation) then resumes the seller's
 jobs waiting for credits, in upload order (``resume_waiting_jobs`` activity). A job whose row is gone

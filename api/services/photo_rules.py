@@ -70,8 +70,9 @@ def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None
 def reprocess_refusal(photo: Photo) -> ApiError | None:
     """Why reprocessing ``photo`` is refused (SPEC §4 Reprocess), or ``None`` when allowed: the latest
     job ``failed`` with a retryable error code (:func:`fotopronta.domain.can_reprocess`, the rule the
-    workflow's ``reprocess`` update also applies) and the original still stored. The caller's balance (refused at 0 credits) is checked by the route's
-    service, not here: it is the user's, not the photo's.
+    workflow's ``reprocess`` update also applies) and the original still stored. The caller's balance
+    (refused at 0 credits) is checked by the route's service, not here: it is the user's, not the
+    photo's.
 
     Returns:
         A fresh :class:`ApiError` to raise: 409 ``not_reprocessable``; 410 ``file_deleted``.
