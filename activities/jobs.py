@@ -135,7 +135,7 @@ class JobActivities:
         notification. An input without a code (scheduled by a worker that predates codes) gets the code
         its message implies (:func:`fotopronta.domain.error_code_from_message`); a message without a
         retryable marker can only be the retouch's refusal of the image, so ``bad_image``."""
-        code = inp.error_code or error_code_from_message(inp.error_message) or JobErrorCode.bad_image
+        code = str(inp.error_code or error_code_from_message(inp.error_message) or JobErrorCode.bad_image)
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
             photo = session.get_one(Photo, job.photo_id)

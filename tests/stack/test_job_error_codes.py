@@ -12,8 +12,10 @@ import uuid
 from types import ModuleType
 
 import pytest
+from temporalio.testing import ActivityEnvironment
 
-from activities.contracts import CANCELLED_BY_SELLER_MESSAGE
+from activities.contracts import CANCELLED_BY_SELLER_MESSAGE, FailJobInput
+from activities.jobs import JobActivities
 from fotopronta.db import MIGRATIONS_DIR, get_engine, session_factory
 from fotopronta.domain import (
     REPROCESSABLE_ERROR_CODES,
@@ -120,3 +122,34 @@ def test_can_reprocess_reads_the_code_first(
     status: JobStatus, code: JobErrorCode | None, message: str | None, allowed: bool
 ) -> None:
     assert can_reprocess(status, code, message) is allowed
+
+
+@pytest.mark.parametrize(
+    ("message", "code", "stored"),
+    [
+        ("Impossibile leggere l'immagine", JobErrorCode.bad_image.value, JobErrorCode.bad_image),
+        (
+            SERVER_MESSAGE,
+            JobErrorCode.bad_image.value,
+            JobErrorCode.bad_image,
+        ),  # the code is written as given
+        # an input without a code (scheduled by a worker that predates codes): read from the message
+        (TIMEOUT_MESSAGE, None, JobErrorCode.timeout),
+        (SERVER_MESSAGE, None, JobErrorCode.processing_failed),
+        ("Impossibile leggere l'immagine", None, JobErrorCode.bad_image),
+    ],
+)
+def test_fail_job_writes_the_message_and_the_code(
+    postgres: Settings,  # noqa: ARG001
+    message: str,
+    code: str | None,
+    stored: JobErrorCode,
+) -> None:
+    sessions = session_factory()
+    user_id = new_user(sessions)
+    _, job_id = new_photo_job(sessions, get_storage(), user_id)
+    activities = JobActivities(sessions)
+    for _ in range(2):  # idempotent: a retried activity writes the same row
+        ActivityEnvironment().run(activities.fail_job, FailJobInput(str(job_id), message, code))
+    job = job_row(sessions, job_id)
+    assert (job.status, job.error_message, job.error_code) == ("failed", message, stored)
