@@ -12,11 +12,11 @@ from PIL import Image
 from sqlalchemy import select
 
 from fotopronta.db import session_factory
-from fotopronta.domain import UserRole
+from fotopronta.domain import JobErrorCode, UserRole
 from fotopronta.models import Notification, Profile
 from tests.utils.factories import login, product_photo_bytes
 from tests.utils.histories import maybe_record
-from tests.utils.jobs import credits_and_ledger, ledger_kinds, new_user, wait_job_status
+from tests.utils.jobs import credits_and_ledger, job_row, ledger_kinds, new_user, wait_job_status
 from tests.utils.stack import Stack
 
 pytestmark = pytest.mark.stack
@@ -152,6 +152,8 @@ async def test_reject_releases_credits_and_warns_with_reason(stack: Stack, api: 
     reason = "Foto sfocata: serve uno scatto più grande."
     resp = await api.post(f"/api/designer/jobs/{jid}/reject", headers=designer, json={"notes": reason})
     assert resp.status_code == 200 and resp.json()["status"] == "rejected_human"
+    job = job_row(sessions, jid)
+    assert (job.error_message, job.error_code) == (reason, JobErrorCode.rejected)
     assert credits_and_ledger(sessions, client_id) == (15, 15)
     assert ledger_kinds(sessions, jid) == ["reserve", "release"]
     with sessions() as session:

@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 
 from fotopronta import ledger
 from fotopronta.db import session_scope
-from fotopronta.domain import UserRole
+from fotopronta.domain import JobErrorCode, UserRole
 from fotopronta.models import CreditLedgerEntry, Notification, Photo, PhotoProcessingJob, Profile
 from tests.utils.factories import (
     login,
@@ -215,6 +215,11 @@ async def test_undecodable_image_fails_its_job_and_releases_the_credit(
     job = photos[0]["jobs"][-1]
     assert job["status"] == "failed"
     assert job["error_message"].startswith("Impossibile leggere l'immagine"), job["error_message"]
+    with session_scope() as session:
+        code = session.execute(
+            select(PhotoProcessingJob.error_code).where(PhotoProcessingJob.id == job["id"])
+        ).scalar_one()
+        assert code == JobErrorCode.bad_image  # not reprocessable, below
     remaining, ledger_sum, entries = balance_and_ledger(email)
     assert remaining == ledger_sum == 15
     assert entries == 3  # grant, reserve, release
