@@ -274,7 +274,7 @@ def test_decontamination_recovers_edge_colours_and_trusts_faint_pixels_less():
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
 def test_freed_heap_is_returned_to_the_os_on_glibc():
     """On glibc the pipeline finds ``malloc_trim`` (the flat RSS of a long-running worker depends on it;
-    the effect itself is measured by ``bench/memory.py``)."""
+    the effect itself is measured by ``bench/pipeline/memory.py``)."""
     import retouch.pipeline as pipeline
 
     assert pipeline._MALLOC_TRIM is not None
@@ -290,7 +290,7 @@ def test_session_is_created_once():
 def test_matte_quality_above_plain_rembg_on_the_shared_ground_truth(photos_dir):
     """Issue 3's quality target, on every shared photo with a ground-truth mask: the mean IoU and the
     mean boundary F of our matte are above plain ``rembg.remove`` with the same model (u2netp).
-    ``bench/quality.py`` prints the same comparison per photo, with halo and purity figures."""
+    ``bench/pipeline/quality.py`` prints the same comparison per photo, with halo and purity figures."""
     from rembg import remove
 
     rows = []
