@@ -5,6 +5,9 @@
 * The model provisioning scripts share :mod:`infra.model_files`; the int8 builder
   (``infra/quantize_model.py``) does not import the download script (``infra/provision_model.py``),
   which runs the builder after the download.
+* Tests never import ``bench/`` (the benchmarks); the validation sets both use live in
+  ``validation_sets/``, which imports neither the benchmarks nor the tests. No shipped package imports
+  ``bench/``, ``validation_sets/`` or ``tests/``.
 
 Read from the source with :mod:`ast`, so a lazy import inside a function counts as much as one at the top.
 """
@@ -45,3 +48,24 @@ def test_the_int8_builder_does_not_import_the_download_script() -> None:
     assert "infra.model_files" in quantize
     assert "infra.model_files" in _imported_modules(REPO / "infra" / "provision_model.py")
     assert not {m for m in _imported_modules(REPO / "infra" / "model_files.py") if m.startswith("infra")}
+
+
+def _offenders(folder: str, forbidden: set[str]) -> dict[str, list[str]]:
+    """Files under ``folder`` importing a top-level package in ``forbidden``, with those imports."""
+    found = {
+        str(path.relative_to(REPO)): sorted(
+            m for m in _imported_modules(path) if m.split(".")[0] in forbidden
+        )
+        for path in sorted((REPO / folder).rglob("*.py"))
+    }
+    return {path: mods for path, mods in found.items() if mods}
+
+
+def test_tests_and_validation_sets_never_import_the_benchmarks() -> None:
+    assert _offenders("tests", {"bench"}) == {}
+    assert _offenders("validation_sets", {"bench", "tests"}) == {}
+
+
+def test_shipped_packages_never_import_bench_validation_sets_or_tests() -> None:
+    for folder in ("api", "workflows", "activities", "fotopronta", "retouch", "infra"):
+        assert _offenders(folder, {"bench", "validation_sets", "tests"}) == {}, folder
