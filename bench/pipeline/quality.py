@@ -53,7 +53,7 @@ from validation_sets.photos import Loader, folder_items  # noqa: E402
 #: Default number of held-out / tuning composites (about 4-5 s each on this machine, both tools).
 HOLDOUT_COMPOSITES = 24
 TUNE_COMPOSITES = 12
-#: Default number of held-out / tuning see-through photos (``bench/see_through.py``).
+#: Default number of held-out / tuning see-through photos (``validation_sets/see_through.py``).
 HOLDOUT_OPENINGS = 24
 TUNE_OPENINGS = 12
 SETS = ("gt-holdout", "comp-holdout", "open-holdout", "gt-tune", "comp-tune", "open-tune")
