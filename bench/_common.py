@@ -1,17 +1,14 @@
-"""Helpers shared by the benchmarks: model home, the photos' presence, table printing.
-
-The photo paths (``REPO``, ``PHOTOS``, ``GT``, ``list_images``) are :mod:`validation_sets.photos`'s,
-re-exported for the benchmark and tuning scripts.
-"""
+"""Helpers shared by the benchmarks: paths, model home, photo discovery, table printing."""
 
 from __future__ import annotations
 
 import os
 import sys
 
-from validation_sets.photos import GT, PHOTOS, REPO, list_images
+# the photo paths are the validation sets' (re-exported here for the benchmark and tuning scripts)
+from validation_sets.photos import GT, IMAGE_EXTS, PHOTOS, REPO, list_images
 
-__all__ = ["GT", "PHOTOS", "REPO", "list_images", "print_table", "require_photos", "setup"]
+__all__ = ["GT", "IMAGE_EXTS", "PHOTOS", "REPO", "list_images", "print_table", "require_photos", "setup"]
 
 
 def setup() -> None:

@@ -5,9 +5,6 @@
 * The model provisioning scripts share :mod:`infra.model_files`; the int8 builder
   (``infra/quantize_model.py``) does not import the download script (``infra/provision_model.py``),
   which runs the builder after the download.
-* Tests use the shipped packages, the validation sets (``validation_sets/``) and each other, and no
-  other folder of ours: what they share with the benchmarks lives in ``validation_sets/``, which uses
-  only shipped code. The shipped packages use only each other.
 
 Read from the source with :mod:`ast`, so a lazy import inside a function counts as much as one at the top.
 """
@@ -48,30 +45,3 @@ def test_the_int8_builder_does_not_import_the_download_script() -> None:
     assert "infra.model_files" in quantize
     assert "infra.model_files" in _imported_modules(REPO / "infra" / "provision_model.py")
     assert not {m for m in _imported_modules(REPO / "infra" / "model_files.py") if m.startswith("infra")}
-
-
-#: The packages the production image ships (``infra/Dockerfile`` copies these).
-SHIPPED = {"api", "workflows", "activities", "fotopronta", "retouch", "infra"}
-
-
-def _ours_outside(folder: str, allowed: set[str]) -> dict[str, list[str]]:
-    """Files under ``folder`` importing one of our top-level packages (a folder of the repository with an
-    ``__init__.py``) that is not in ``allowed``, with those imports."""
-    ours = {p.name for p in REPO.iterdir() if (p / "__init__.py").is_file()}
-    found = {
-        str(path.relative_to(REPO)): sorted(
-            m for m in _imported_modules(path) if m.split(".")[0] in ours - allowed
-        )
-        for path in sorted((REPO / folder).rglob("*.py"))
-    }
-    return {path: mods for path, mods in found.items() if mods}
-
-
-def test_tests_use_the_shipped_code_the_validation_sets_and_each_other_only() -> None:
-    assert _ours_outside("tests", SHIPPED | {"validation_sets", "tests"}) == {}
-    assert _ours_outside("validation_sets", SHIPPED | {"validation_sets"}) == {}
-
-
-def test_shipped_packages_use_shipped_packages_only() -> None:
-    for folder in sorted(SHIPPED):
-        assert _ours_outside(folder, SHIPPED) == {}, folder

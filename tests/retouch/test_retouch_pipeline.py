@@ -274,7 +274,7 @@ def test_decontamination_recovers_edge_colours_and_trusts_faint_pixels_less():
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
 def test_freed_heap_is_returned_to_the_os_on_glibc():
     """On glibc the pipeline finds ``malloc_trim`` (the flat RSS of a long-running worker depends on it;
-    the effect itself is measured by ``bench/pipeline/memory.py``)."""
+    the effect itself is measured by ``bench/memory.py``)."""
     import retouch.pipeline as pipeline
 
     assert pipeline._MALLOC_TRIM is not None
