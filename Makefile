@@ -29,7 +29,7 @@ dev: install model web
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
-	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch bench
+	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch bench validation_sets tests/attack
 
 pytest: install model
 	$(VENV)/bin/pytest -q
@@ -65,10 +65,10 @@ e2e: install model web browser
 
 test: install model web lint webtest pytest e2e
 
-# real photos never used (bench/carvana_views.py fills .data/carvana-views from a public clone) are measured
+# real photos never used (validation_sets/carvana_views.py fills .data/carvana-views from a public clone) are measured
 # too, first, when that folder exists
 bench-quality: install model
-	$(PY) -m bench.quality $(if $(wildcard .data/carvana-views/images),--gt-dir .data/carvana-views)
+	$(PY) -m bench.pipeline.quality $(if $(wildcard .data/carvana-views/images),--gt-dir .data/carvana-views)
 
 # The baseline `rembg p` runs from its own environment: rembg[cli] pins older fastapi/Pillow than ours.
 REMBG_VENV := .venv-rembg
@@ -78,18 +78,18 @@ $(REMBG_VENV)/.installed:
 	touch $@
 
 bench-speed: install model $(REMBG_VENV)/.installed
-	$(PY) -m bench.speed --rembg-python $(REMBG_VENV)/bin/python
+	$(PY) -m bench.pipeline.speed --rembg-python $(REMBG_VENV)/bin/python
 
 bench-memory: install model $(REMBG_VENV)/.installed
-	$(PY) -m bench.memory --rembg-python $(REMBG_VENV)/bin/python
+	$(PY) -m bench.pipeline.memory --rembg-python $(REMBG_VENV)/bin/python
 
-# issue 13: a stack of its own on free ports; short seller's day (60 photos), `--full` for 900
+# a stack of its own on free ports; short seller's day (60 photos), `--full` for 900
 bench-load: install model
-	$(PY) -m bench.load $(BENCH_LOAD_ARGS)
+	$(PY) -m bench.system.load $(BENCH_LOAD_ARGS)
 
-# issue 13: PostgreSQL and Temporal stopped 10 s, the retouch worker killed mid-photo, under load
+# PostgreSQL and Temporal stopped 10 s, the retouch worker killed mid-photo, under load
 bench-faults: install model
-	$(PY) -m bench.faults
+	$(PY) -m bench.system.faults
 
 clean:
 	rm -rf $(VENV) $(REMBG_VENV) web/node_modules web/dist

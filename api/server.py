@@ -8,7 +8,7 @@ Worker processes: ``FOTOPRONTA_API_WORKERS``, by default one per CPU (:func:`wor
 worker listens on its own ``SO_REUSEPORT`` socket (:func:`listen_socket`), so the kernel spreads new
 connections evenly over the workers. With uvicorn's ``--workers`` they share one socket, and an asyncio
 worker accepts a whole burst of connections at once: measured with 16 keep-alive readers
-(``bench/load.py``), one worker served all of them (one core busy, the other idle). The supervisor
+(``bench/system/load.py``), one worker served all of them (one core busy, the other idle). The supervisor
 (:func:`supervise`) restarts a worker that dies and stops them all on SIGINT/SIGTERM. With more
 than one, the metrics need prometheus-client's multiprocess mode: ``PROMETHEUS_MULTIPROC_DIR`` is set
 here (``<data_dir>/prometheus``, emptied at start) unless the environment sets it. Each process has

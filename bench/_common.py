@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import os
 import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
-PHOTOS = Path(os.environ.get("FOTOPRONTA_PHOTOS", REPO.parent / "shared" / "photos"))
-GT = PHOTOS / "gt"
-IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".heic", ".dng", ".cr2", ".nef", ".arw"}
+# the photo paths are the validation sets' (re-exported here for the benchmark and tuning scripts)
+from validation_sets.photos import GT, IMAGE_EXTS, PHOTOS, REPO, list_images
+
+__all__ = ["GT", "IMAGE_EXTS", "PHOTOS", "REPO", "list_images", "print_table", "require_photos", "setup"]
 
 
 def setup() -> None:
@@ -25,11 +24,6 @@ def require_photos() -> None:
     if not (GT / "images").is_dir():
         print(f"Foto condivise assenti ({PHOTOS}): benchmark saltato.")
         raise SystemExit(0)
-
-
-def list_images(folder: Path) -> list[Path]:
-    """Image files in ``folder`` (not recursive), sorted by name."""
-    return sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_EXTS and p.is_file())
 
 
 def print_table(headers: list[str], rows: list[list[object]], *, floatfmt: str = ".3f") -> None:

@@ -271,7 +271,7 @@ def refine_matte(
             (:data:`retouch.segment.NETWORK_INPUT_PX`) the mask is centred on the true edge; 0.55
             chokes the matte by a fraction of a pixel, the compositor's usual remedy against a fringe
             of old background on edges the photo itself blurs. Measured on the shared GT photos
-            (``bench/quality.py``) for 0.5 / 0.55 / 0.6: mean IoU 0.9246 / 0.9241 / 0.9222, boundary F
+            (``bench/pipeline/quality.py``) for 0.5 / 0.55 / 0.6: mean IoU 0.9246 / 0.9241 / 0.9222, boundary F
             0.8855 / 0.8828 / 0.8790, worst halo score 40 / 24 / 17 levels.
         trapped: cut out trapped background (see :func:`remove_trapped_background`).
         ghosts: fade half-confident regions far from the product (see :func:`suppress_ghosts`).

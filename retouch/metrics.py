@@ -1,4 +1,4 @@
-"""Quality metrics for mattes and white-background outputs (used by the tests and ``bench/quality.py``).
+"""Quality metrics for mattes and white-background outputs (used by the tests and ``bench/pipeline/quality.py``).
 
 Conventions: mattes and ground-truth masks are uint8 (H, W), 255 = product. In ground-truth masks the
 value 128 marks an unlabelled band along the edge (GrabCut data set, Rother et al. 2004); those

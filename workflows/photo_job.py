@@ -85,7 +85,7 @@ PATCH_LOCAL_DB_ACTIVITIES = "local-db-activities"
 """``workflow.patched`` id that cuts the orchestration overhead: the short database activities of
 :class:`JobActivities` that write the ledger and deliver or fail the job run as local activities in the ``photo-jobs``
 worker that runs the workflow, recorded as one marker each, instead of through the task queue
-(scheduled/started/completed events and one more workflow task each). ``bench/costs.py`` measured 39
+(scheduled/started/completed events and one more workflow task each). ``bench/system/costs.py`` measured 39
 history events per AI job before. Histories recorded before the patch replay with regular activities."""
 PATCH_RESUME_AFTER_RELEASE = "resume-waiting-after-release"
 """``workflow.patched`` id: after giving a paid job's credits back (AI failure, designer rejection,

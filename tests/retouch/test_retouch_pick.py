@@ -16,13 +16,13 @@ from retouch import RetouchOptions, metrics, retouch
 from retouch.pick import Pick, confidence, edge_sharpness, guard, in_doubt, mask_signals
 
 if TYPE_CHECKING:
-    from bench.composites import Composite
+    from validation_sets.composites import Composite
 
 
 def _tuning_composite(n: int, seed: int, index: int, name: str) -> Composite:
-    """Tuning composite ``index`` of ``composites("tune", n, seed)`` (``bench/composites.py``), checked to
+    """Tuning composite ``index`` of ``composites("tune", n, seed)`` (``validation_sets/composites.py``), checked to
     be ``name`` so that a change to the generator cannot silently swap the photo a test pins."""
-    from bench.composites import composites, make_composite
+    from validation_sets.composites import composites, make_composite
 
     stem, i, kind = composites("tune", n, seed)[index]
     comp = make_composite(stem, seed, i, kind)

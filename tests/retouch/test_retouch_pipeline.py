@@ -290,7 +290,7 @@ def test_session_is_created_once():
 def test_matte_quality_above_plain_rembg_on_the_shared_ground_truth(photos_dir):
     """Issue 3's quality target, on every shared photo with a ground-truth mask: the mean IoU and the
     mean boundary F of our matte are above plain ``rembg.remove`` with the same model (u2netp).
-    ``bench/quality.py`` prints the same comparison per photo, with halo and purity figures."""
+    ``bench/pipeline/quality.py`` prints the same comparison per photo, with halo and purity figures."""
     from rembg import remove
 
     rows = []

@@ -19,10 +19,10 @@ import pytest
 from PIL import Image
 from sqlalchemy import func, select
 
-from bench.attack.uploads import PDF, SVG, bomb_png
 from fotopronta.db import session_scope
 from fotopronta.models import CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.storage import BUCKET_UPLOADS, get_storage, new_upload_key
+from tests.attack.uploads import PDF, SVG, bomb_png
 from tests.retouch.retouch_images import tiny_dng
 from tests.utils.factories import login, make_user, product_photo_bytes, settings_env
 from tests.utils.stack import Stack

@@ -16,7 +16,7 @@ Reported: wall time (including process start and model loading), photos per seco
 (``psutil``, the child's RSS sampled every 20 ms), and for ours the RSS after the first
 and after the last photo (should be flat). Figures are printed, never asserted.
 
-Usage: ``python -m bench.speed [--limit N] [--model u2netp] [--workers N] [--repeat K] [--scale-to-mp MP]``.
+Usage: ``python -m bench.pipeline.speed [--limit N] [--model u2netp] [--workers N] [--repeat K] [--scale-to-mp MP]``.
 Runs are interleaved and the best of ``--repeat`` (default 2) is kept for each tool (shared machine).
 ``--scale-to-mp 12`` adds the scenario of phone-size uploads (every photo enlarged to ~12 MP first).
 """
@@ -34,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
 else:
-    from ._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
+    from .._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
 
 setup()
 
@@ -198,7 +198,15 @@ def main(argv: list[str] | None = None) -> int:
             if cli:
                 cmd = [_rembg_script(args.rembg_python), "p", "-m", args.model, str(in_dir), str(out_r)]
             else:
-                cmd = [sys.executable, "-m", "bench.speed", "--worker", "rembg-loop", "--model", args.model]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "bench.pipeline.speed",
+                    "--worker",
+                    "rembg-loop",
+                    "--model",
+                    args.model,
+                ]
                 cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
             wall_r, rss_r, _ = _run_measured(cmd, env)
             n_r = len(list(out_r.glob("*.png")))
@@ -208,7 +216,15 @@ def main(argv: list[str] | None = None) -> int:
             for workers in sorted({1, args.workers}):
                 out_o = Path(tmp) / f"ours{workers}_{rep}"
                 out_o.mkdir()
-                cmd = [sys.executable, "-m", "bench.speed", "--worker", "ours", "--model", args.model]
+                cmd = [
+                    sys.executable,
+                    "-m",
+                    "bench.pipeline.speed",
+                    "--worker",
+                    "ours",
+                    "--model",
+                    args.model,
+                ]
                 cmd += ["--workers", str(workers), "--in-dir", str(in_dir), "--out-dir", str(out_o)]
                 # one photo at a time: one network slot using every core (RETOUCH_NETWORK_SLOTS=1);
                 # N photos at a time: N slots of one core each (the default, as the Temporal worker runs)

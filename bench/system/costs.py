@@ -1,6 +1,6 @@
 """Per-photo costs of the system (issue 13 item 7, the inputs of ``docs/scaling.md``).
 
-Measured on a :class:`bench.stack.OwnStack` around one pass of photos (``bench/load.py``'s quiet pass):
+Measured on a :class:`bench.system.stack.OwnStack` around one pass of photos (``bench/system/load.py``'s quiet pass):
 
 - **CPU seconds** of each part (user + system, summed over the part's process tree, ``psutil``);
 - **PostgreSQL writes**: committed transactions and rows inserted/updated/deleted
@@ -25,7 +25,7 @@ from typing import Any
 import psutil
 from sqlalchemy import text
 
-from bench.stack import OwnStack
+from bench.system.stack import OwnStack
 
 ACTION_EVENTS = {
     "EVENT_TYPE_WORKFLOW_EXECUTION_STARTED",

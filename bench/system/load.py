@@ -1,6 +1,6 @@
-"""Load benchmark (issue 13 item 1): the seller's day, reads under load, the orchestration ratio.
+"""Load benchmark: the seller's day, reads under load, the orchestration ratio.
 
-On a stack of its own (``bench.stack.OwnStack``: PostgreSQL, Temporal dev server, ``photo-jobs`` and
+On a stack of its own (``bench.system.stack.OwnStack``: PostgreSQL, Temporal dev server, ``photo-jobs`` and
 ``retouch`` workers, API, on free ports) and on the same photos from ``../shared/photos`` (``nomask`` +
 ``gt/images``, repeated and shuffled with ``--seed``), in one run:
 
@@ -21,8 +21,8 @@ per job, every balance equal to its ledger's sum. Prints figures, asserts nothin
 final check fails).
 
     make bench-load                                   # short: 60 photos, 6 users
-    .venv/bin/python -m bench.load --full             # 900 photos, 30 users (long: ~1 h on 2 cores)
-    .venv/bin/python -m bench.load --photos 20 --users 2
+    .venv/bin/python -m bench.system.load --full      # 900 photos, 30 users (long: ~1 h on 2 cores)
+    .venv/bin/python -m bench.system.load --photos 20 --users 2
 """
 
 from __future__ import annotations
@@ -46,9 +46,9 @@ from typing import Any
 import httpx
 
 from bench._common import print_table, setup
-from bench.costs import per_photo, snapshot, temporal_costs
-from bench.faults import BATCH, pick_photos, upload
-from bench.stack import OwnStack
+from bench.system.costs import per_photo, snapshot, temporal_costs
+from bench.system.faults import BATCH, pick_photos, upload
+from bench.system.stack import OwnStack
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -255,7 +255,7 @@ def system_pass(
 
 
 def print_costs(run: SystemRun, temporal: dict[str, float], pipeline_cpu_s: float) -> None:
-    """The per-photo costs of ``run`` (``bench.costs``): CPU seconds per part, PostgreSQL writes,
+    """The per-photo costs of ``run`` (``bench.system.costs``): CPU seconds per part, PostgreSQL writes,
     stored bytes, Temporal history events and actions per job workflow."""
     c = run.costs
     print(f"\n## Per-photo costs ({run.label}; inputs of docs/scaling.md)\n")

@@ -1,19 +1,22 @@
-"""Faults during load (issue 13 item 4): a stack of its own (``bench.stack``), N photos uploaded through
+"""Faults during load: a stack of its own (``bench.system.stack``), N photos uploaded through
 the API, and while they process: PostgreSQL stopped for 10 s, the Temporal server stopped for 10 s, the
 retouch worker killed (SIGKILL) in the middle of a photo. Prints per phase what the API answered and
 how long recovery took, then the final check: every photo processed exactly once, one charge per
 job, every balance equal to its ledger's sum.
 
-    .venv/bin/python -m bench.faults                 # 40 photos, 4 users
-    .venv/bin/python -m bench.faults --photos 80 --users 8 --outage-s 10
+    .venv/bin/python -m bench.system.faults          # 40 photos, 4 users
+    .venv/bin/python -m bench.system.faults --photos 80 --users 8 --outage-s 10
 
-It asserts nothing (exit code 1 only when the final check fails); ``tests/stack/test_faults.py`` runs
-:func:`run` on a few photos and asserts.
+It asserts nothing (exit code 1 only when the final check fails). ``--json PATH`` also writes the
+report (:meth:`Report.as_json`); ``tests/stack/test_faults.py`` runs this command on a few photos and
+asserts on that file.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import random
 import threading
 import time
@@ -25,7 +28,7 @@ from pathlib import Path
 import httpx
 
 from bench._common import GT, PHOTOS, list_images, setup
-from bench.stack import Check, OwnStack
+from bench.system.stack import Check, OwnStack
 
 BATCH = 10
 
@@ -128,6 +131,15 @@ class Report:
         """Record and print one line."""
         self.phases.append(line)
         print(line, flush=True)
+
+    def as_json(self) -> dict[str, object]:
+        """The report as JSON-ready values: ``db_down_codes`` keyed by the status code as a string
+        (``"0"`` = no answer), ``check`` the :class:`~bench.system.stack.Check` fields plus ``ok``
+        (``None`` when the run ended before its final check)."""
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        out["db_down_codes"] = {str(code): n for code, n in self.db_down_codes.items()}
+        out["check"] = None if self.check is None else {**dataclasses.asdict(self.check), "ok": self.check.ok}
+        return out
 
 
 def _wait_processing(stack: OwnStack, *, timeout_s: float) -> bool:
@@ -269,14 +281,26 @@ def main() -> int:
     parser.add_argument(
         "--outage-s", type=float, default=10, help="seconds PostgreSQL and Temporal stay down"
     )
+    parser.add_argument(
+        "--finish-timeout-s", type=float, default=900, help="seconds to wait for every job after the kill"
+    )
     parser.add_argument("--keep-data", action="store_true", help="keep the stack's data directory and logs")
+    parser.add_argument("--json", type=Path, default=None, help="also write the report to this JSON file")
     args = parser.parse_args()
     stack = OwnStack(keep_data=args.keep_data)
     try:
         t0 = time.monotonic()
         stack.start()
         print(f"stack ready in {time.monotonic() - t0:.1f} s (data {stack.data})", flush=True)
-        report = run(photos=args.photos, users=args.users, outage_s=args.outage_s, stack=stack)
+        report = run(
+            photos=args.photos,
+            users=args.users,
+            outage_s=args.outage_s,
+            finish_timeout_s=args.finish_timeout_s,
+            stack=stack,
+        )
+        if args.json is not None:
+            args.json.write_text(json.dumps(report.as_json(), indent=2, ensure_ascii=False))
     finally:
         stack.close()
         if args.keep_data:

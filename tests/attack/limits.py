@@ -1,7 +1,7 @@
 """Limit attacks against a running FotoPronta stack: oversized bodies, NUL bytes, long names and
 header injection; one line per attack, expected vs got.
 
-    python -m bench.attack.limits --base-url http://localhost:8000 [--email … --password …]
+    python -m tests.attack.limits --base-url http://localhost:8000 [--email … --password …]
 
 Without ``--email`` it signs up a throw-away client and confirms it from the development outbox
 (``GET /api/dev/mail``); the attacks that need an e-mailed link are skipped where there is no outbox.

@@ -1,12 +1,12 @@
 """Matte and output quality: our pipeline vs plain rembg, on data we did not tune on, then on data we did.
 
-Four sets, each measured in the same run for both tools (``bench/composites.py`` explains the split):
+Four sets, each measured in the same run for both tools (``validation_sets/composites.py`` explains the split):
 
 1. **GT held-out fold**: the GT photos of the held-out fold (never used to choose issue 10's parameters);
 2. **held-out composites**: GT products of the held-out fold pasted onto generated backgrounds (busy,
    textured, out of focus, a second large blurred salient object; 2000-4000 px), seed
-   :data:`bench.composites.HOLDOUT_SEED`;
-3. **GT tuning fold** and 4. **tuning composites** (seed :data:`bench.composites.TUNE_SEED`), the data
+   :data:`validation_sets.composites.HOLDOUT_SEED`;
+3. **GT tuning fold** and 4. **tuning composites** (seed :data:`validation_sets.composites.TUNE_SEED`), the data
    the parameters were chosen on, printed after the held-out figures.
 
 Per photo: IoU, alpha MAE and boundary F-measure (DAVIS, tolerance 0.008 x diagonal) of our matte
@@ -18,13 +18,13 @@ corner value of the JPEG; and the halo of a naive composite of rembg's mask on w
 
 ``--gt-dir DIR`` adds a fifth set, printed first: any folder of real photos with hand-made masks
 (``DIR/images/NAME.*`` and ``DIR/masks/NAME.png``, same conventions as ``../shared/photos/gt``) that was
-never used to choose a parameter, e.g. the Carvana studio views that ``bench/carvana_views.py`` extracts
+never used to choose a parameter, e.g. the Carvana studio views that ``validation_sets/carvana_views.py`` extracts
 from a public repository (other cars than the shared photos' held-out fold).
 
 Per set it prints the means, the number of photos more than 0.05 IoU below rembg, the review flags
 (``processing_details.needs_review``) against the truth (IoU < 0.9 = bad), and the worst photos side by side.
 
-Usage: ``python -m bench.quality [--composites N] [--tune-composites N] [--sets ...] [--gt-dir DIR]
+Usage: ``python -m bench.pipeline.quality [--composites N] [--tune-composites N] [--sets ...] [--gt-dir DIR]
 [--per-photo] [--limit N] [--only NAME...]``.
 """
 
@@ -34,24 +34,26 @@ import argparse
 import io
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench._common import GT, list_images, print_table, require_photos, setup
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench._common import GT, print_table, require_photos, setup
 else:
-    from ._common import GT, list_images, print_table, require_photos, setup
+    from .._common import GT, print_table, require_photos, setup
 
 setup()
 
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
+from validation_sets.photos import Loader, folder_items  # noqa: E402
+
 #: Default number of held-out / tuning composites (about 4-5 s each on this machine, both tools).
 HOLDOUT_COMPOSITES = 24
 TUNE_COMPOSITES = 12
-#: Default number of held-out / tuning see-through photos (``bench/see_through.py``).
+#: Default number of held-out / tuning see-through photos (``validation_sets/see_through.py``).
 HOLDOUT_OPENINGS = 24
 TUNE_OPENINGS = 12
 SETS = ("gt-holdout", "comp-holdout", "open-holdout", "gt-tune", "comp-tune", "open-tune")
@@ -80,23 +82,6 @@ COLUMNS = [
     "open kept ours",
 ]
 
-Loader = Callable[[], tuple[bytes, np.ndarray, "np.ndarray | None"]]
-
-
-def _folder_items(root: Path) -> list[tuple[str, Loader]]:
-    """(name, loader) pairs of a folder of photos with masks: ``root/images/NAME.*`` whose
-    ``root/masks/NAME.png`` exists (photos without a mask are skipped)."""
-    items: list[tuple[str, Loader]] = []
-    for p in list_images(root / "images"):
-        mask = root / "masks" / f"{p.stem}.png"
-        if mask.is_file():
-
-            def load(p: Path = p, mask: Path = mask) -> tuple[bytes, np.ndarray, np.ndarray | None]:
-                return p.read_bytes(), np.asarray(Image.open(mask).convert("L")), None
-
-            items.append((p.stem, load))
-    return items
-
 
 def _inputs(
     set_name: str, n_composites: int, only: set[str] | None, limit: int | None, gt_dir: Path | None = None
@@ -104,22 +89,22 @@ def _inputs(
     """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask, bool opening mask
     of a see-through photo or ``None``).
 
-    ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`_folder_items`)."""
-    from .composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
+    ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`validation_sets.photos.folder_items`)."""
+    from validation_sets.composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     fold = "holdout" if set_name.endswith("holdout") else "tune"
-    from .see_through import HOLDOUT_SEED as OPEN_HOLDOUT_SEED
-    from .see_through import TUNE_SEED as OPEN_TUNE_SEED
-    from .see_through import make_see_through, see_through_set
+    from validation_sets.see_through import HOLDOUT_SEED as OPEN_HOLDOUT_SEED
+    from validation_sets.see_through import TUNE_SEED as OPEN_TUNE_SEED
+    from validation_sets.see_through import make_see_through, see_through_set
 
     items: list[tuple[str, Loader]] = []
     if set_name == "folder":
         if gt_dir is None:
             raise ValueError("set 'folder' needs gt_dir")
-        items = _folder_items(gt_dir)
+        items = folder_items(gt_dir)
     elif set_name.startswith("gt"):
         stems = set(gt_folds()[fold])
-        items = [item for item in _folder_items(GT) if item[0] in stems]
+        items = [item for item in folder_items(GT) if item[0] in stems]
     elif set_name.startswith("open"):
         oseed = OPEN_HOLDOUT_SEED if fold == "holdout" else OPEN_TUNE_SEED
         for stem, i in see_through_set(fold, n_composites):

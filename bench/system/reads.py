@@ -1,13 +1,13 @@
-"""Read benchmark (issue 13 item 2): C concurrent clients on ``/api/me`` and the first page of
+"""Read benchmark: C concurrent clients on ``/api/me`` and the first page of
 ``/api/photos`` for T seconds against a running stack; prints requests/s and p50/p99 per endpoint.
 
 It starts nothing: point it at a stack (``make dev``, or ``python -m infra.devstack`` on other ports)
 and a user. ``--seed N`` first creates a confirmed user with N photo rows (no files; each with a
 completed job) directly in the database the ``FOTOPRONTA_*`` settings point to, and uses it::
 
-    FOTOPRONTA_POSTGRES_PORT=5533 .venv/bin/python -m bench.reads --base-url http://127.0.0.1:8100 \\
+    FOTOPRONTA_POSTGRES_PORT=5533 .venv/bin/python -m bench.system.reads --base-url http://127.0.0.1:8100 \\
         --seed 300 --clients 16 --seconds 20
-    .venv/bin/python -m bench.reads --base-url http://127.0.0.1:8000 --email a@b.it --password segreto123
+    .venv/bin/python -m bench.system.reads --base-url http://127.0.0.1:8000 --email a@b.it --password segreto123
 
 The first page is ``GET /api/photos?limit=24`` (an API without pagination ignores ``limit`` and
 returns every photo: that is the "before" of issue 13). Figures depend on the machine's load; no

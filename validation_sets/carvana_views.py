@@ -1,20 +1,20 @@
 """A folder of real studio car photos with hand-made masks that no parameter was chosen on.
 
 The shared GT photos hold 16 Carvana listing photos (8 cars, views 03 and 11), split between the tuning
-and the held-out fold (``bench/composites.gt_folds``). Their source, the public repository
+and the held-out fold (``validation_sets/composites.gt_folds``). Their source, the public repository
 ``koos-burgoyne/uNet`` (commit :data:`COMMIT`, Kaggle "Carvana Image Masking Challenge" 2017 data, see
 ``../shared/photos/sources/carvana.SOURCES.md`` for the terms), holds 1,208 photos of 76 cars, 16 views
 each (1918 x 1280 JPEG, binary GIF masks). This script takes :data:`VIEWS_PER_CAR` views, drawn with
 :data:`SELECTION_SEED`, of every car that is *not* among the shared photos (neither fold), writes them as
 ``OUT/images/NAME.jpg`` (the bytes as published) and ``OUT/masks/NAME.png`` (255 = car), and
-``python -m bench.quality --gt-dir OUT`` measures them beside plain rembg. Nothing here is committed or
+``python -m bench.pipeline.quality --gt-dir OUT`` measures them beside plain rembg. Nothing here is committed or
 shipped: the photos stay in the output folder (``.data/`` is git-ignored).
 
 With ``--tuning`` it writes instead the *tuning* car views (:func:`tuning_views`): every other view of the
-cars of the GT tuning fold, for tuning scripts (``bench/tune_mirror.py --gt-dir``); it shares no car with the
+cars of the GT tuning fold, for tuning scripts (``--gt-dir``); it shares no car with the
 default folder and no photo with either fold.
 
-Usage: ``python -m bench.carvana_views GIT_DIR [--tuning] [--out DIR]`` (default ``DIR``: ``.data/carvana-views``,
+Usage: ``python -m validation_sets.carvana_views GIT_DIR [--tuning] [--out DIR]`` (default ``DIR``: ``.data/carvana-views``,
 with ``--tuning`` ``.data/carvana-tune``), ``GIT_DIR`` being a clone of ``https://github.com/koos-burgoyne/uNet``
 (a bare one is fine) that contains :data:`COMMIT`.
 """
@@ -29,16 +29,10 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    from bench._common import GT, REPO, list_images, require_photos, setup
-else:
-    from ._common import GT, REPO, list_images, require_photos, setup
+import numpy as np
+from PIL import Image
 
-setup()
-
-import numpy as np  # noqa: E402
-from PIL import Image  # noqa: E402
+from .photos import GT, PHOTOS, REPO, list_images
 
 #: The commit of ``koos-burgoyne/uNet`` that the shared Carvana photos were taken from.
 COMMIT = "0758fc5b79cecf4fd2717dd5e1eac54bbba413a1"
@@ -116,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.out is None:
         args.out = REPO / ".data" / ("carvana-tune" if args.tuning else "carvana-views")
-    require_photos()
+    if not (GT / "images").is_dir():
+        parser.error(f"shared photos absent ({PHOTOS}): the cars to leave out are unknown")
     try:
         listing = _git(args.git_dir, "ls-tree", "-r", "--name-only", COMMIT, *IMAGE_DIRS).decode().split()
     except (subprocess.CalledProcessError, FileNotFoundError) as exc:

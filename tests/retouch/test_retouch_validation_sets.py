@@ -1,4 +1,5 @@
-"""The extra validation folder of ``bench/quality.py --gt-dir`` and the Carvana view draw that fills it."""
+"""The validation sets (``validation_sets/``): the Carvana view draw, a folder of photos with masks (what
+``bench/pipeline/quality.py --gt-dir`` measures), the see-through products."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from PIL import Image
 
 
 def test_carvana_views_draw_two_views_of_every_car_left_in_and_none_of_the_excluded() -> None:
-    from bench.carvana_views import VIEWS_PER_CAR, select_views
+    from validation_sets.carvana_views import VIEWS_PER_CAR, select_views
 
     paths = [f"data/train_images/{car}_{v:02d}.jpg" for car in ("aaa", "bbb", "ccc") for v in range(1, 17)]
     paths += ["data1k/train_images/aaa_01.jpg"]  # the same photo in a second folder counts once
@@ -23,8 +24,8 @@ def test_carvana_views_draw_two_views_of_every_car_left_in_and_none_of_the_exclu
     assert chosen == select_views(list(reversed(paths)), excluded_cars={"bbb"})  # seeded, order-free
 
 
-def test_quality_folder_set_pairs_photos_with_their_masks_and_skips_the_rest(tmp_path: Path) -> None:
-    from bench.quality import _inputs
+def test_folder_set_pairs_photos_with_their_masks_and_skips_the_rest(tmp_path: Path) -> None:
+    from validation_sets.photos import folder_items
 
     (tmp_path / "images").mkdir()
     (tmp_path / "masks").mkdir()
@@ -35,7 +36,7 @@ def test_quality_folder_set_pairs_photos_with_their_masks_and_skips_the_rest(tmp
     mask[2:6, 3:9] = 255
     Image.fromarray(mask).save(tmp_path / "masks" / "car_01.png")
 
-    items = list(_inputs("folder", 0, None, None, tmp_path))
+    items = folder_items(tmp_path)
     assert [name for name, _ in items] == ["car_01"]
     data, gt, opening = items[0][1]()
     assert data == (tmp_path / "images" / "car_01.jpg").read_bytes()
@@ -48,8 +49,8 @@ def test_see_through_sets_are_seeded_disjoint_and_their_openings_are_background(
 
     if not GT_IMAGES.is_dir():
         pytest.skip("cartella foto condivisa assente")
-    from bench.composites import gt_folds
-    from bench.see_through import HOLDOUT_SEED, TUNE_SEED, make_see_through, see_through_set
+    from validation_sets.composites import gt_folds
+    from validation_sets.see_through import HOLDOUT_SEED, TUNE_SEED, make_see_through, see_through_set
 
     tune, hold = see_through_set("tune", 8), see_through_set("holdout", 8)
     folds = gt_folds()
@@ -101,7 +102,7 @@ def test_mirror_tuning_restores_the_shipped_rule_after_its_block() -> None:
 
 
 def test_carvana_tuning_views_are_the_tuning_cars_other_views_only() -> None:
-    from bench.carvana_views import tuning_views
+    from validation_sets.carvana_views import tuning_views
 
     paths = [f"data/train_images/{car}_{v:02d}.jpg" for car in ("aaa", "bbb") for v in range(1, 5)]
     paths += ["data1k/train_images/aaa_02.jpg"]  # the same photo in a second folder counts once

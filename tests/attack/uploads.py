@@ -1,8 +1,8 @@
-"""Upload and download attacks against a running FotoPronta stack (issue 11, items 2 and 8).
+"""Upload and download attacks against a running FotoPronta stack.
 
 Run it against ``make dev`` (or ``python -m infra.devstack`` on other ports)::
 
-    python -m bench.attack.uploads --base-url http://localhost:8000 --email giulia@example.it --password segreto123
+    python -m tests.attack.uploads --base-url http://localhost:8000 --email giulia@example.it --password segreto123
 
 Without ``--email`` it signs up a fresh client and confirms it through the development outbox
 (``GET /api/dev/mail``). With ``--designer-email``/``--designer-password`` (a graphic or admin account,

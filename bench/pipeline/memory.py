@@ -5,7 +5,7 @@ The shared photos (``gt/images`` then ``nomask/``, at full size) are fed ``--pas
 sees them over a day:
 
 * **rembg p**: ``rembg p -m u2netp IN OUT`` from ``--rembg-python``'s environment (or, without the
-  CLI extras, the same per-file loop in a child process; see ``bench/speed.py``);
+  CLI extras, the same per-file loop in a child process; see ``bench/pipeline/speed.py``);
 * **ours**: ``retouch(data, RetouchOptions())`` with ``--workers`` photos at a time (default: one per
   CPU core, as the ``retouch`` Temporal worker runs), writing the JPEG and the WebP.
 
@@ -16,7 +16,7 @@ printed: the peak of the whole run, the growth from the first to the last pass (
 least-squares trend of the per-pass peaks after the warm-up pass (MB per 100 photos: ~0 = flat). Figures are
 printed, never asserted (targets, issue 3: peak < 1000 MB, flat over hundreds of photos).
 
-Usage: ``python -m bench.memory [--passes K] [--limit N] [--workers N] [--model u2netp]``.
+Usage: ``python -m bench.pipeline.memory [--passes K] [--limit N] [--workers N] [--model u2netp]``.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ import tempfile
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
-    from bench.speed import _rembg_cli_available, _rembg_script, _run_measured
+    from bench.pipeline.speed import _rembg_cli_available, _rembg_script, _run_measured
 else:
-    from ._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
+    from .._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
     from .speed import _rembg_cli_available, _rembg_script, _run_measured
 
 setup()
@@ -84,7 +84,15 @@ def main(argv: list[str] | None = None) -> int:
         if cli:
             cmd = [_rembg_script(args.rembg_python), "p", "-m", args.model, str(in_dir), str(out_r)]
         else:
-            cmd = [sys.executable, "-m", "bench.speed", "--worker", "rembg-loop", "--model", args.model]
+            cmd = [
+                sys.executable,
+                "-m",
+                "bench.pipeline.speed",
+                "--worker",
+                "rembg-loop",
+                "--model",
+                args.model,
+            ]
             cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
         samples: list[tuple[float, float]] = []
         wall, peak, _ = _run_measured(cmd, env, samples)
@@ -94,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
 
         out_o = Path(tmp) / "ours"
         out_o.mkdir()
-        cmd = [sys.executable, "-m", "bench.speed", "--worker", "ours", "--model", args.model]
+        cmd = [sys.executable, "-m", "bench.pipeline.speed", "--worker", "ours", "--model", args.model]
         cmd += ["--workers", str(args.workers), "--in-dir", str(in_dir), "--out-dir", str(out_o)]
         samples = []
         wall, peak, _ = _run_measured(cmd, {**env, "RETOUCH_NETWORK_SLOTS": str(args.workers)}, samples)

@@ -1,6 +1,6 @@
-"""Account attacks of issue 11 against a running FotoPronta stack; one line per attack, expected vs got.
+"""Account attacks against a running FotoPronta stack; one line per attack, expected vs got.
 
-    python -m bench.attack.accounts --base-url http://localhost:8000 [--database-url postgresql://…]
+    python -m tests.attack.accounts --base-url http://localhost:8000 [--database-url postgresql://…]
 
 Run it against a stack whose ``FOTOPRONTA_ENVIRONMENT`` is *not* ``development`` (e.g. ``test`` or
 ``staging``): there the development pages must be gone and the default JWT secret refused. The script

@@ -2,7 +2,7 @@
 
 Run it against ``make dev`` (or any stack)::
 
-    python -m bench.attack.races --base-url http://localhost:8000 [--email … --password …]
+    python -m tests.attack.races --base-url http://localhost:8000 [--email … --password …]
         [--temporal-address localhost:7233]
 
 Without ``--email`` it signs up a fresh client (15 credits) and confirms it through the development
@@ -34,7 +34,7 @@ from typing import Any
 
 import httpx
 
-from bench.attack.uploads import Attacker, Outcome, small_jpeg
+from tests.attack.uploads import Attacker, Outcome, small_jpeg
 
 PARALLEL_REWORKS = 20
 ALREADY_ASKED = "Hai già chiesto la revisione gratuita di questa foto."
@@ -42,7 +42,7 @@ RUNNING_STATES = {"pending", "waiting_for_credits", "processing"}
 
 
 class Racer(Attacker):
-    """The signed-in client of :class:`bench.attack.uploads.Attacker`, plus parallel requests."""
+    """The signed-in client of :class:`tests.attack.uploads.Attacker`, plus parallel requests."""
 
     def photo(self, photo_id: str) -> dict[str, Any] | None:
         """The client's photo by id (``None`` once deleted)."""

@@ -2,7 +2,7 @@
 
 Each photo is a GT product (``../shared/photos/gt``, one fold only) cut out with its own mask and given
 one *opening* through which the background shows, then pasted on a background as in
-:mod:`bench.composites` and JPEG-encoded (quality 90):
+:mod:`validation_sets.composites` and JPEG-encoded (quality 90):
 
 * ``ring``: a round hole centred on the deepest point of the product's mask (the hoop of an earring, the
   eye of a pair of scissors), radius 50-80 % of that depth;
@@ -17,7 +17,7 @@ Backgrounds (drawn per photo): ``studio`` (smooth gradient), ``texture`` and ``b
 ``defocus`` (another shared photo, blurred: soft) and ``photo`` (another shared photo, sharp).
 
 :func:`make_see_through` returns the photo, its ground truth (opening = background, spokes = product,
-GT's unlabelled band kept at 128) and the opening's own mask, on which ``bench/quality.py`` measures the
+GT's unlabelled band kept at 128) and the opening's own mask, on which ``bench/pipeline/quality.py`` measures the
 share of opening pixels a tool keeps as product. Tuning photos come from the tuning fold with
 :data:`TUNE_SEED`, held-out photos from the held-out fold with :data:`HOLDOUT_SEED`: no product, draw or
 seed is shared, and no parameter is chosen on the held-out ones.
@@ -32,7 +32,6 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 from scipy import ndimage as ndi
 
-from ._common import GT, list_images
 from .composites import (
     _blur,
     _clutter,
@@ -44,6 +43,7 @@ from .composites import (
     _texture,
     gt_folds,
 )
+from .photos import GT, list_images
 
 __all__ = ["SeeThrough", "make_see_through", "see_through_set", "TUNE_SEED", "HOLDOUT_SEED", "OPENINGS"]
 

@@ -3,7 +3,7 @@
 **Folds.** The 35 GT photos are split once, by name, into a *tuning* fold and a *held-out* fold
 (:func:`gt_folds`). Photos of the same object (the two views of a Carvana car ``ID_03``/``ID_11``, the
 three banana and two stone photos) always land in the same fold, so the held-out fold never contains a
-second view of a tuned-on object. Every parameter chosen in issue 10 (doubt test, product pick,
+second view of a tuned-on object. Every parameter of the product pick (doubt test, pick,
 confidence weights and review threshold) was chosen on the tuning fold and the tuning composites only.
 
 **Composites** (:func:`make_composite`): a GT product, cut out with its own mask, pasted onto a new
@@ -18,7 +18,7 @@ unlabelled. Backgrounds, all seeded:
   of field makes a café or a living room;
 * ``salient``: any of the above plus a *second large salient object*, heavily blurred, behind the
   product and often under it (a cup on a saucer, or another GT product at 1.5-3x the product's size);
-  the case the issue's two disasters come from.
+  the case behind the pick's worst failures (the large blurred object taken for the product).
 
 Composites made from tuning-fold products with seed :data:`TUNE_SEED` are the tuning composites; those
 made from held-out-fold products with seed :data:`HOLDOUT_SEED` are the held-out composites: no product,
@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFilter
 
-from ._common import GT, PHOTOS, list_images
+from .photos import GT, PHOTOS, list_images
 
 __all__ = ["Composite", "gt_folds", "make_composite", "composites", "TUNE_SEED", "HOLDOUT_SEED", "KINDS"]
 
@@ -232,7 +232,7 @@ def make_composite(stem: str, seed: int, index: int, kind: str | None = None) ->
     # product scale and position: longest product side 20-65 % of the frame's matching side
     ph, pw = pmask.shape
     frac = rng.uniform(0.2, 0.65)
-    if kind == "salient":  # a smaller product on a large object, as in the issue's disasters
+    if kind == "salient":  # a smaller product on a large object, the pick's worst case
         frac = rng.uniform(0.15, 0.35)
     scale = min(frac * w / pw, frac * h / ph)
     tw, th = max(8, round(pw * scale)), max(8, round(ph * scale))
@@ -325,7 +325,7 @@ def composites(fold: str, n: int, seed: int | None = None) -> list[tuple[str, in
         seed: default :data:`TUNE_SEED` / :data:`HOLDOUT_SEED` by fold.
 
     Returns:
-        ``(stem, index, kind)`` triples: every third composite is forced to kind ``salient`` (the issue's
+        ``(stem, index, kind)`` triples: every third composite is forced to kind ``salient`` (the pick's
         failure case), the others draw their kind (``None``). Generate each with :func:`make_composite`.
     """
     stems = gt_folds()[fold]
