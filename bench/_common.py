@@ -1,4 +1,4 @@
-"""Helpers shared by the benchmarks: paths, model home, photo discovery, table printing."""
+"""Helpers shared by the benchmarks: paths, photo discovery, table printing."""
 
 from __future__ import annotations
 
@@ -13,11 +13,10 @@ IMAGE_EXTS = {".jpg", ".jpeg", ".png", ".webp", ".tif", ".tiff", ".heic", ".dng"
 
 
 def setup() -> None:
-    """Make ``retouch`` importable when run as ``python bench/x.py`` and point rembg at the model dir."""
+    """Make ``retouch`` importable when run as ``python bench/x.py`` (the model directory is
+    ``U2NET_HOME``, else the repository's ``.data/models``: :class:`retouch.models.NetworkConfig`)."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    if not os.environ.get("U2NET_HOME"):
-        os.environ["U2NET_HOME"] = str(REPO / ".data" / "models")
 
 
 def require_photos() -> None:

@@ -6,8 +6,8 @@ Reads the tuning GT fold and tuning composites (``bench/composites.py``) made fr
 records the first (256 px) mask's signals and the IoU against the ground truth of: the single-pass matte, the
 matte of the forced second look, plain rembg's 320 px mask (raw, the baseline) and the guard's fallback (that
 mask itself; the refined one is recorded too). The guard's inputs (our matte's IoU with rembg's mask,
-outline sharpness of both, areas) are recorded too, so every combination of a threshold on ``uncertain`` (tried, not used), :data:`retouch.pick.EMPTY_SHARE`,
-:data:`retouch.pick.DISAGREE_IOU` and :data:`retouch.pick.DECISIVE_SHARP` can be scored offline: mean IoU,
+outline sharpness of both, areas) are recorded too, so every combination of a threshold on ``uncertain`` (tried, not used), ``PickConfig.empty_share``,
+``disagree_iou`` and ``decisive_sharp`` can be scored offline: mean IoU,
 photos more than 0.05 IoU below rembg, and how many photos pay for the second look.
 
 Usage: ``python -m bench.tune_guard [--composites N] [--extra-seeds S ...] [--rows rows.json] [--small-area]``
@@ -114,9 +114,10 @@ def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
 
 
 def _sharp(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from retouch.pick import _grey, edge_sharpness
+    from retouch.pick import edge_sharpness
+    from retouch.pick.signals import luma
 
-    return edge_sharpness(_grey(small))
+    return edge_sharpness(luma(small))
 
 
 def simulate(
@@ -133,23 +134,23 @@ def simulate(
     than that share of the frame (a small product) takes the second look. Tried and rejected (2026-11-23,
     see ``--small-area``).
     """
-    from retouch.pick import DOUBT_AREA, DOUBT_BORDER, DOUBT_COMPONENTS, DOUBT_SHARP, MIN_AREA
+    from retouch.pick import SHIPPED_PICK as P
 
     ious, below, looks, fallbacks = [], 0, 0, 0
     for r in rows:
         doubt = (
-            r["first_sharp"] < DOUBT_SHARP
-            or r["first_area"] > DOUBT_AREA
+            r["first_sharp"] < P.doubt_sharp
+            or r["first_area"] > P.doubt_area
             or r["first_area"] < small_area
-            or r["first_border"] > DOUBT_BORDER
-            or r["first_components"] >= DOUBT_COMPONENTS
+            or r["first_border"] > P.doubt_border
+            or r["first_components"] >= P.doubt_components
             or r["first_components"] < 1
             or r["first_uncertain"] > uncertain
         )
         if doubt:
             looks += 1
             iou = r["iou_look"]
-            if r["safe_area"] >= MIN_AREA and (
+            if r["safe_area"] >= P.min_area and (
                 r["look_area"] < empty * r["safe_area"]
                 or (r["look_safe_iou"] < disagree and r["look_sharp"] - r["safe_sharp"] < decisive)
             ):
@@ -157,7 +158,7 @@ def simulate(
                 fallbacks += 1
         else:
             iou = r["iou_first"]
-            if r["first_mask_area"] >= MIN_AREA and r["first_alpha_area"] < empty * r["first_mask_area"]:
+            if r["first_mask_area"] >= P.min_area and r["first_alpha_area"] < empty * r["first_mask_area"]:
                 iou = r["iou_first_fallback"]
                 fallbacks += 1
         ious.append(iou)
@@ -198,11 +199,11 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.rows).write_text(json.dumps(rows))
     print(f"{len(rows)} tuning photos; rembg 320 px mean IoU {np.mean([r['iou_rembg'] for r in rows]):.4f}")
     if args.small_area:
-        from retouch.pick import DECISIVE_SHARP, DISAGREE_IOU, EMPTY_SHARE
+        from retouch.pick import SHIPPED_PICK as P
 
         print("small-area | mean IoU  below  looks  fallbacks")
         for a in (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08):
-            m = simulate(rows, 9.0, EMPTY_SHARE, DISAGREE_IOU, DECISIVE_SHARP, small_area=a)
+            m = simulate(rows, 9.0, P.empty_share, P.disagree_iou, P.decisive_sharp, small_area=a)
             print(f"{a:10.2f} | {m['mean']:.4f}  {m['below']:5d}  {m['looks']:5d}  {m['fallbacks']:9d}")
         return 0
     print("uncertain empty disagree decisive | mean IoU  below  looks  fallbacks")
