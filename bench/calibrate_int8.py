@@ -40,7 +40,7 @@ whole pipeline (``retouch()``, 160 tuning photos: GT tuning fold and 35 composit
 8, 9) the shipped set gives a mean matte IoU of 0.9119 against 0.9124 in float32 (plain rembg 0.7808), 3
 photos more than 0.05 IoU below rembg in both, and flags 11 of 18 photos under IoU 0.9 (12 of 17) with 11
 good ones flagged in both; the 13-layer set gives 0.9114 and 10 of 18. The shipped set is the one closest
-to float32 among those that keep most of the gain. ``bench/confirm_int8.py`` decides on held-out data.
+to float32 among those that keep most of the gain. The decision on held-out data is in ``docs/decisions/2026-11-25-int8-first-pass.md``.
 """
 
 from __future__ import annotations
