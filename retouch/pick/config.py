@@ -154,7 +154,7 @@ class PickConfig:
     #: tuning data only: the 20 photos of the GT tuning fold and 30 tuning composites (9 of the 50 below
     #: IoU 0.9). The most telling signals: a half-confident mask (``uncertain``), a blurred outline
     #: (``sharp``), a mask filling the frame (``area``, ``border``) and a doubtful first pass (``doubt``).
-    confidence_weights: Mapping[str, float] = field(default_factory=_shipped_weights)
+    confidence_weights: Mapping[str, float] = field(default_factory=_shipped_weights, hash=False)
     #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
     #: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
     review_below: float = 0.6

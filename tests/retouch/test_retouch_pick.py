@@ -388,3 +388,24 @@ def test_a_fallback_to_rembgs_blurred_object_is_refocused_on_the_product(photos_
     assert res.details["segmentation"]["source"] == SHIPPED_PICK.safe_source
     assert metrics.iou(res.matte, comp.gt) < 0.5
     assert res.details["needs_review"] is True
+
+
+def test_the_pick_is_driven_by_the_configuration_passed_in():
+    """Every threshold is a field of one frozen :class:`retouch.pick.PickConfig`: a variant built with
+    ``dataclasses.replace`` changes the decision for that call only, the shipped one stays as it was."""
+    from retouch.pick import SHIPPED_PICK, PickConfig
+
+    signals = {"sharp": 0.95, "area": 0.5, "border": 0.1, "components": 1.0}  # large: doubtful as shipped
+    assert in_doubt(signals)
+    wider = dataclasses.replace(SHIPPED_PICK, doubt_area=0.6)
+    assert not in_doubt(signals, config=wider)
+    assert in_doubt(signals) and SHIPPED_PICK.doubt_area == 0.45
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SHIPPED_PICK.doubt_area = 0.6  # type: ignore[misc]
+    assert hash(wider) != hash(SHIPPED_PICK) and PickConfig() == SHIPPED_PICK
+
+    sure = {"sharp": 1.0, "uncertain": 0.0, "area": 0.2, "border": 0.0, "centre": 0.1, "agreement": 1.0}
+    c, review = confidence(sure)
+    assert not review
+    assert confidence(sure, config=dataclasses.replace(SHIPPED_PICK, review_below=c + 0.01)) == (c, True)
+    assert confidence({**sure, "fallback": 1.0})[0] <= SHIPPED_PICK.fallback_confidence
