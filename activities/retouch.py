@@ -8,6 +8,7 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from sqlalchemy.exc import NoResultFound, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
@@ -50,13 +51,21 @@ def heartbeating(interval_s: float = HEARTBEAT_INTERVAL_S) -> Iterator[None]:
 
 
 class RetouchActivities:
-    """Holds the storage client, the session factory and the rembg model name (the onnxruntime
-    session itself is created once per process by :func:`retouch.warm_up` / the first photo)."""
+    """Holds the storage client, the session factory, the rembg model name and the directory of its
+    file (``None``: the process's own, :class:`retouch.models.NetworkConfig`); the onnxruntime session
+    itself is created once per process by :func:`retouch.warm_up` / the first photo."""
 
-    def __init__(self, sessions: sessionmaker[Session], storage: ObjectStorage, model_name: str) -> None:
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        storage: ObjectStorage,
+        model_name: str,
+        models_dir: Path | None = None,
+    ) -> None:
         self.sessions = sessions
         self.storage = storage
         self.model_name = model_name
+        self.models_dir = models_dir
 
     def _upload_path(self, photo_id: str, job_id: str) -> tuple[str, str]:
         """The photo's storage key and original file name; while the database cannot be reached, try
@@ -93,6 +102,7 @@ class RetouchActivities:
         # the pipeline (numpy, scipy, onnxruntime) loads on the first photo, not on import: the
         # workflow module imports this class for its typed activity reference, and the API and the
         # photo-jobs worker import the workflow module (tests/test_lean_imports.py)
+        from retouch.models import NetworkConfig
         from retouch.pipeline import RetouchOptions
         from retouch.pipeline import retouch as run_pipeline
 
@@ -110,7 +120,12 @@ class RetouchActivities:
         )
         try:
             with heartbeating():
-                result = run_pipeline(original, options, model_name=self.model_name)
+                result = run_pipeline(
+                    original,
+                    options,
+                    model_name=self.model_name,
+                    network=NetworkConfig(models_dir=self.models_dir),
+                )
         except BadImageError as exc:
             raise ApplicationError(str(exc), type=BAD_IMAGE_ERROR, non_retryable=True) from exc
         # keys from ids, never from the SEO name (cut at 90 characters it can lose the short id and

@@ -1,8 +1,7 @@
-"""Helpers shared by the benchmarks: paths, model home, photo discovery, table printing."""
+"""Helpers shared by the benchmarks: paths, photo discovery, table printing."""
 
 from __future__ import annotations
 
-import os
 import sys
 
 # the photo paths are the validation sets' (re-exported here for the benchmark and tuning scripts)
@@ -12,11 +11,10 @@ __all__ = ["GT", "IMAGE_EXTS", "PHOTOS", "REPO", "list_images", "print_table", "
 
 
 def setup() -> None:
-    """Make ``retouch`` importable when run as ``python bench/x.py`` and point rembg at the model dir."""
+    """Make ``retouch`` importable when run as ``python bench/x.py`` (the model directory is
+    ``U2NET_HOME``, else the repository's ``.data/models``: :class:`retouch.models.NetworkConfig`)."""
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    if not os.environ.get("U2NET_HOME"):
-        os.environ["U2NET_HOME"] = str(REPO / ".data" / "models")
 
 
 def require_photos() -> None:

@@ -9,8 +9,8 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
+from pathlib import Path
 
 from fotopronta.domain import UserRole
 
@@ -65,9 +65,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``fotopronta`` script; returns the exit code."""
     from fotopronta.settings import get_settings
+    from retouch.runtime import RUNTIME
 
-    os.environ.setdefault("U2NET_HOME", str(get_settings().u2net_home))
     args = build_parser().parse_args(argv)
+    if getattr(args, "models_dir", "") is None:  # retouch: the configured model directory (U2NET_HOME wins)
+        args.models_dir = Path(RUNTIME.models_dir) if RUNTIME.models_dir else get_settings().u2net_home
     return int(args.func(args))
 
 

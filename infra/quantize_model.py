@@ -10,7 +10,7 @@ VNNI cores run ~3x faster); every other node stays float32. One evaluation takes
 0.130 s on one core (this machine, AMD EPYC with AVX-512 VNNI); splitting the six side-output convolutions
 (:func:`split_side_convs`, exact to float32 rounding) takes it to ~0.086 s.
 
-Which layers. Chosen on tuning data only (``bench/calibrate_int8.py``): quantising all 112 convolutions
+Which layers. Chosen on tuning data only (``bench/tuning/calibrate_int8.py``): quantising all 112 convolutions
 (0.077 s) or the 16 at >= 128 px destroys the mask (the int8 mask's IoU with the float32 one falls to
 0.15 and 0.78 on the tuning photos); one 128 px convolution, ``Conv_787``, does it alone (0.78). The eight
 of :data:`INT8_CONVS` keep a mean IoU of 0.979 with the float32 mask at 0.5 (mean absolute difference
@@ -19,7 +19,7 @@ fold and 35 composites of each tuning seed 4, 5, 8, 9) the matte's mean IoU with
 against 0.9124 in float32, with 3 photos more than 0.05 below plain rembg in both.
 
 Activation ranges. The ranges of the activations around those eight convolutions were measured once by
-``bench/calibrate_int8.py`` on tuning data (the 20 photos of the GT tuning fold and 20 tuning composites of
+``bench/tuning/calibrate_int8.py`` on tuning data (the 20 photos of the GT tuning fold and 20 tuning composites of
 seed 3, through the same pre-processing as :func:`retouch.segment.network_input`), with onnxruntime's
 percentile calibration (99.99th percentile of each tensor's absolute values), and are committed in
 :data:`RANGES_FILE`. Building the model here reads that file, so provisioning needs no photos, and the
@@ -65,7 +65,7 @@ INT8_CONVS = (
 )
 
 #: onnxruntime calibration cache (``onnxruntime.quantization.calibrate.save_tensors_data`` format) with
-#: the ranges of the tensors around :data:`INT8_CONVS`, measured by ``bench/calibrate_int8.py``.
+#: the ranges of the tensors around :data:`INT8_CONVS`, measured by ``bench/tuning/calibrate_int8.py``.
 RANGES_FILE = Path(__file__).with_name("u2netp_int8_ranges.json")
 
 #: md5 of the model :func:`build_u2netp_int8` writes with the pinned onnx 1.23.2 / onnxruntime 1.31.1.
@@ -110,7 +110,7 @@ def quantize(
         nodes: names of the convolutions to quantise.
         ranges: calibration cache to read (``reader`` is ``None``) or to write (``reader`` given).
         reader: an ``onnxruntime.quantization.CalibrationDataReader`` over network inputs (float32
-            (1, 3, 256, 256)); only ``bench/calibrate_int8.py`` passes one.
+            (1, 3, 256, 256)); only ``bench/tuning/calibrate_int8.py`` passes one.
 
     Raises:
         ValueError: neither ``reader`` nor an existing ``ranges`` file.

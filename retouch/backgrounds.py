@@ -16,7 +16,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-__all__ = ["render_background", "CATEGORY_LABELS"]
+__all__ = ["render_background", "surface_row", "CATEGORY_LABELS"]
 
 #: Italian labels for the UI.
 CATEGORY_LABELS = {
@@ -149,3 +149,40 @@ def render_background(category: str, width: int, height: int, floor_y: float) ->
     )
     grain = rng.integers(-2, 3, size=(height, width, 1), dtype=np.int16)
     return np.clip(big + grain, 0, 255).astype(np.uint8)
+
+
+#: Lowest share of the product's height in which its ground contacts are looked for (:func:`surface_row`).
+FEET_BAND = 0.2
+
+
+def surface_row(alpha: np.ndarray) -> int:
+    """Row of a smart background's surface line (wall meets floor) for a product matte on the canvas.
+
+    The product must stand on the surface, not float in front of the wall: the line goes through its
+    *highest* ground contact. Contacts are the runs of neighbouring columns whose lowest opaque pixel
+    (alpha > 0.5) lies in the bottom :data:`FEET_BAND` of the product (a bicycle's two tyres, a chair's
+    legs, a box's base), each at its lowest row. A product with one base has its lowest opaque row on
+    the line; a bicycle seen slightly from the side has its rear tyre on it and its front tyre lower, on
+    the floor. The contact shadow (:func:`retouch.composite.shadow_layer`) lies under the product's base.
+
+    Args:
+        alpha: float32 (H, W) product matte on the output canvas, in [0, 1].
+
+    Returns:
+        the row index (0 = top) just under the highest contact; 85 % of H for an empty matte.
+    """
+    h = alpha.shape[0]
+    on = alpha > 0.5
+    rows = np.flatnonzero(on.any(axis=1))
+    if rows.size == 0:
+        return round(0.85 * h)
+    top, bottom = int(rows[0]), int(rows[-1])
+    cols = np.flatnonzero(on.any(axis=0))
+    lowest = h - 1 - np.argmax(on[::-1, cols], axis=0)  # lowest opaque row of each product column
+    feet = lowest >= bottom - FEET_BAND * (bottom - top + 1)
+    # runs of neighbouring foot columns (gaps of a few px bridged): each run is one contact
+    lab, n = ndi.label(ndi.binary_closing(feet, structure=np.ones(5, bool)) & feet)
+    if n == 0:
+        return bottom + 1
+    contacts = ndi.maximum(lowest, lab, np.arange(1, n + 1))
+    return int(np.min(contacts)) + 1

@@ -15,6 +15,7 @@ from typing import Any
 
 from .encode import encode_png
 from .errors import BadImageError
+from .models import NetworkConfig
 from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, retouch
 from .presets import DEFAULT_PRESET, PRESETS
 from .segment import DEFAULT_MODEL, NETWORK_SLOTS
@@ -27,7 +28,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     Positional ``inputs`` (one or more files), ``-o/--output`` directory, ``--preset``, ``--matte``,
     ``--cutout``, ``--no-shadow``, ``--background CATEGORY``, ``--model NAME``, ``--report FILE.json``,
-    plus the optional seller hints ``--brand``, ``--category`` and ``--short-id``.
+    ``--models-dir DIR`` (where the model files are), plus the optional seller hints ``--brand``,
+    ``--category`` and ``--short-id``.
     """
     parser.add_argument("inputs", metavar="IN", nargs="+", type=Path, help="foto da elaborare")
     parser.add_argument("-o", "--output", metavar="OUT", type=Path, required=True, help="cartella di uscita")
@@ -58,6 +60,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--brand", default=None, help="marca (per il nome file SEO)")
     parser.add_argument("--category", default=None, help="categoria prodotto (per il nome file SEO)")
     parser.add_argument("--short-id", dest="short_id", default=None, help="id breve nel nome file SEO")
+    parser.add_argument(
+        "--models-dir",
+        dest="models_dir",
+        metavar="DIR",
+        type=Path,
+        default=None,
+        help="cartella dei modelli (default: U2NET_HOME, altrimenti .data/models)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         short_id=getattr(args, "short_id", None),
     )
     model = getattr(args, "model", DEFAULT_MODEL) or DEFAULT_MODEL
+    network = NetworkConfig(models_dir=getattr(args, "models_dir", None))
 
     report_path: Path | None = getattr(args, "report", None)
 
@@ -107,7 +118,9 @@ def run(args: argparse.Namespace) -> int:
             entry["error"] = f"impossibile leggere il file ({exc.strerror or exc})"
             return False, f"ERRORE {path}: {entry['error']}", entry
         try:
-            result = retouch(data, options, model_name=model, cutout=bool(getattr(args, "cutout", False)))
+            result = retouch(
+                data, options, model_name=model, cutout=bool(getattr(args, "cutout", False)), network=network
+            )
         except BadImageError as exc:
             entry["error"] = str(exc)
             return False, f"ERRORE {path}: {exc}", entry

@@ -5,12 +5,9 @@
 
 from __future__ import annotations
 
-import ctypes
 import io
-import threading
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import ExitStack, contextmanager
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +15,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-from .backgrounds import render_background
+from .backgrounds import render_background, surface_row
 from .colors import dominant_colours, seo_filename
 from .compliance import compliance_report
 from .composite import blend, decontaminate, local_background, lookup_grid, shadow_layer, tighten_edges
@@ -29,10 +26,11 @@ from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
-from .pick import Pick, guard, pick_product, refocus_fallback
+from .models import DEFAULT_NETWORK, NetworkConfig
+from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
-from .runtime import RUNTIME, glibc_function, tune_malloc
+from .runtime import FULL_RES_BUDGET, RUNTIME, release_free_heap, tune_malloc
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -40,7 +38,7 @@ __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEG
 #: Working resolution cap for segmentation and matte refinement (pixels). The network sees 256x256
 #: anyway; the guided filter snaps the matte to the photo's edges at this resolution, the matte is
 #: upsampled once and its edges are tightened at full resolution (:func:`retouch.composite.tighten_edges`).
-#: On the shared GT photos (``bench/quality.py``) the matte is as good at 0.35 MP as at
+#: On the shared GT photos (``bench/pipeline/quality.py``) the matte is as good at 0.35 MP as at
 #: 0.5 MP (mean IoU 0.9242 / 0.9242, boundary F 0.8825 / 0.8816; 0.25 MP: 0.9240 / 0.8825) and every
 #: working-resolution step is cheaper: 0.504 vs 0.564 s per GT photo on one core.
 WORK_MAX_PIXELS = 350_000
@@ -131,7 +129,12 @@ def _resize(arr: np.ndarray, size: tuple[int, int], resample: Image.Resampling) 
 
 
 def product_matte(
-    small: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any
+    small: np.ndarray,
+    model_name: str = DEFAULT_MODEL,
+    *,
+    pick_config: PickConfig = SHIPPED_PICK,
+    network: NetworkConfig = DEFAULT_NETWORK,
+    **kw: Any,
 ) -> tuple[np.ndarray, str | None, Pick]:
     """The product's refined alpha matte at the working resolution: pick, refinement, guard, refocus.
 
@@ -142,6 +145,9 @@ def product_matte(
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
         model_name: rembg model.
+        pick_config: the pick's thresholds and switches (:class:`retouch.pick.PickConfig`).
+        network: where the model files are, which copy runs the 256 px passes
+            (:class:`retouch.models.NetworkConfig`).
         **kw: passed to :func:`retouch.matte.refine_matte`.
 
     Returns:
@@ -149,50 +155,13 @@ def product_matte(
         ``"disagree"``) when the matte is its fallback, else ``None``; the :class:`retouch.pick.Pick`
         with its signals.
     """
-    pick = pick_product(small, model_name)
-    alpha, fell_back = guard(small, refine_matte(small, pick.mask, **kw), pick)
+    pick = pick_product(small, model_name, config=pick_config, network=network)
+    alpha, fell_back = guard(small, refine_matte(small, pick.mask, **kw), pick, config=pick_config)
     if fell_back is not None:
-        refocused = refocus_fallback(small, alpha, pick, model_name)
+        refocused = refocus_fallback(small, alpha, pick, model_name, config=pick_config, network=network)
         if refocused is not None:
             alpha, fell_back = refine_matte(small, refocused, **kw), None
     return alpha, fell_back, pick
-
-
-#: Lowest share of the product's height in which its ground contacts are looked for (:func:`surface_row`).
-FEET_BAND = 0.2
-
-
-def surface_row(alpha: np.ndarray) -> int:
-    """Row of a smart background's surface line (wall meets floor) for a product matte on the canvas.
-
-    The product must stand on the surface, not float in front of the wall: the line goes through its
-    *highest* ground contact. Contacts are the runs of neighbouring columns whose lowest opaque pixel
-    (alpha > 0.5) lies in the bottom :data:`FEET_BAND` of the product (a bicycle's two tyres, a chair's
-    legs, a box's base), each at its lowest row. A product with one base has its lowest opaque row on
-    the line; a bicycle seen slightly from the side has its rear tyre on it and its front tyre lower, on
-    the floor. The contact shadow (:func:`retouch.composite.shadow_layer`) lies under the product's base.
-
-    Args:
-        alpha: float32 (H, W) product matte on the output canvas, in [0, 1].
-
-    Returns:
-        the row index (0 = top) just under the highest contact; 85 % of H for an empty matte.
-    """
-    h = alpha.shape[0]
-    on = alpha > 0.5
-    rows = np.flatnonzero(on.any(axis=1))
-    if rows.size == 0:
-        return round(0.85 * h)
-    top, bottom = int(rows[0]), int(rows[-1])
-    cols = np.flatnonzero(on.any(axis=0))
-    lowest = h - 1 - np.argmax(on[::-1, cols], axis=0)  # lowest opaque row of each product column
-    feet = lowest >= bottom - FEET_BAND * (bottom - top + 1)
-    # runs of neighbouring foot columns (gaps of a few px bridged): each run is one contact
-    lab, n = ndi.label(ndi.binary_closing(feet, structure=np.ones(5, bool)) & feet)
-    if n == 0:
-        return bottom + 1
-    contacts = ndi.maximum(lowest, lab, np.arange(1, n + 1))
-    return int(np.min(contacts)) + 1
 
 
 def _bleed_into_transparent(
@@ -220,85 +189,8 @@ def _jpeg_corner_min(jpeg: bytes) -> int:
     return corner_min(np.asarray(im.convert("RGB")), size=2)
 
 
-class PixelBudget:
-    """Limits how many full-resolution pixels are being processed at once in this process.
-
-    The full-resolution steps (matte upsampling, edge tightening, framing, decontamination, shadow,
-    blend, encoding) hold ~17 bytes per input pixel at their peak in numpy arrays (~210 MB for a 12 MP
-    photo, measured with ``tracemalloc``) plus Pillow's buffers (4 bytes per pixel per image), so two
-    phone-size photos at once would take the process past 1 GB. A photo
-    waits here until its pixels fit in the budget; one larger than the whole budget runs alone. The
-    low-resolution steps (decode aside: the network, the matte refinement) never wait, so the network
-    of one photo still overlaps the full-resolution steps of another.
-    """
-
-    def __init__(self, capacity_pixels: int) -> None:
-        self.capacity = max(1, capacity_pixels)
-        self._in_use = 0
-        self._cond = threading.Condition()
-
-    @contextmanager
-    def hold(self, pixels: int) -> Iterator[None]:
-        """Block until ``pixels`` fit (or nothing else is held), hold them for the ``with`` block."""
-        need = min(max(1, pixels), self.capacity)
-        with self._cond:
-            self._cond.wait_for(lambda: self._in_use + need <= self.capacity)
-            self._in_use += need
-        try:
-            yield
-        finally:
-            with self._cond:
-                self._in_use -= need
-                self._cond.notify_all()
-
-
-#: Full-resolution pixels in flight per process (``RETOUCH_FULL_RES_BUDGET_MP``, default 16 MP: two
-#: photos of up to 8 MP, or one 12 MP photo beside small ones; read by :mod:`retouch.runtime`).
-FULL_RES_BUDGET = PixelBudget(RUNTIME.full_res_budget_px)
-
-
-#: glibc's ``int malloc_trim(size_t pad)``, or ``None`` off glibc (musl, macOS).
-_MALLOC_TRIM = glibc_function("malloc_trim", [ctypes.c_size_t], ctypes.c_int)
 # few arenas and fixed thresholds, so freed memory is reused (the worker sets them earlier, before its threads)
 tune_malloc(RUNTIME)
-
-#: Every how many photos (per process) :func:`release_free_heap` trims the heap
-#: (``RETOUCH_HEAP_TRIM_EVERY``, read by :mod:`retouch.runtime`; 0 = never). See
-#: :func:`release_free_heap` for the measurements.
-HEAP_TRIM_EVERY = RUNTIME.heap_trim_every
-_photos_since_trim = 0
-_trim_lock = threading.Lock()
-
-
-def release_free_heap(*, force: bool = False) -> bool:
-    """Every :data:`HEAP_TRIM_EVERY` photos, return the freed heap pages to the OS (glibc ``malloc_trim(0)``).
-
-    A photo allocates and frees hundreds of MB of numpy and Pillow buffers from two or more threads;
-    glibc keeps freed pages in its per-thread arenas, so a long-running worker's RSS creeps up as the
-    arenas fragment. Measured with two photos at a time over 636-1060 shared photos:
-    without trimming the per-pass peak RSS rose from ~748 to ~773 MB and the RSS between photos from
-    659 to ~680 MB; trimming after every photo kept them at ~695 MB and ~540 MB but cost 3% of
-    throughput at the shared photos' size and 11% on 12 MP photos (the ~300 MB of pages are faulted in
-    again for the next photo). Trimming every 8th photo keeps the per-pass peak flat at 712-739 MB over
-    636 photos for ~2% of throughput on 12 MP photos.
-
-    Args:
-        force: trim now, whatever the count.
-
-    Returns:
-        whether the heap was trimmed (never off glibc). Safe to call from any thread (glibc locks each
-        arena it trims).
-    """
-    global _photos_since_trim
-    if _MALLOC_TRIM is None or (HEAP_TRIM_EVERY == 0 and not force):
-        return False
-    with _trim_lock:
-        _photos_since_trim += 1
-        if not force and _photos_since_trim < HEAP_TRIM_EVERY:
-            return False
-        _photos_since_trim = 0
-    _MALLOC_TRIM(0)
-    return True
 
 
 def retouch(
@@ -307,6 +199,8 @@ def retouch(
     *,
     model_name: str = DEFAULT_MODEL,
     cutout: bool = False,
+    pick_config: PickConfig = SHIPPED_PICK,
+    network: NetworkConfig = DEFAULT_NETWORK,
 ) -> RetouchResult:
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
@@ -317,15 +211,19 @@ def retouch(
     the preset (only the product region is resampled, once) -> edge decontamination -> light/colour
     correction and dust removal on the product -> soft shadow -> blend on white RGB 255,255,255 or a
     procedural background -> JPEG and WebP (encoded concurrently) -> processing details and compliance;
-    every 8th photo the freed heap goes back to the OS (:func:`release_free_heap`).
+    every 8th photo the freed heap goes back to the OS (:func:`retouch.runtime.release_free_heap`).
 
     Args:
         data: the uploaded file's bytes (JPEG, PNG, WebP, TIFF, HEIC, camera RAW).
         options: :class:`RetouchOptions`.
-        model_name: rembg segmentation model (its file must be present under ``U2NET_HOME``).
+        model_name: rembg segmentation model (its file must be in ``network``'s model directory).
         cutout: keep the decoded photo so :meth:`RetouchResult.cutout_png` can be called. Off by
             default: the decoded photo (3 bytes per input pixel) is then released as soon as the
             product is framed, instead of living as long as the result.
+        pick_config: the product pick's thresholds and switches (benchmarks compare variants; the
+            service runs :data:`retouch.pick.SHIPPED_PICK`).
+        network: the model directory and the int8 choice (:class:`retouch.models.NetworkConfig`;
+            default: the process's own).
 
     Returns:
         :class:`RetouchResult`.
@@ -349,6 +247,8 @@ def retouch(
                 model_name,
                 full_res,
                 keep_rgb=cutout,
+                pick_config=pick_config,
+                network=network,
             )
     finally:
         release_free_heap()
@@ -363,8 +263,10 @@ def _retouch_decoded(
     full_res: ExitStack,
     *,
     keep_rgb: bool,
+    pick_config: PickConfig,
+    network: NetworkConfig,
 ) -> RetouchResult:
-    """:func:`retouch` after decoding; enters :data:`FULL_RES_BUDGET` on ``full_res`` before the
+    """:func:`retouch` after decoding; enters :data:`retouch.runtime.FULL_RES_BUDGET` on ``full_res`` before the
     first full-resolution step. Full-size arrays are dropped as soon as they are no longer needed
     (the 12 MP case: 36 MB for the photo, 48 MB per float32 plane)."""
     category = options.background_category
@@ -387,8 +289,10 @@ def _retouch_decoded(
         _bleed_into_transparent(rgb, matte, small, alpha_small)
     else:
         # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
-        alpha_small, fell_back, pick = product_matte(small, model_name)
-        seg_details = pick_details(pick)
+        alpha_small, fell_back, pick = product_matte(
+            small, model_name, pick_config=pick_config, network=network
+        )
+        seg_details = pick_details(pick, config=pick_config)
         del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
         matte = upsample_matte(alpha_small, (w, h))

@@ -17,11 +17,15 @@ Variable                        Field                        Default
 ``RETOUCH_MALLOC_TRIM_MB``      :attr:`malloc_trim_mb`       1024 (0 = glibc's sliding threshold)
 ``RETOUCH_NETWORK_INT8``        :attr:`network_int8`         ``auto`` (int8 first pass where the CPU
                                                              has VNNI; ``0`` = float32, ``1`` = int8)
+``U2NET_HOME``                  :attr:`models_dir`           unset (the worker and the CLI pass
+                                                             ``FOTOPRONTA_U2NET_HOME``; else the
+                                                             repository's ``.data/models``)
 =============================== ============================ =====================================
 
-The measurements behind the defaults are documented where each knob is used:
-:data:`retouch.pipeline.FULL_RES_BUDGET`, :func:`retouch.pipeline.release_free_heap` and
-:data:`retouch.segment.NETWORK_SLOTS`.
+The process's memory policy lives here too: the full-resolution pixel budget (:data:`FULL_RES_BUDGET`),
+the periodic heap trim (:func:`release_free_heap`) and glibc's allocator settings (:func:`tune_malloc`).
+The measurements behind the defaults are documented where each knob is used: :data:`FULL_RES_BUDGET`,
+:func:`release_free_heap` and :data:`retouch.segment.NETWORK_SLOTS`.
 """
 
 from __future__ import annotations
@@ -29,16 +33,23 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import os
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "FULL_RES_BUDGET",
+    "HEAP_TRIM_EVERY",
     "RUNTIME",
+    "PixelBudget",
     "RetouchRuntime",
     "fix_malloc_thresholds",
     "glibc_function",
+    "int8_setting",
     "limit_malloc_arenas",
+    "release_free_heap",
     "tune_malloc",
 ]
 
@@ -49,7 +60,7 @@ def _positive_int(env: Mapping[str, str], name: str, default: int) -> int:
     return max(1, int(value)) if value else default
 
 
-def _int8_setting(value: str | None) -> str:
+def int8_setting(value: str | None) -> str:
     """``RETOUCH_NETWORK_INT8`` as ``"auto"``, ``"0"`` or ``"1"`` (unset or empty = ``"auto"``).
 
     Raises:
@@ -67,7 +78,7 @@ class RetouchRuntime:
 
     Attributes:
         full_res_budget_px: full-resolution pixels in flight per process
-            (:class:`retouch.pipeline.PixelBudget`); ``RETOUCH_FULL_RES_BUDGET_MP`` × 1 000 000.
+            (:class:`PixelBudget`); ``RETOUCH_FULL_RES_BUDGET_MP`` × 1 000 000.
         heap_trim_every: every how many photos the heap is trimmed (glibc ``malloc_trim``); 0 = never.
         network_slots: U^2-Net evaluations that may run at once; also the retouch worker's activity
             threads (``workflows/worker.py``) and the CLI's.
@@ -78,6 +89,9 @@ class RetouchRuntime:
             model (:func:`retouch.segment.int8_enabled`).
         malloc_mmap_mb: glibc's mmap threshold in MB (:func:`fix_malloc_thresholds`); 0 = glibc's sliding one.
         malloc_trim_mb: glibc's trim threshold in MB (idem); 0 = glibc's sliding one.
+        models_dir: the segmentation models' directory from ``U2NET_HOME`` (rembg's own variable), or
+            ``None`` (:class:`retouch.models.NetworkConfig` then uses the one it is given, else the
+            repository's ``.data/models``).
     """
 
     full_res_budget_px: int = 16_000_000
@@ -88,6 +102,7 @@ class RetouchRuntime:
     network_int8: str = "auto"
     malloc_mmap_mb: int = 32
     malloc_trim_mb: int = 1024
+    models_dir: str | None = None
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, cpu_count: int | None = None) -> RetouchRuntime:
@@ -102,9 +117,10 @@ class RetouchRuntime:
             network_slots=slots,
             ort_threads=_positive_int(env, "RETOUCH_ORT_THREADS", max(1, cores // slots)),
             malloc_arenas=max(0, int(env.get("RETOUCH_MALLOC_ARENAS") or "2")),
-            network_int8=_int8_setting(env.get("RETOUCH_NETWORK_INT8")),
+            network_int8=int8_setting(env.get("RETOUCH_NETWORK_INT8")),
             malloc_mmap_mb=max(0, int(env.get("RETOUCH_MALLOC_MMAP_MB") or "32")),
             malloc_trim_mb=max(0, int(env.get("RETOUCH_MALLOC_TRIM_MB") or "1024")),
+            models_dir=env.get("U2NET_HOME") or None,
         )
 
 
@@ -138,10 +154,10 @@ def limit_malloc_arenas(arenas: int) -> bool:
     glibc gives threads their own arenas (up to 8 per core) and freed memory stays in the arena of the
     thread that freed it. The retouch threads (two activity threads, a JPEG/WebP encoder thread per photo,
     onnxruntime's) each free hundreds of MB per photo, so a long run spreads reusable memory over many
-    arenas and RSS creeps even with :func:`retouch.pipeline.release_free_heap`: ``fotopronta retouch`` on
+    arenas and RSS creeps even with :func:`release_free_heap`: ``fotopronta retouch`` on
     the 450 photos of ``bench-load``'s mix (seed 13) peaked at 684 MB in its first 20 s and 856 MB in its
     last; with 2 arenas (``MALLOC_ARENA_MAX=2``) 660 and 689 MB, peak 739 MB, and the same CPU time per
-    photo on ``bench/speed.py``'s photos (0.531 s with either setting, 212 photos, 2 at a time). The
+    photo on ``bench/pipeline/speed.py``'s photos (0.531 s with either setting, 212 photos, 2 at a time). The
     full 900-photo ``bench-load`` run's retouch worker, with the default arenas, peaked at 949-1,075 MB.
 
     Returns:
@@ -158,11 +174,11 @@ def fix_malloc_thresholds(mmap_mb: int, trim_mb: int) -> bool:
     By default glibc serves every block above a sliding threshold (128 KB at start, at most 32 MB) with its
     own ``mmap`` and returns the heap's free top to the OS as soon as it exceeds twice that. A photo allocates
     and frees hundreds of MB of numpy and Pillow buffers of a few MB each, so their pages were faulted in
-    and zeroed again for every array: on ``bench/speed.py``'s 53 photos (two at a time, one process) 530,000
+    and zeroed again for every array: on ``bench/pipeline/speed.py``'s 53 photos (two at a time, one process) 530,000
     minor page faults and 1.1-1.4 s of system time per pass. With the mmap threshold at 32 MB (glibc's own
     ceiling; a 12 MP photo's 48 MB float planes are still mapped and unmapped on their own) and the trim
     threshold at 1 GB, the freed buffers are reused: 290,000 faults, 0.6-0.8 s, the pass 2-4 % shorter
-    (``make bench-memory``). The heap is still returned to the OS every :data:`retouch.pipeline.HEAP_TRIM_EVERY`
+    (``make bench-memory``). The heap is still returned to the OS every :data:`HEAP_TRIM_EVERY`
     photos (``malloc_trim``), so the peak RSS stays bounded (``make bench-memory``).
 
     Returns:
@@ -188,3 +204,90 @@ def tune_malloc(runtime: RetouchRuntime) -> None:
 
 RUNTIME = RetouchRuntime.from_env()
 """This process's knobs, read once at import."""
+
+
+class PixelBudget:
+    """Limits how many full-resolution pixels are being processed at once in this process.
+
+    The full-resolution steps (matte upsampling, edge tightening, framing, decontamination, shadow,
+    blend, encoding) hold ~17 bytes per input pixel at their peak in numpy arrays (~210 MB for a 12 MP
+    photo, measured with ``tracemalloc``) plus Pillow's buffers (4 bytes per pixel per image), so two
+    phone-size photos at once would take the process past 1 GB. A photo
+    waits here until its pixels fit in the budget; one larger than the whole budget runs alone. The
+    low-resolution steps (decode aside: the network, the matte refinement) never wait, so the network
+    of one photo still overlaps the full-resolution steps of another.
+    """
+
+    def __init__(self, capacity_pixels: int) -> None:
+        self.capacity = max(1, capacity_pixels)
+        self._in_use = 0
+        self._cond = threading.Condition()
+
+    @contextmanager
+    def hold(self, pixels: int) -> Iterator[None]:
+        """Block until ``pixels`` fit (or nothing else is held), hold them for the ``with`` block."""
+        need = min(max(1, pixels), self.capacity)
+        with self._cond:
+            self._cond.wait_for(lambda: self._in_use + need <= self.capacity)
+            self._in_use += need
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._in_use -= need
+                self._cond.notify_all()
+
+
+#: Full-resolution pixels in flight per process (``RETOUCH_FULL_RES_BUDGET_MP``, default 16 MP: two
+#: photos of up to 8 MP, or one 12 MP photo beside small ones; read by :class:`RetouchRuntime`).
+FULL_RES_BUDGET = PixelBudget(RUNTIME.full_res_budget_px)
+
+
+#: glibc's ``int malloc_trim(size_t pad)``, or ``None`` off glibc (musl, macOS).
+_MALLOC_TRIM = glibc_function("malloc_trim", [ctypes.c_size_t], ctypes.c_int)
+
+#: Every how many photos (per process) :func:`release_free_heap` trims the heap
+#: (``RETOUCH_HEAP_TRIM_EVERY``; 0 = never). See
+#: :func:`release_free_heap` for the measurements.
+HEAP_TRIM_EVERY = RUNTIME.heap_trim_every
+
+
+class _PhotoCounter:
+    """Photos finished since the last heap trim (thread-safe)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.lock = threading.Lock()
+
+
+_SINCE_TRIM = _PhotoCounter()
+
+
+def release_free_heap(*, force: bool = False) -> bool:
+    """Every :data:`HEAP_TRIM_EVERY` photos, return the freed heap pages to the OS (glibc ``malloc_trim(0)``).
+
+    A photo allocates and frees hundreds of MB of numpy and Pillow buffers from two or more threads;
+    glibc keeps freed pages in its per-thread arenas, so a long-running worker's RSS creeps up as the
+    arenas fragment. Measured with two photos at a time over 636-1060 shared photos:
+    without trimming the per-pass peak RSS rose from ~748 to ~773 MB and the RSS between photos from
+    659 to ~680 MB; trimming after every photo kept them at ~695 MB and ~540 MB but cost 3% of
+    throughput at the shared photos' size and 11% on 12 MP photos (the ~300 MB of pages are faulted in
+    again for the next photo). Trimming every 8th photo keeps the per-pass peak flat at 712-739 MB over
+    636 photos for ~2% of throughput on 12 MP photos.
+
+    Args:
+        force: trim now, whatever the count.
+
+    Returns:
+        whether the heap was trimmed (never off glibc). Safe to call from any thread (glibc locks each
+        arena it trims).
+    """
+    if _MALLOC_TRIM is None or (HEAP_TRIM_EVERY == 0 and not force):
+        return False
+    with _SINCE_TRIM.lock:
+        _SINCE_TRIM.count += 1
+        if not force and _SINCE_TRIM.count < HEAP_TRIM_EVERY:
+            return False
+        _SINCE_TRIM.count = 0
+    _MALLOC_TRIM(0)
+    return True

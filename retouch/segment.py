@@ -14,7 +14,7 @@ shared photos with ground truth the raw u2netp mask's mean IoU is 0.864 at 320 p
 0.915 at 256 px, and inference costs 152 ms at 256 px vs 231 ms at 320 px (2 threads, this machine).
 A smaller first pass does not pay: at 224 px (23 % fewer network pixels) the full pipeline's mean IoU on
 the GT tuning fold fell from 0.9103 to 0.8647 and its boundary F from 0.886 to 0.843, and the tuning
-composites got a photo more than 0.05 IoU below rembg (``bench/quality.py``, tuning sets only).
+composites got a photo more than 0.05 IoU below rembg (``bench/pipeline/quality.py``, tuning sets only).
 Every other model goes through rembg's own ``predict`` at its native size.
 
 **int8 first pass.** The 256 px evaluations of ``u2netp`` (every photo's first pass, the zoom and the
@@ -23,8 +23,9 @@ refocus) run a copy of the model whose eight heaviest convolutions are quantised
 and their activation ranges were chosen on tuning data): 0.090 s instead of 0.130 s per evaluation on one
 core. It is used where the CPU has VNNI dot-product instructions (``avx512_vnni`` / ``avx_vnni`` on x86,
 ``asimddp`` on ARM: onnxruntime's u8s8 kernels can saturate without them) and the file is there;
-``RETOUCH_NETWORK_INT8`` = ``0`` / ``1`` forces float32 / int8 (:mod:`retouch.runtime`). The 320 px second
-look, plain rembg's own mask, always runs in float32.
+``RETOUCH_NETWORK_INT8`` = ``0`` / ``1`` forces float32 / int8 (:mod:`retouch.runtime`), or a
+:class:`retouch.models.NetworkConfig` passed in. The 320 px second look, plain rembg's own mask, always
+runs in float32. Where the model files are is passed in too (:class:`retouch.models.NetworkConfig`).
 """
 
 from __future__ import annotations
@@ -38,11 +39,23 @@ from typing import Any
 import numpy as np
 from PIL import Image
 
+from .models import (
+    DEFAULT_NETWORK,
+    INT8_MODEL_FILE,
+    NetworkConfig,
+    has_int8_dot_product,
+    int8_enabled,
+    int8_path,
+    model_file,
+)
 from .runtime import RUNTIME
 
 __all__ = [
+    "DEFAULT_NETWORK",
+    "NetworkConfig",
     "get_session",
     "get_network",
+    "model_file",
     "warm_up",
     "predict_mask",
     "DEFAULT_MODEL",
@@ -59,10 +72,6 @@ DEFAULT_MODEL = "u2netp"
 #: Square network input (px) for the U^2-Net family; see the module docstring for the measurements.
 NETWORK_INPUT_PX = 256
 
-#: The int8 first-pass copy of ``u2netp`` (fixed 256 x 256 input), next to ``u2netp.onnx`` under
-#: ``U2NET_HOME``; built by ``infra/quantize_model.py``.
-INT8_MODEL_FILE = "u2netp-int8-256.onnx"
-
 #: rembg models that share U^2-Net's architecture, ImageNet normalisation and output convention
 #: (first output = fused saliency map d0), and so can run at any input size that is a multiple of 32.
 U2NET_FAMILY = frozenset({"u2netp", "u2net", "u2net_human_seg", "silueta"})
@@ -71,8 +80,10 @@ U2NET_FAMILY = frozenset({"u2netp", "u2net", "u2net_human_seg", "silueta"})
 _MEAN = np.array([0.485, 0.456, 0.406], dtype=np.float32)
 _STD = np.array([0.229, 0.224, 0.225], dtype=np.float32)
 
-_SESSIONS: dict[str, Any] = {}
-_NETWORKS: dict[str, Any] = {}
+#: Sessions and networks of this process, by (model directory, model name); the int8 copy under
+#: :data:`_INT8_KEY`.
+_SESSIONS: dict[tuple[Path, str], Any] = {}
+_NETWORKS: dict[tuple[Path, str], Any] = {}
 _INT8_KEY = "u2netp:int8"
 _LOCK = threading.Lock()
 
@@ -92,23 +103,21 @@ _NETWORK_SLOTS = threading.BoundedSemaphore(NETWORK_SLOTS)
 _REMBG_LOCK = threading.Lock()
 
 
-def _default_model_home() -> str | None:
-    """Return the repository's ``.data/models`` when it holds model files and U2NET_HOME is unset."""
-    here = Path(__file__).resolve().parent.parent / ".data" / "models"
-    return str(here) if here.is_dir() else None
-
-
-def get_session(model_name: str = DEFAULT_MODEL) -> Any:
-    """Return the rembg session for ``model_name``, creating it on first use (one per process).
+def get_session(model_name: str = DEFAULT_MODEL, network: NetworkConfig = DEFAULT_NETWORK) -> Any:
+    """Return the rembg session for ``model_name``, creating it on first use (one per process and model
+    directory).
 
     Args:
         model_name: any rembg model name (``u2netp``, ``isnet-general-use``, ``birefnet-general`` ...);
-            its ``.onnx`` file must already be present under ``U2NET_HOME`` (nothing is downloaded:
-            rembg would try to, so we check first).
+            its ``.onnx`` file must already be in ``network``'s model directory (:func:`model_file`;
+            nothing is downloaded).
+        network: where the model files are.
 
-    The onnxruntime session is created without the CPU memory arena (rembg's input sizes differ per
-    model, up to 1024 px: one run's activations are not kept for the life of the process), with the
-    options of :func:`_session_options`.
+    The session is rembg's own class for the model, built on that explicit file (rembg would look it up
+    through ``U2NET_HOME`` and download it when absent). The onnxruntime session is created without the
+    CPU memory arena (rembg's input sizes differ per model, up to 1024 px: one run's activations are not
+    kept for the life of the process), with the options of :func:`_session_options`; with
+    ``OMP_NUM_THREADS`` set, its intra- and inter-op threads follow it, as rembg's ``new_session`` does.
 
     Returns:
         The cached ``rembg.sessions.base.BaseSession``; thread-safe to share between calls
@@ -118,51 +127,30 @@ def get_session(model_name: str = DEFAULT_MODEL) -> Any:
         ValueError: unknown model name.
         FileNotFoundError: the model file is not present locally.
     """
+    key = (network.directory(), model_name)
     with _LOCK:
-        session = _SESSIONS.get(model_name)
+        session = _SESSIONS.get(key)
         if session is not None:
             return session
-        model_file(model_name)  # refuse before rembg tries a download
-        from rembg import new_session
+        path = model_file(model_name, network)  # refuse before anything is downloaded
+        from rembg.sessions import sessions_class
 
-        session = new_session(model_name, sess_opts=_session_options(arena=False, threads=None))
-        _SESSIONS[model_name] = session
+        rembg_class = next(c for c in sessions_class if c.name() == model_name)
+
+        class _LocalFile(rembg_class):  # type: ignore[misc, valid-type]
+            """rembg's session for the model, reading the file already found."""
+
+            @classmethod
+            def download_models(cls, *_args: Any, **_kwargs: Any) -> str:
+                return str(path)
+
+        opts = _session_options(arena=False, threads=None)
+        omp = os.environ.get("OMP_NUM_THREADS")
+        if omp:
+            opts.inter_op_num_threads = opts.intra_op_num_threads = int(omp)
+        session = _LocalFile(model_name, opts)
+        _SESSIONS[key] = session
         return session
-
-
-def model_file(model_name: str) -> Path:
-    """The local ``.onnx`` file rembg uses for ``model_name`` (under ``U2NET_HOME``).
-
-    When ``U2NET_HOME`` is unset, the repository's ``.data/models`` is used if it exists.
-
-    Raises:
-        ValueError: unknown model name.
-        FileNotFoundError: the model file is not present locally (nothing is downloaded).
-    """
-    if not os.environ.get("U2NET_HOME"):
-        default_home = _default_model_home()
-        if default_home:
-            os.environ["U2NET_HOME"] = default_home
-    u2net_home = os.environ.get("U2NET_HOME")
-    if u2net_home and model_name in U2NET_FAMILY:
-        # rembg's own lookup (BaseSession.resolve_existing with U2NET_HOME set), without importing
-        # rembg: its import pulls pymatting and numba, ~150 MB of RSS the U^2-Net path never uses.
-        root = Path(u2net_home).expanduser()
-        for candidate in (root / "models" / model_name / f"{model_name}.onnx", root / f"{model_name}.onnx"):
-            if candidate.exists():
-                return candidate
-        raise FileNotFoundError(f"Modello {model_name!r} non trovato in U2NET_HOME={u2net_home!r}")
-    from rembg.sessions import sessions_class
-
-    cls = next((c for c in sessions_class if c.name() == model_name), None)
-    if cls is None:
-        raise ValueError(f"Modello di segmentazione sconosciuto: {model_name}")
-    found = cls.resolve_existing(f"{model_name}.onnx")
-    if found is None:
-        raise FileNotFoundError(
-            f"Modello {model_name!r} non trovato in U2NET_HOME={os.environ.get('U2NET_HOME')!r}"
-        )
-    return Path(found)
 
 
 def _session_options(*, arena: bool, threads: int | None) -> Any:
@@ -210,13 +198,17 @@ def _shared_arena() -> None:
     ort.create_and_register_allocator(info, None)
 
 
-def get_network(model_name: str = DEFAULT_MODEL, input_px: int | None = None) -> Any:
-    """onnxruntime session of a U^2-Net family model that accepts any input size (one per process).
+def get_network(
+    model_name: str = DEFAULT_MODEL, input_px: int | None = None, network: NetworkConfig = DEFAULT_NETWORK
+) -> Any:
+    """onnxruntime session of a U^2-Net family model that accepts any input size (one per process and
+    model directory).
 
     With ``input_px`` = :data:`NETWORK_INPUT_PX`, ``model_name`` = ``u2netp`` and :func:`int8_enabled`,
-    the int8 copy (:data:`INT8_MODEL_FILE`, fixed 256 px input) is returned instead.
+    the int8 copy (:data:`retouch.models.INT8_MODEL_FILE`, fixed 256 px input) is returned instead.
+    ``network`` says where the files are and whether the int8 copy may run (:func:`int8_enabled`).
 
-    The model file is the one rembg uses (``U2NET_HOME/{model_name}.onnx``, checked by
+    The model file is the one rembg uses (``{models_dir}/{model_name}.onnx``, checked by
     :func:`model_file`); its input and output are declared 1x3x320x320 in the file, so the
     spatial dimensions are made symbolic in memory before the session is created.
 
@@ -232,13 +224,14 @@ def get_network(model_name: str = DEFAULT_MODEL, input_px: int | None = None) ->
     """
     if model_name not in U2NET_FAMILY:
         raise ValueError(f"Il modello {model_name!r} non accetta una dimensione di input libera")
-    if input_px == NETWORK_INPUT_PX and model_name == DEFAULT_MODEL and int8_enabled():
-        return _int8_network()
+    if input_px == NETWORK_INPUT_PX and model_name == DEFAULT_MODEL and int8_enabled(network):
+        return _int8_network(network)
+    key = (network.directory(), model_name)
     with _LOCK:
-        network = _NETWORKS.get(model_name)
-        if network is not None:
-            return network
-    path = model_file(model_name)
+        session = _NETWORKS.get(key)
+        if session is not None:
+            return session
+    path = model_file(model_name, network)
     import onnx
     import onnxruntime as ort
 
@@ -248,85 +241,32 @@ def get_network(model_name: str = DEFAULT_MODEL, input_px: int | None = None) ->
         if len(dims) == 4:
             dims[2].dim_param, dims[3].dim_param = "height", "width"
     del proto.graph.value_info[:]  # shapes inferred for 320 px inside the graph
-    network = ort.InferenceSession(
+    session = ort.InferenceSession(
         proto.SerializeToString(),
         _session_options(arena=True, threads=ORT_THREADS),
         providers=["CPUExecutionProvider"],
     )
     with _LOCK:
-        return _NETWORKS.setdefault(model_name, network)
+        return _NETWORKS.setdefault(key, session)
 
 
-def _int8_path() -> Path:
-    """Where :data:`INT8_MODEL_FILE` is: next to the provisioned ``u2netp.onnx``."""
-    return model_file(DEFAULT_MODEL).with_name(INT8_MODEL_FILE)
-
-
-#: ``/proc/cpuinfo`` flags of the int8 dot-product instructions onnxruntime's u8s8 kernels rely on
-#: (x86 AVX-512 VNNI and AVX-VNNI, ARM's dot product).
-INT8_DOT_PRODUCT_FLAGS = frozenset({"avx512_vnni", "avx_vnni", "asimddp"})
-
-
-def has_int8_dot_product(cpuinfo: str) -> bool:
-    """Whether a ``/proc/cpuinfo`` text lists one of :data:`INT8_DOT_PRODUCT_FLAGS` (its ``flags`` lines
-    on x86, ``Features`` on ARM)."""
-    flags: set[str] = set()
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() in ("flags", "Features"):
-            flags.update(value.split())
-    return bool(flags & INT8_DOT_PRODUCT_FLAGS)
-
-
-@functools.cache
-def _cpu_has_int8_dot_product() -> bool:
-    """:func:`has_int8_dot_product` of this machine; ``False`` where ``/proc/cpuinfo`` cannot be read."""
-    try:
-        return has_int8_dot_product(Path("/proc/cpuinfo").read_text())
-    except OSError:
-        return False
-
-
-def int8_enabled() -> bool:
-    """Whether the 256 px ``u2netp`` evaluations use the int8 model.
-
-    ``RETOUCH_NETWORK_INT8`` (:attr:`retouch.runtime.RetouchRuntime.network_int8`): ``1`` = yes (the file
-    must exist), ``0`` = no, ``auto`` (default) = when :data:`INT8_MODEL_FILE` exists and the CPU has VNNI
-    (:func:`_cpu_has_int8_dot_product`).
-
-    Raises:
-        FileNotFoundError: ``RETOUCH_NETWORK_INT8=1`` and the int8 model is not provisioned.
-    """
-    setting = RUNTIME.network_int8
-    if setting == "0":
-        return False
-    try:
-        present = _int8_path().exists()
-    except FileNotFoundError:  # no u2netp.onnx either
-        present = False
-    if setting == "1":
-        if not present:
-            raise FileNotFoundError(f"{INT8_MODEL_FILE} assente: eseguire python -m infra.provision_model")
-        return True
-    return present and _cpu_has_int8_dot_product()
-
-
-def _int8_network() -> Any:
-    """onnxruntime session of :data:`INT8_MODEL_FILE` (one per process), with the options of
-    :func:`_session_options` and its CPU arena on (one input size)."""
+def _int8_network(network: NetworkConfig) -> Any:
+    """onnxruntime session of :data:`retouch.models.INT8_MODEL_FILE` (one per process and model directory),
+    with the options of :func:`_session_options` and its CPU arena on (one input size)."""
+    key = (network.directory(), _INT8_KEY)
     with _LOCK:
-        network = _NETWORKS.get(_INT8_KEY)
-        if network is not None:
-            return network
+        session = _NETWORKS.get(key)
+        if session is not None:
+            return session
     import onnxruntime as ort
 
-    network = ort.InferenceSession(
-        str(_int8_path()),
+    session = ort.InferenceSession(
+        str(int8_path(network)),
         _session_options(arena=True, threads=ORT_THREADS),
         providers=["CPUExecutionProvider"],
     )
     with _LOCK:
-        return _NETWORKS.setdefault(_INT8_KEY, network)
+        return _NETWORKS.setdefault(key, session)
 
 
 @functools.cache
@@ -348,16 +288,20 @@ def _shrink_after_run() -> Any:
     return options
 
 
-def warm_up(model_name: str = DEFAULT_MODEL, input_px: int | None = NETWORK_INPUT_PX) -> None:
+def warm_up(
+    model_name: str = DEFAULT_MODEL,
+    input_px: int | None = NETWORK_INPUT_PX,
+    network: NetworkConfig = DEFAULT_NETWORK,
+) -> None:
     """Create the session :func:`predict_mask` will use for these arguments (model load, ~0.5 s).
 
     Raises:
         ValueError, FileNotFoundError: as :func:`get_session` / :func:`get_network`.
     """
     if input_px is not None and model_name in U2NET_FAMILY:
-        get_network(model_name, input_px)
+        get_network(model_name, input_px, network)
     else:
-        get_session(model_name)
+        get_session(model_name, network)
 
 
 def predict_mask(
@@ -366,6 +310,7 @@ def predict_mask(
     input_px: int | None = NETWORK_INPUT_PX,
     *,
     lanczos: bool = False,
+    network: NetworkConfig = DEFAULT_NETWORK,
 ) -> np.ndarray:
     """Run the segmentation network on an RGB image.
 
@@ -377,6 +322,7 @@ def predict_mask(
         lanczos: shrink the photo to the network input with Lanczos, as rembg's own ``predict`` does
             (with ``input_px=320`` this is plain rembg's mask, the "safe" mask of
             :func:`retouch.pick.pick_product`); default bilinear (see :func:`_predict_u2net`).
+        network: where the model files are, and whether the 256 px u2netp pass runs its int8 copy.
 
     Returns:
         float32 array (H, W) in [0, 1], 1 = foreground (the network's min-max normalised saliency).
@@ -385,8 +331,8 @@ def predict_mask(
     ``predict`` one at a time.
     """
     if input_px is not None and model_name in U2NET_FAMILY:
-        return _predict_u2net(rgb, model_name, input_px, lanczos=lanczos)
-    session = get_session(model_name)
+        return _predict_u2net(rgb, model_name, input_px, lanczos=lanczos, network=network)
+    session = get_session(model_name, network)
     with _REMBG_LOCK:
         masks = session.predict(Image.fromarray(rgb, "RGB"))
     mask = np.asarray(masks[0].convert("L"), dtype=np.float32) / 255.0
@@ -427,7 +373,14 @@ def network_input(rgb: np.ndarray, input_px: int, *, lanczos: bool = False) -> n
     return np.ascontiguousarray(x.transpose(2, 0, 1)[None])
 
 
-def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int, *, lanczos: bool = False) -> np.ndarray:
+def _predict_u2net(
+    rgb: np.ndarray,
+    model_name: str,
+    input_px: int,
+    *,
+    lanczos: bool = False,
+    network: NetworkConfig = DEFAULT_NETWORK,
+) -> np.ndarray:
     """U^2-Net saliency at ``input_px`` x ``input_px``, returned at the size of ``rgb`` (float32 [0, 1]).
 
     Same pre- and post-processing as rembg's ``U2netpSession.predict`` (image scaled by its maximum,
@@ -439,12 +392,12 @@ def _predict_u2net(rgb: np.ndarray, model_name: str, input_px: int, *, lanczos: 
     """
     if input_px % 32:
         raise ValueError(f"input_px deve essere un multiplo di 32, non {input_px}")
-    network = get_network(model_name, input_px)
+    session = get_network(model_name, input_px, network)
     h, w = rgb.shape[:2]
-    feed = {network.get_inputs()[0].name: network_input(rgb, input_px, lanczos=lanczos)}
+    feed = {session.get_inputs()[0].name: network_input(rgb, input_px, lanczos=lanczos)}
     run_options = None if input_px == NETWORK_INPUT_PX else _shrink_after_run()
     with _NETWORK_SLOTS:
-        pred = network.run([network.get_outputs()[0].name], feed, run_options)[0][0, 0]
+        pred = session.run([session.get_outputs()[0].name], feed, run_options)[0][0, 0]
     lo, hi = float(pred.min()), float(pred.max())
     pred = (pred - lo) / max(hi - lo, 1e-6)
     if (w, h) == (input_px, input_px):

@@ -11,7 +11,7 @@ each (1918 x 1280 JPEG, binary GIF masks). This script takes :data:`VIEWS_PER_CA
 shipped: the photos stay in the output folder (``.data/`` is git-ignored).
 
 With ``--tuning`` it writes instead the *tuning* car views (:func:`tuning_views`): every other view of the
-cars of the GT tuning fold, for tuning scripts (``--gt-dir``); it shares no car with the
+cars of the GT tuning fold, for tuning scripts (``bench/pipeline/quality.py --gt-dir``); it shares no car with the
 default folder and no photo with either fold.
 
 Usage: ``python -m validation_sets.carvana_views GIT_DIR [--tuning] [--out DIR]`` (default ``DIR``: ``.data/carvana-views``,

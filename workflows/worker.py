@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import signal
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio.client import Client
@@ -84,15 +84,16 @@ def build_workers(
             )
         )
     if TASK_QUEUE_RETOUCH in queues:
-        os.environ.setdefault("U2NET_HOME", str(settings.u2net_home))
         from activities.retouch import RetouchActivities
         from retouch.runtime import RUNTIME, tune_malloc
 
         tune_malloc(RUNTIME)  # before the activity threads allocate
 
-        retouch = RetouchActivities(sessions, storage, settings.rembg_model)
+        # the model directory is passed down; rembg's own U2NET_HOME, when set, still wins
+        models_dir = Path(RUNTIME.models_dir) if RUNTIME.models_dir else settings.u2net_home
+        retouch = RetouchActivities(sessions, storage, settings.rembg_model, models_dir)
         # one photo in flight per network slot (one core each): the pipeline's best throughput
-        # (bench/speed.py); more workers on more machines scale it further
+        # (bench/pipeline/speed.py); more workers on more machines scale it further
         workers.append(
             Worker(
                 client,

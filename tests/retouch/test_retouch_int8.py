@@ -93,7 +93,7 @@ def test_the_int8_first_pass_draws_the_float32_mask(photos_dir: Path) -> None:
     rgb = np.asarray(Image.open(next(p for p in GT_IMAGES.iterdir() if p.stem == "stone1")).convert("RGB"))
     x = segment.network_input(rgb, segment.NETWORK_INPUT_PX)
     a = _mask(segment.get_network("u2netp"), x)  # float32, any size
-    b = _mask(segment._int8_network(), x)
+    b = _mask(segment._int8_network(segment.DEFAULT_NETWORK), x)
     union = ((a > 0.5) | (b > 0.5)).sum()
     iou = ((a > 0.5) & (b > 0.5)).sum() / union
     assert iou >= 0.98, f"IoU int8 / float32 {iou:.3f}"
@@ -101,19 +101,41 @@ def test_the_int8_first_pass_draws_the_float32_mask(photos_dir: Path) -> None:
 
 
 @needs_model
-def test_the_setting_picks_the_network(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``RETOUCH_NETWORK_INT8=0`` keeps every evaluation in float32; ``1`` sends the 256 px ones to the
-    int8 copy and never the 320 px second look."""
-    import dataclasses
-
+def test_the_setting_picks_the_network() -> None:
+    """``int8="0"`` (``RETOUCH_NETWORK_INT8=0``) keeps every evaluation in float32; ``"1"`` sends the
+    256 px ones to the int8 copy and never the 320 px second look."""
     if not (Path(segment.model_file("u2netp")).with_name(segment.INT8_MODEL_FILE)).exists():
         pytest.skip("copia int8 non ancora creata: make model")
+    float32, int8 = segment.NetworkConfig(int8="0"), segment.NetworkConfig(int8="1")
     fp32 = segment.get_network("u2netp")
-    monkeypatch.setattr(segment, "RUNTIME", dataclasses.replace(segment.RUNTIME, network_int8="0"))
-    assert segment.get_network("u2netp", 256) is fp32
-    monkeypatch.setattr(segment, "RUNTIME", dataclasses.replace(segment.RUNTIME, network_int8="1"))
-    assert segment.get_network("u2netp", 256) is segment._int8_network() is not fp32
-    assert segment.get_network("u2netp", 320) is fp32
+    assert segment.get_network("u2netp", 256, float32) is fp32
+    assert segment.get_network("u2netp", 256, int8) is segment._int8_network(int8) is not fp32
+    assert segment.get_network("u2netp", 320, int8) is fp32
+    with pytest.raises(ValueError, match="RETOUCH_NETWORK_INT8"):
+        segment.NetworkConfig(int8="yes")
+
+
+def test_the_model_directory_is_passed_in(tmp_path: Path) -> None:
+    """The model directory comes from the :class:`~retouch.models.NetworkConfig` passed in, in rembg's two
+    layouts; a directory without the file says so (nothing is downloaded, nothing written to the
+    environment)."""
+    import os
+
+    before = dict(os.environ)
+    flat, nested = tmp_path / "flat", tmp_path / "nested" / "models" / "u2netp"
+    flat.mkdir()
+    nested.mkdir(parents=True)
+    (flat / "u2netp.onnx").write_bytes(b"x")
+    (nested / "u2netp.onnx").write_bytes(b"x")
+    assert segment.model_file("u2netp", segment.NetworkConfig(models_dir=flat)) == flat / "u2netp.onnx"
+    assert segment.model_file("u2netp", segment.NetworkConfig(models_dir=tmp_path / "nested")) == (
+        nested / "u2netp.onnx"
+    )
+    with pytest.raises(FileNotFoundError, match="u2netp"):
+        segment.model_file("u2netp", segment.NetworkConfig(models_dir=tmp_path / "empty"))
+    with pytest.raises(ValueError, match="sconosciuto"):
+        segment.model_file("no-such-model", segment.NetworkConfig(models_dir=flat))
+    assert dict(os.environ) == before
 
 
 def test_the_setting_is_read_from_the_environment() -> None:

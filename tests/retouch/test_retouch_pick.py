@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import json
 from typing import TYPE_CHECKING
@@ -271,24 +272,25 @@ def test_the_second_look_gives_its_arena_back(monkeypatch):
 
 
 @needs_model
-def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
+def test_a_small_product_is_zoomed_into(photos_dir, save_failure):
     """A product covering ~1 % of a 3 MP frame (tuning composite ``c1-14``, a tuning-fold GT product on a
     salient background): the 256 px mask is half-confident and loses 0.35 IoU against the hand mask;
     the zoomed second look on a crop around it draws the product's outline at the working resolution."""
-    import retouch.pick as pick
+    from retouch.pick import SHIPPED_PICK, ZOOM_SOURCE
 
     comp = _tuning_composite(30, 1, 14, "c1-14-salient-0ce66b539f52_03")
-    res = retouch(comp.data, RetouchOptions(preset="amazon", shadow=False))
+    opts = RetouchOptions(preset="amazon", shadow=False)
+    res = retouch(comp.data, opts)
     seg = res.details["segmentation"]
     zoomed = metrics.iou(res.matte, comp.gt)
-    monkeypatch.setattr(pick, "ZOOM_AREA", 0.0)  # the first pass alone
-    unzoomed = metrics.iou(retouch(comp.data, RetouchOptions(preset="amazon", shadow=False)).matte, comp.gt)
+    no_zoom = dataclasses.replace(SHIPPED_PICK, zoom_area=0.0)  # the first pass alone
+    unzoomed = metrics.iou(retouch(comp.data, opts, pick_config=no_zoom).matte, comp.gt)
     if zoomed < 0.9:
         save_failure("scena.jpg", comp.data)
         save_failure("matte", res.matte)
-    # the first pass, its mirrored second opinion when that ran, the zoom
-    assert seg["source"] == pick.ZOOM_SOURCE
-    assert seg["network_evaluations"] == 2 + int(seg["signals"].get("mirror", 0.0))
+    # the first pass, the zoom
+    assert seg["source"] == ZOOM_SOURCE
+    assert seg["network_evaluations"] == 2
     assert zoomed >= 0.9, f"IoU {zoomed:.3f} with the zoom"
     assert zoomed >= unzoomed + 0.2, f"IoU {unzoomed:.3f} -> {zoomed:.3f}: the zoom did not help"
     assert res.details["needs_review"] is False
@@ -296,8 +298,8 @@ def test_a_small_product_is_zoomed_into(photos_dir, monkeypatch, save_failure):
 
 def test_focus_contrast_tells_a_soft_object_among_sharp_detail_from_a_sharp_product():
     """:func:`retouch.pick.focus_contrast`: a blurred disc on a sharp checkerboard is much smoother inside
-    than around it (ratio < :data:`REVIEW_FOCUS`); a sharply textured disc on a plain ground is not."""
-    from retouch.pick import REVIEW_FOCUS, focus_contrast
+    than around it (ratio < :attr:`PickConfig.review_focus`); a sharply textured disc on a plain ground is not."""
+    from retouch.pick import SHIPPED_PICK, focus_contrast
 
     yy, xx = np.mgrid[:400, :400]
     disc = (yy - 200) ** 2 + (xx - 200) ** 2 < 90**2
@@ -307,7 +309,7 @@ def test_focus_contrast_tells_a_soft_object_among_sharp_detail_from_a_sharp_prod
     )
     soft_on_sharp = np.where(blurred_disc > 20, blurred_disc / 255, 0.2 + 0.5 * checker).astype(np.float32)
     sharp_on_plain = np.where(disc, 0.3 + 0.5 * checker, 0.9).astype(np.float32)
-    assert focus_contrast(soft_on_sharp, disc) < REVIEW_FOCUS
+    assert focus_contrast(soft_on_sharp, disc) < SHIPPED_PICK.review_focus
     assert focus_contrast(sharp_on_plain, disc) > 1.0
     assert focus_contrast(sharp_on_plain, np.zeros_like(disc)) == float("inf")
     # a flat disc on a plain ground (a little sensor noise): no detail around it, no verdict on focus
@@ -335,145 +337,75 @@ def test_a_flat_product_on_a_plain_backdrop_is_not_sent_to_review():
 
 
 @needs_model
-def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_dir, monkeypatch):
+def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_dir):
     """Tuning composite ``c8-12`` (a tuning-fold GT stone on a large blurred cup, on a sharp wood
     texture): the 256 px pass keeps the cup, and the outline's edge-sharpness windows take in the
     texture, so the matte looked sure of itself (confidence 0.91). Its inside is much smoother than the
     ring around it (the focus test), so the network looks again at the sharp detail inside it and keeps
     the stone; the result still goes to a designer. Three network evaluations since the wider zoom
     (``ZOOM_AREA`` 0.15, 2026-11-25): the first pass, the zoom on the kept mask, the refocus."""
-    import retouch.pick as pick
+    from retouch.pick import REFOCUS_SOURCE, SHIPPED_PICK
 
     comp = _tuning_composite(40, 8, 12, "c8-12-salient-stone2")
     opts = RetouchOptions(preset="amazon", shadow=False)
     res = retouch(comp.data, opts)
     seg = res.details["segmentation"]
-    assert seg["source"] == pick.REFOCUS_SOURCE and seg["network_evaluations"] == 3
+    assert seg["source"] == REFOCUS_SOURCE and seg["network_evaluations"] == 3
     assert seg["signals"]["zoom"] == 1.0
-    assert seg["signals"]["kept_focus"] < pick.REVIEW_FOCUS <= seg["signals"]["focus"]
+    assert seg["signals"]["kept_focus"] < SHIPPED_PICK.review_focus <= seg["signals"]["focus"]
     assert metrics.iou(res.matte, comp.gt) >= 0.9  # the stone, not the cup
     assert res.details["needs_review"] is True
-    assert res.details["confidence"] <= pick.FALLBACK_CONFIDENCE
+    assert res.details["confidence"] <= SHIPPED_PICK.fallback_confidence
 
-    monkeypatch.setattr(pick, "REFOCUS", False)  # without the refocus: the cup, flagged
-    res = retouch(comp.data, opts)
+    no_refocus = dataclasses.replace(SHIPPED_PICK, refocus=False)  # without the refocus: the cup, flagged
+    res = retouch(comp.data, opts, pick_config=no_refocus)
     assert metrics.iou(res.matte, comp.gt) < 0.5
-    assert res.details["segmentation"]["signals"]["focus"] < pick.REVIEW_FOCUS
+    assert res.details["segmentation"]["signals"]["focus"] < SHIPPED_PICK.review_focus
     assert res.details["needs_review"] is True
-    monkeypatch.setattr(pick, "REVIEW_FOCUS", 0.0)  # without the focus test it went out unflagged
-    assert retouch(comp.data, opts).details["needs_review"] is False
+    no_focus_test = dataclasses.replace(no_refocus, review_focus=0.0)  # without the focus test: unflagged
+    assert retouch(comp.data, opts, pick_config=no_focus_test).details["needs_review"] is False
 
 
 @needs_model
-def test_a_fallback_to_rembgs_blurred_object_is_refocused_on_the_product(photos_dir, monkeypatch):
+def test_a_fallback_to_rembgs_blurred_object_is_refocused_on_the_product(photos_dir):
     """Tuning composite ``c9-15`` (a tuning-fold GT plant on a large blurred object): the second look's
     pick disagrees with plain rembg's mask without a decisively sharper outline, so the guard falls back
     to rembg's mask, which keeps the blurred object. The refocus after the fallback finds the plant inside
     it; the result stays flagged."""
-    import retouch.pick as pick
+    from retouch.pick import REFOCUS_SOURCE, SHIPPED_PICK
 
     comp = _tuning_composite(40, 9, 15, "c9-15-salient-bush")
     opts = RetouchOptions(preset="amazon", shadow=False)
     res = retouch(comp.data, opts)
     seg = res.details["segmentation"]
-    assert seg["source"] == pick.REFOCUS_SOURCE
+    assert seg["source"] == REFOCUS_SOURCE
     assert seg["signals"]["fallback"] == 1.0 and seg["signals"]["refocus"] == 1.0
     assert metrics.iou(res.matte, comp.gt) >= 0.9
     assert res.details["needs_review"] is True
 
-    monkeypatch.setattr(pick, "REFOCUS_FALLBACK", False)  # rembg's mask: the blurred object
-    res = retouch(comp.data, opts)
-    assert res.details["segmentation"]["source"] == pick.ALT_SOURCE
+    no_refocus = dataclasses.replace(SHIPPED_PICK, refocus_fallback=False)  # rembg's mask: the blurred object
+    res = retouch(comp.data, opts, pick_config=no_refocus)
+    assert res.details["segmentation"]["source"] == SHIPPED_PICK.safe_source
     assert metrics.iou(res.matte, comp.gt) < 0.5
     assert res.details["needs_review"] is True
 
 
-def _scene_with_letters() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A 400 x 300 px photo of a light product (box 140..260 x 110..230) under a grey band of "wall letters"
-    (rows 80..110) on a dark wall; the first mask holds the product at 1.0 and the band at 0.6 (joined to
-    it, as the first pass joins a studio wall's letters to a car); the mirrored mask holds the product only."""
-    rgb = np.full((300, 400, 3), 40, np.uint8)
-    rgb[110:230, 140:260] = 220
-    rgb[80:110, 140:260] = 120
-    rgb[:, :12] = 90  # a lit wall edge on the left: the photo is not its own mirror image
-    first = np.zeros((300, 400), np.float32)
-    first[110:230, 140:260] = 1.0
-    first[80:110, 140:260] = 0.6
-    mirrored = np.zeros_like(first)
-    mirrored[110:230, 140:260] = 0.95
-    return rgb, first, mirrored
+def test_the_pick_is_driven_by_the_configuration_passed_in():
+    """Every threshold is a field of one frozen :class:`retouch.pick.PickConfig`: a variant built with
+    ``dataclasses.replace`` changes the decision for that call only, the shipped one stays as it was."""
+    from retouch.pick import SHIPPED_PICK, PickConfig
 
+    signals = {"sharp": 0.95, "area": 0.5, "border": 0.1, "components": 1.0}  # large: doubtful as shipped
+    assert in_doubt(signals)
+    wider = dataclasses.replace(SHIPPED_PICK, doubt_area=0.6)
+    assert not in_doubt(signals, config=wider)
+    assert in_doubt(signals) and SHIPPED_PICK.doubt_area == 0.45
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SHIPPED_PICK.doubt_area = 0.6  # type: ignore[misc]
+    assert hash(wider) != hash(SHIPPED_PICK) and PickConfig() == SHIPPED_PICK
 
-def test_the_mirrored_pass_lowers_wide_half_confident_regions_only(monkeypatch) -> None:
-    """:func:`retouch.pick.pick_product`'s second opinion when switched on, with the network replaced by fixed masks (what
-    the pass decides, not what U^2-Net draws; ``bench/tune_mirror.py`` measures that on real photos): a
-    large first mask with a wide half-confident band gets the 256 px pass on the mirrored photo, which
-    removes the band and keeps the sure product; a mask without such a band costs no second pass."""
-    import retouch.pick as pick
-
-    monkeypatch.setattr(pick, "MIRROR_SHARE", 0.05)  # the tuned trigger (off as shipped: confirm_mirror.py)
-
-    rgb, first, mirrored = _scene_with_letters()
-    calls: list[str] = []
-
-    def network(image: np.ndarray, model_name: str = "u2netp", input_px: int | None = 256, **kw: object):
-        if np.array_equal(image, rgb[:, ::-1]):
-            calls.append("mirrored")
-            return np.ascontiguousarray(mirrored[:, ::-1])
-        calls.append(f"{input_px}")
-        return first if image.shape == rgb.shape else np.zeros(image.shape[:2], np.float32)
-
-    monkeypatch.setattr(pick, "predict_mask", network)
-    assert pick.wide_half_confident_share(first) > pick.MIRROR_SHARE
-    chosen = pick.pick_product(rgb)
-    assert calls[:2] == ["256", "mirrored"]
-    assert chosen.signals["mirror"] == 1.0 and chosen.evaluations >= 2
-    assert np.all(chosen.first[80:110, 140:260] == 0.0)  # the band is gone
-    assert np.all(chosen.first[110:230, 140:260] == 1.0)  # the sure product is the first pass's own
-
-    calls.clear()
-    first[80:110, 140:260] = 0.0  # no band: nothing to ask the mirrored pass
-    plain = pick.pick_product(rgb)
-    assert "mirrored" not in calls and plain.signals["mirror"] == 0.0
-    assert plain.signals["mirror_share"] <= pick.MIRROR_SHARE
-
-
-def test_a_small_product_waits_for_the_zoom_before_the_mirrored_pass(monkeypatch) -> None:
-    """A small product whose soft outline reads as a wide half-confident region is zoomed into; only when
-    the zoom gives no mask does the mirrored pass run (:data:`retouch.pick.MIRROR_DEFER_SMALL`)."""
-    import retouch.pick as pick
-
-    monkeypatch.setattr(pick, "MIRROR_SHARE", 0.05)  # the tuned trigger (off as shipped: confirm_mirror.py)
-
-    rgb = np.full((300, 400, 3), 40, np.uint8)
-    rgb[120:180, 170:230] = 220
-    rgb[:, :12] = 90  # not its own mirror image
-    first = np.zeros((300, 400), np.float32)
-    first[120:180, 170:230] = 0.6  # a half-confident rim, 15 px wide
-    first[135:165, 185:215] = 1.0
-    calls: list[str] = []
-    zoom_finds: list[bool] = [True]
-
-    def network(image: np.ndarray, model_name: str = "u2netp", input_px: int | None = 256, **kw: object):
-        if image.shape == rgb.shape:
-            mirrored = np.array_equal(image, rgb[:, ::-1])
-            calls.append("mirrored" if mirrored else "first")
-            return np.ascontiguousarray(first[:, ::-1]) if mirrored else first
-        calls.append("zoom")
-        crop = np.zeros(image.shape[:2], np.float32)
-        if zoom_finds[0]:
-            h, w = crop.shape
-            crop[h // 3 : 2 * h // 3, w // 3 : 2 * w // 3] = 1.0
-        return crop
-
-    monkeypatch.setattr(pick, "predict_mask", network)
-    assert pick.wide_half_confident_share(first) > pick.MIRROR_SHARE
-    zoomed = pick.pick_product(rgb)
-    assert calls == ["first", "zoom"] and zoomed.source == pick.ZOOM_SOURCE
-    assert zoomed.signals["mirror"] == 0.0 and zoomed.evaluations == 2
-
-    calls.clear()
-    zoom_finds[0] = False
-    unzoomed = pick.pick_product(rgb)
-    assert calls[:3] == ["first", "zoom", "mirrored"]
-    assert unzoomed.signals["mirror"] == 1.0 and unzoomed.evaluations >= 3
+    sure = {"sharp": 1.0, "uncertain": 0.0, "area": 0.2, "border": 0.0, "centre": 0.1, "agreement": 1.0}
+    c, review = confidence(sure)
+    assert not review
+    assert confidence(sure, config=dataclasses.replace(SHIPPED_PICK, review_below=c + 0.01)) == (c, True)
+    assert confidence({**sure, "fallback": 1.0})[0] <= SHIPPED_PICK.fallback_confidence

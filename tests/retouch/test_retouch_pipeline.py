@@ -273,12 +273,12 @@ def test_decontamination_recovers_edge_colours_and_trusts_faint_pixels_less():
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="malloc_trim is glibc's")
 def test_freed_heap_is_returned_to_the_os_on_glibc():
-    """On glibc the pipeline finds ``malloc_trim`` (the flat RSS of a long-running worker depends on it;
-    the effect itself is measured by ``bench/memory.py``)."""
-    import retouch.pipeline as pipeline
+    """On glibc the runtime finds ``malloc_trim`` (the flat RSS of a long-running worker depends on it;
+    the effect itself is measured by ``bench/pipeline/memory.py``)."""
+    from retouch import runtime
 
-    assert pipeline._MALLOC_TRIM is not None
-    assert pipeline.release_free_heap(force=True)
+    assert runtime._MALLOC_TRIM is not None
+    assert runtime.release_free_heap(force=True)
 
 
 @needs_model
@@ -358,7 +358,7 @@ def test_pixel_budget_serialises_large_photos_and_lets_small_ones_share():
     import threading
     import time
 
-    from retouch.pipeline import PixelBudget
+    from retouch.runtime import PixelBudget
 
     budget = PixelBudget(10)
     inside: list[int] = []

@@ -1,4 +1,4 @@
-"""Smart backgrounds that stand on their surface: the surface line (:func:`retouch.pipeline.surface_row`)
+"""Smart backgrounds that stand on their surface: the surface line (:func:`retouch.backgrounds.surface_row`)
 goes through the product's highest ground contact, so a bicycle's tyres rest on the floor instead of
 floating in front of the wall (``../shared/photos/nomask/bike.jpg``, read at run time).
 """
@@ -10,8 +10,8 @@ import pytest
 from retouch_helpers import PHOTOS, needs_model
 
 from retouch import RetouchOptions, retouch
+from retouch.backgrounds import surface_row
 from retouch.layout import Placement, resample_region
-from retouch.pipeline import surface_row
 
 BIKE = PHOTOS / "nomask" / "bike.jpg"
 

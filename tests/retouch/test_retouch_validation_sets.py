@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import numpy as np
@@ -64,41 +63,6 @@ def test_see_through_sets_are_seeded_disjoint_and_their_openings_are_background(
         assert (a.gt == 255).any()
         kinds.add(a.name.split("-")[2])
     assert len(kinds) >= 3  # rings, frames, wheels, handles in turn
-
-
-def test_mirror_share_counts_wide_half_confident_regions_not_soft_outlines() -> None:
-    from scipy import ndimage as ndi
-
-    from bench.tune_mirror import RULES
-    from retouch.pick import wide_half_confident_share
-
-    crisp = np.zeros((256, 256), np.float32)
-    crisp[64:192, 64:192] = 1.0
-    soft = ndi.uniform_filter(crisp, size=3)  # a product's soft outline, ~2 px of half-confidence
-    assert wide_half_confident_share(soft) == 0.0
-    letters = soft.copy()
-    letters[32:64, 64:192] = 0.6  # a wide half-confident block touching the product, as the wall's letters
-    # 32 x 128 px of block over the ~160 x 128 px at >= 0.5 (the product and the block)
-    assert 0.18 < wide_half_confident_share(letters) < 0.23
-
-    mirrored = np.zeros_like(letters)
-    mirrored[64:192, 64:192] = 0.5  # the mirrored pass: no letters, and less sure of the product
-    lowered = RULES["lower"](letters, mirrored)
-    assert np.all(lowered[32:64, 64:192] == 0.0)  # the half-confident block goes
-    assert np.all(lowered[80:176, 80:176] == 1.0)  # confident product pixels stay
-    assert np.all(RULES["min"](letters, mirrored)[80:176, 80:176] == 0.5)
-
-
-def test_mirror_tuning_restores_the_shipped_rule_after_its_block() -> None:
-    import retouch.pick as pick_module
-    from bench.tune_mirror import first_pass_rule
-
-    shipped = pick_module.MIRROR_SHARE, pick_module.second_opinion
-    with first_pass_rule("min"):
-        assert pick_module.MIRROR_SHARE < 0 and pick_module.second_opinion is not shipped[1]
-    with first_pass_rule(None):
-        assert math.isinf(pick_module.MIRROR_SHARE)
-    assert (pick_module.MIRROR_SHARE, pick_module.second_opinion) == shipped
 
 
 def test_carvana_tuning_views_are_the_tuning_cars_other_views_only() -> None:

@@ -1,7 +1,8 @@
 import { effectiveRole, roleLabel } from '@/lib/auth';
 import { notificationTime, relativeTime } from './format';
+import { utc } from '@/test/utc';
 
-const now = new Date('2025-03-10T12:00:00Z');
+const now = new Date(utc(2025, 3, 10, 12));
 const ago = (ms: number) => new Date(now.getTime() - ms);
 
 describe('dates in Italian', () => {

@@ -1,11 +1,12 @@
 import { makeJob, makePhoto, TEST_CONFIG } from '@/test/fixtures';
 import type { JobStatus, Photo, PhotoStatus } from '@/types/api';
 import { filterGroup, hasActiveJobs, jobStatusLabel, latestJob, photoStats } from './photos';
+import { utc } from '@/test/utc';
 
-const job = (status: JobStatus, created_at = '2025-01-01T10:00:00Z') => makeJob({ id: `j-${status}-${created_at}`, status, created_at });
+const job = (status: JobStatus, created_at = utc(2025, 1, 1, 10)) => makeJob({ id: `j-${status}-${created_at}`, status, created_at });
 
 const photo = (status: PhotoStatus, jobs: ReturnType<typeof job>[] = []): Photo =>
-  makePhoto({ id: `p-${Math.random()}`, original_filename: 'scarpa.jpg', file_size: 1000, status, created_at: '2025-01-01T10:00:00Z', processed_path: null, jobs });
+  makePhoto({ id: `p-${Math.random()}`, original_filename: 'scarpa.jpg', file_size: 1000, status, created_at: utc(2025, 1, 1, 10), processed_path: null, jobs });
 
 describe('job status badges (SPEC §4)', () => {
   it.each([
@@ -34,7 +35,7 @@ describe('job status badges (SPEC §4)', () => {
 
 describe('photo helpers', () => {
   it('shows the newest job', () => {
-    const p = photo('processing', [job('failed', '2025-01-01T10:00:00Z'), job('processing', '2025-01-02T10:00:00Z')]);
+    const p = photo('processing', [job('failed', utc(2025, 1, 1, 10)), job('processing', utc(2025, 1, 2, 10))]);
     expect(latestJob(p)?.status).toBe('processing');
     expect(latestJob(photo('uploaded'))).toBeNull();
   });

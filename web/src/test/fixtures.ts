@@ -1,5 +1,6 @@
 import { filterGroup, latestJob, resultDetails } from '@/lib/photos';
 import type { AppConfig, Photo, PhotoJob, Profile } from '@/types/api';
+import { utc } from './utc';
 
 /** What `GET /api/config` answers with the server's defaults (fotopronta/domain.py, settings). */
 export const TEST_CONFIG: AppConfig = {
@@ -82,8 +83,8 @@ export function makeProfile(overrides: Partial<Profile> = {}): Profile {
     specializations: null,
     default_brand: null,
     default_category: null,
-    created_at: '2025-01-01T10:00:00Z',
-    updated_at: '2025-01-01T10:00:00Z',
+    created_at: utc(2025, 1, 1, 10),
+    updated_at: utc(2025, 1, 1, 10),
     ...overrides,
   };
 }
@@ -105,7 +106,7 @@ export function makeJob(overrides: Partial<PhotoJob> = {}): PhotoJob {
     graphic_notes: null,
     deadline: null,
     started_at: null,
-    created_at: '2025-01-01T10:00:00Z',
+    created_at: utc(2025, 1, 1, 10),
     completed_at: null,
     ...overrides,
   };
@@ -146,7 +147,7 @@ export function makePhoto(overrides: Partial<Photo> = {}, jobOverrides: Partial<
                   { hex: '#0000ff', name: 'blu' },
                 ],
               },
-              completed_at: '2025-01-01T10:01:00Z',
+              completed_at: utc(2025, 1, 1, 10, 1),
               ...jobOverrides,
             }),
           ],

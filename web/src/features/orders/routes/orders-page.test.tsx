@@ -5,13 +5,14 @@ import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
 import { makePhoto, makeProfile } from '@/test/fixtures';
 import { renderRoutes, testSession } from '@/test/utils';
+import { utc } from '@/test/utc';
 
 describe('orders page', () => {
   it('shows a batch order in credits, its photos under Dettagli and downloads the ZIP', async () => {
     useSessionStore.getState().setSession(testSession);
     const order = {
       id: 'ord-1', package_type: 'Ritocco AI', total_photos: 2, processed_photos: 2, status: 'completed',
-      created_at: '2026-11-20T10:00:00Z', total_amount: 2, rejected_photos: 0, failed_photos: 0, downloadable_photos: 2,
+      created_at: utc(2026, 11, 20, 10), total_amount: 2, rejected_photos: 0, failed_photos: 0, downloadable_photos: 2,
       credits_reserved: 2, credits_refunded: 0, credits_spent: 2,
     };
     const server = fakeServer({
@@ -44,7 +45,7 @@ describe('orders page', () => {
     );
     const order = {
       id: 'ord-2', package_type: 'Ritocco del team grafico', total_photos: 1, processed_photos: 0, status: 'completed',
-      created_at: '2026-11-20T10:00:00Z', total_amount: 3, rejected_photos: 1, failed_photos: 0, downloadable_photos: 0,
+      created_at: utc(2026, 11, 20, 10), total_amount: 3, rejected_photos: 1, failed_photos: 0, downloadable_photos: 0,
       credits_reserved: 3, credits_refunded: 3, credits_spent: 0,
     };
     fakeServer({

@@ -1,4 +1,5 @@
 import { checkResultFile, deadlineInfo, jobAction, jobCounters, parseCreditAmount, priorityTone, sortJobs } from './jobs';
+import { utc } from '@/test/utc';
 
 describe('staff job helpers', () => {
   it('colours priorities: 4+ red, 2+ amber, else green (SPEC §9)', () => {
@@ -7,17 +8,17 @@ describe('staff job helpers', () => {
 
   it('orders by priority, then age', () => {
     const jobs = [
-      { id: 'a', priority: 1, created_at: '2026-01-01T08:00:00Z' },
-      { id: 'b', priority: 3, created_at: '2026-01-02T08:00:00Z' },
-      { id: 'c', priority: 3, created_at: '2026-01-01T09:00:00Z' },
+      { id: 'a', priority: 1, created_at: utc(2026, 1, 1, 8) },
+      { id: 'b', priority: 3, created_at: utc(2026, 1, 2, 8) },
+      { id: 'c', priority: 3, created_at: utc(2026, 1, 1, 9) },
     ];
     expect(sortJobs(jobs).map((j) => j.id)).toEqual(['c', 'b', 'a']);
   });
 
   it('describes deadlines and marks late unfinished jobs', () => {
-    const now = new Date('2026-03-10T12:00:00Z');
-    expect(deadlineInfo({ deadline: '2026-03-12T12:00:00Z', overdue: false, status: 'assigned_to_graphic' }, now)).toEqual({ relative: 'tra 2 giorni', overdue: false });
-    expect(deadlineInfo({ deadline: '2026-03-10T09:00:00Z', overdue: false, status: 'in_progress_human' }, now)?.overdue).toBe(true);
+    const now = new Date(utc(2026, 3, 10, 12));
+    expect(deadlineInfo({ deadline: utc(2026, 3, 12, 12), overdue: false, status: 'assigned_to_graphic' }, now)).toEqual({ relative: 'tra 2 giorni', overdue: false });
+    expect(deadlineInfo({ deadline: utc(2026, 3, 10, 9), overdue: false, status: 'in_progress_human' }, now)?.overdue).toBe(true);
     expect(deadlineInfo({ deadline: null, overdue: true, status: 'pending_human' }, now)).toEqual({ relative: '', overdue: true });
     expect(deadlineInfo({ deadline: null, overdue: false, status: 'pending_human' }, now)).toBeNull();
   });

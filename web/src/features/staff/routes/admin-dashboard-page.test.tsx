@@ -6,6 +6,7 @@ import { callsTo, fakeServer } from '@/test/fake-server';
 import { makeProfile } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import type { AdminOverview, DesignerJob, DesignerLoad } from '../api/types';
+import { utc } from '@/test/utc';
 
 const overview: AdminOverview = {
   users_total: 42,
@@ -36,7 +37,7 @@ function designer(overrides: Partial<DesignerLoad>): DesignerLoad {
 const poolJob: DesignerJob = {
   id: 'j1', photo_id: 'p1', user_id: 'u1', job_type: 'background_removal_human', status: 'pending_human', priority: 4,
   deadline: null, overdue: true, assigned_to: null, client_notes: 'Togliere il riflesso', graphic_notes: null,
-  started_at: null, completed_at: null, created_at: '2026-03-01T10:00:00Z', original_filename: 'borsa.jpg',
+  started_at: null, completed_at: null, created_at: utc(2026, 3, 1, 10), original_filename: 'borsa.jpg',
   file_size: 300000, file_format: 'image/jpeg', width: null, height: null,
 };
 
@@ -67,9 +68,9 @@ function setup(extra: Record<string, unknown> = {}) {
       job_id: 'j1', workflow_id: 'photo-job-j1', run_id: 'r1', workflow_status: 'RUNNING', retries: 1, failures: 0,
       temporal_url: 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history',
       steps: [
-        { kind: 'started', label: 'Avvio del flusso', detail: null, outcome: 'ok', started_at: '2026-03-01T10:00:00Z', ended_at: null, duration_ms: null, attempt: null, max_attempts: null },
-        { kind: 'reserve_credits', label: 'Prenotazione crediti', detail: 'tentativo 1 fallito: database occupato', outcome: 'retry', started_at: '2026-03-01T10:00:01Z', ended_at: null, duration_ms: null, attempt: 1, max_attempts: null },
-        { kind: 'reserve_credits', label: 'Prenotazione crediti', detail: null, outcome: 'ok', started_at: '2026-03-01T10:00:03Z', ended_at: '2026-03-01T10:00:03.020Z', duration_ms: 20, attempt: 2, max_attempts: null },
+        { kind: 'started', label: 'Avvio del flusso', detail: null, outcome: 'ok', started_at: utc(2026, 3, 1, 10), ended_at: null, duration_ms: null, attempt: null, max_attempts: null },
+        { kind: 'reserve_credits', label: 'Prenotazione crediti', detail: 'tentativo 1 fallito: database occupato', outcome: 'retry', started_at: utc(2026, 3, 1, 10, 0, 1), ended_at: null, duration_ms: null, attempt: 1, max_attempts: null },
+        { kind: 'reserve_credits', label: 'Prenotazione crediti', detail: null, outcome: 'ok', started_at: utc(2026, 3, 1, 10, 0, 3), ended_at: new Date(Date.parse(utc(2026, 3, 1, 10, 0, 3)) + 20).toISOString(), duration_ms: 20, attempt: 2, max_attempts: null },
       ],
     },
     ...extra,

@@ -6,6 +6,7 @@ import { callsTo, fakeServer } from '@/test/fake-server';
 import { makeProfile } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import type { DesignerJob } from '../api/types';
+import { utc } from '@/test/utc';
 
 const ME = 'g1';
 
@@ -24,7 +25,7 @@ function makeJob(overrides: Partial<DesignerJob> = {}): DesignerJob {
     graphic_notes: null,
     started_at: null,
     completed_at: null,
-    created_at: '2026-03-01T10:00:00Z',
+    created_at: utc(2026, 3, 1, 10),
     original_filename: 'scarpa.jpg',
     file_size: 204800,
     file_format: 'image/jpeg',
@@ -69,13 +70,13 @@ function setup(jobs: DesignerJob[], extra: Record<string, unknown> = {}) {
 describe('graphics dashboard', () => {
   it('shows the designer, counters and the queue by priority with badges, deadline and notes', async () => {
     setup([
-      makeJob({ id: 'j1', priority: 1, original_filename: 'bassa.jpg', created_at: '2026-03-01T08:00:00Z' }),
+      makeJob({ id: 'j1', priority: 1, original_filename: 'bassa.jpg', created_at: utc(2026, 3, 1, 8) }),
       makeJob({ id: 'j2', priority: 4, original_filename: 'urgente.jpg', client_notes: 'Sfondo bianco puro' }),
       makeJob({
         id: 'j3', priority: 2, original_filename: 'mia.jpg', status: 'assigned_to_graphic', assigned_to: ME,
         deadline: new Date(Date.now() - 3600_000).toISOString(),
       }),
-      makeJob({ id: 'j4', priority: 2, original_filename: 'in-corso.jpg', status: 'in_progress_human', assigned_to: ME, created_at: '2026-03-02T08:00:00Z' }),
+      makeJob({ id: 'j4', priority: 2, original_filename: 'in-corso.jpg', status: 'in_progress_human', assigned_to: ME, created_at: utc(2026, 3, 2, 8) }),
     ]);
     const user = userEvent.setup();
     renderRoutes(routes, ['/graphics-dashboard']);

@@ -1,16 +1,16 @@
 """Tuning of the doubt test's new triggers and of the safe-mask guard (``retouch.pick.guard``), tuning data only.
 
-Reads the tuning GT fold and tuning composites (``bench/composites.py``) made from tuning-fold products with
-:data:`bench.composites.TUNE_SEED` and, with ``--extra-seeds``, further seeds that are not
-:data:`bench.composites.HOLDOUT_SEED`; never the held-out data. For every photo, at the working resolution, it
+Reads the tuning GT fold and tuning composites (``validation_sets/composites.py``) made from tuning-fold products with
+:data:`validation_sets.composites.TUNE_SEED` and, with ``--extra-seeds``, further seeds that are not
+:data:`validation_sets.composites.HOLDOUT_SEED`; never the held-out data. For every photo, at the working resolution, it
 records the first (256 px) mask's signals and the IoU against the ground truth of: the single-pass matte, the
 matte of the forced second look, plain rembg's 320 px mask (raw, the baseline) and the guard's fallback (that
 mask itself; the refined one is recorded too). The guard's inputs (our matte's IoU with rembg's mask,
-outline sharpness of both, areas) are recorded too, so every combination of a threshold on ``uncertain`` (tried, not used), :data:`retouch.pick.EMPTY_SHARE`,
-:data:`retouch.pick.DISAGREE_IOU` and :data:`retouch.pick.DECISIVE_SHARP` can be scored offline: mean IoU,
+outline sharpness of both, areas) are recorded too, so every combination of a threshold on ``uncertain`` (tried, not used), ``PickConfig.empty_share``,
+``disagree_iou`` and ``decisive_sharp`` can be scored offline: mean IoU,
 photos more than 0.05 IoU below rembg, and how many photos pay for the second look.
 
-Usage: ``python -m bench.tune_guard [--composites N] [--extra-seeds S ...] [--rows rows.json] [--small-area]``
+Usage: ``python -m bench.tuning.tune_guard [--composites N] [--extra-seeds S ...] [--rows rows.json] [--small-area]``
 (default seeds 1, 3, 4 and 5: 20 GT + 120 composites; ``--small-area`` prints only the table of a
 small-product doubt trigger, ``simulate(small_area=...)``).
 
@@ -32,10 +32,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import GT, list_images, require_photos, setup
 else:
-    from ._common import GT, list_images, require_photos, setup
+    from .._common import GT, list_images, require_photos, setup
 
 setup()
 
@@ -51,7 +51,7 @@ def _iou(a: np.ndarray, b: np.ndarray, valid: np.ndarray) -> float:
 
 def _inputs(n: int, seeds: list[int]) -> Iterator[tuple[str, bytes, np.ndarray]]:
     """(name, file bytes, GT mask) of the tuning GT fold, then ``n`` tuning composites per seed (lazily)."""
-    from .composites import HOLDOUT_SEED, composites, gt_folds, make_composite
+    from validation_sets.composites import HOLDOUT_SEED, composites, gt_folds, make_composite
 
     tune = set(gt_folds()["tune"])
     for p in list_images(GT / "images"):
@@ -114,9 +114,10 @@ def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
 
 
 def _sharp(small: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from retouch.pick import _grey, edge_sharpness
+    from retouch.pick import edge_sharpness
+    from retouch.pick.signals import luma
 
-    return edge_sharpness(_grey(small))
+    return edge_sharpness(luma(small))
 
 
 def simulate(
@@ -133,23 +134,23 @@ def simulate(
     than that share of the frame (a small product) takes the second look. Tried and rejected (2026-11-23,
     see ``--small-area``).
     """
-    from retouch.pick import DOUBT_AREA, DOUBT_BORDER, DOUBT_COMPONENTS, DOUBT_SHARP, MIN_AREA
+    from retouch.pick import SHIPPED_PICK as P
 
     ious, below, looks, fallbacks = [], 0, 0, 0
     for r in rows:
         doubt = (
-            r["first_sharp"] < DOUBT_SHARP
-            or r["first_area"] > DOUBT_AREA
+            r["first_sharp"] < P.doubt_sharp
+            or r["first_area"] > P.doubt_area
             or r["first_area"] < small_area
-            or r["first_border"] > DOUBT_BORDER
-            or r["first_components"] >= DOUBT_COMPONENTS
+            or r["first_border"] > P.doubt_border
+            or r["first_components"] >= P.doubt_components
             or r["first_components"] < 1
             or r["first_uncertain"] > uncertain
         )
         if doubt:
             looks += 1
             iou = r["iou_look"]
-            if r["safe_area"] >= MIN_AREA and (
+            if r["safe_area"] >= P.min_area and (
                 r["look_area"] < empty * r["safe_area"]
                 or (r["look_safe_iou"] < disagree and r["look_sharp"] - r["safe_sharp"] < decisive)
             ):
@@ -157,7 +158,7 @@ def simulate(
                 fallbacks += 1
         else:
             iou = r["iou_first"]
-            if r["first_mask_area"] >= MIN_AREA and r["first_alpha_area"] < empty * r["first_mask_area"]:
+            if r["first_mask_area"] >= P.min_area and r["first_alpha_area"] < empty * r["first_mask_area"]:
                 iou = r["iou_first_fallback"]
                 fallbacks += 1
         ious.append(iou)
@@ -177,7 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", default=None, help="read/write the recorded rows here (JSON)")
     args = parser.parse_args(argv)
     require_photos()
-    from .composites import TUNE_SEED
+    from validation_sets.composites import TUNE_SEED
 
     rows: list[dict]
     if args.rows and Path(args.rows).is_file():
@@ -198,11 +199,11 @@ def main(argv: list[str] | None = None) -> int:
             Path(args.rows).write_text(json.dumps(rows))
     print(f"{len(rows)} tuning photos; rembg 320 px mean IoU {np.mean([r['iou_rembg'] for r in rows]):.4f}")
     if args.small_area:
-        from retouch.pick import DECISIVE_SHARP, DISAGREE_IOU, EMPTY_SHARE
+        from retouch.pick import SHIPPED_PICK as P
 
         print("small-area | mean IoU  below  looks  fallbacks")
         for a in (0.0, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.08):
-            m = simulate(rows, 9.0, EMPTY_SHARE, DISAGREE_IOU, DECISIVE_SHARP, small_area=a)
+            m = simulate(rows, 9.0, P.empty_share, P.disagree_iou, P.decisive_sharp, small_area=a)
             print(f"{a:10.2f} | {m['mean']:.4f}  {m['below']:5d}  {m['looks']:5d}  {m['fallbacks']:9d}")
         return 0
     print("uncertain empty disagree decisive | mean IoU  below  looks  fallbacks")

@@ -1,19 +1,19 @@
 """Tuning of the product pick and the confidence (``retouch.pick``) on the *tuning* data only.
 
-Reads the tuning GT fold and the tuning composites (``bench/composites.py``, seed
-:data:`bench.composites.TUNE_SEED`), never the held-out ones. For each photo it runs the full pipeline
+Reads the tuning GT fold and the tuning composites (``validation_sets/composites.py``, seed
+:data:`validation_sets.composites.TUNE_SEED`), never the held-out ones. For each photo it runs the full pipeline
 (``retouch``) with the product pick as configured, and records the pick's signals, the matte's IoU
 against the ground truth and whether plain rembg (320 px) did better; then it fits the logistic weights
 of :func:`retouch.pick.confidence` (target: IoU >= 0.9) and prints the review-flag table for a few
-thresholds, so the constants in ``retouch/pick.py`` can be set from it.
+thresholds, so the fields of ``retouch.pick.PickConfig`` can be set from it.
 
 It also prints, for each review threshold, the flags of the weights fitted out-of-fold (5 folds, photos of one
-product kept in one fold, :func:`grouped_cv`) and of the weights shipped in ``retouch/pick.py``. The rule for
+product kept in one fold, :func:`grouped_cv`) and of the weights shipped in ``retouch.pick.SHIPPED_PICK``. The rule for
 replacing the shipped weights, fixed before running it on 140 tuning photos (2026-11-23): the refit replaces
 them only if, out-of-fold, some threshold flags at least as many bad photos (IoU < 0.9) and at most as many
-good ones as the shipped weights at :data:`retouch.pick.REVIEW_BELOW`, one of the two strictly better.
+good ones as the shipped weights at ``SHIPPED_PICK.review_below``, one of the two strictly better.
 
-Usage: ``python -m bench.tune_pick [--composites N] [--seeds S ...] [--out signals.json] [--load signals.json]``
+Usage: ``python -m bench.tuning.tune_pick [--composites N] [--seeds S ...] [--out signals.json] [--load signals.json]``
 (``--composites 30 --seeds 1 3 4 5``: the 20 GT tuning photos and 120 composites, ~8 min).
 """
 
@@ -27,10 +27,10 @@ import sys
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import GT, list_images, require_photos, setup
 else:
-    from ._common import GT, list_images, require_photos, setup
+    from .._common import GT, list_images, require_photos, setup
 
 setup()
 
@@ -43,8 +43,8 @@ FEATURES = ("sharp", "uncertain", "area", "border", "centre", "agreement", "doub
 
 def tuning_inputs(n_composites: int, seeds: list[int] | None = None) -> list[tuple[str, bytes, np.ndarray]]:
     """(name, file bytes, GT mask) of the tuning GT fold and ``n_composites`` tuning composites per seed
-    (default: :data:`bench.composites.TUNE_SEED` only; the held-out seed is refused)."""
-    from .composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
+    (default: :data:`validation_sets.composites.TUNE_SEED` only; the held-out seed is refused)."""
+    from validation_sets.composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     out: list[tuple[str, bytes, np.ndarray]] = []
     tune = set(gt_folds()["tune"])
@@ -63,9 +63,9 @@ def tuning_inputs(n_composites: int, seeds: list[int] | None = None) -> list[tup
 
 def product_group(name: str) -> str:
     """The GT product a tuning photo shows (a composite ``c{seed}-{i}-{kind}-{stem}`` shows ``stem``),
-    grouped as the folds group them (:func:`bench.composites._group`): photos of one product share a fold
+    grouped as the folds group them (:func:`validation_sets.composites._group`): photos of one product share a fold
     in :func:`grouped_cv`."""
-    from .composites import _group
+    from validation_sets.composites import _group
 
     stem = name.split("-", 3)[3] if re.match(r"^c\d+-\d+-[a-z]+-", name) else name
     return _group(stem)
@@ -73,11 +73,12 @@ def product_group(name: str) -> str:
 
 def confidences(z: np.ndarray, fallback: np.ndarray) -> np.ndarray:
     """:func:`retouch.pick.confidence` from logits ``z`` (``x @ w``): the logistic, capped at
-    :data:`retouch.pick.FALLBACK_CONFIDENCE` where the guard fell back (``fallback``, bool per photo)."""
-    from retouch.pick import FALLBACK_CONFIDENCE
+    :attr:`retouch.pick.PickConfig.fallback_confidence` where the guard fell back (``fallback``, bool per
+    photo)."""
+    from retouch.pick import SHIPPED_PICK
 
     p = 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
-    return np.where(fallback, np.minimum(p, FALLBACK_CONFIDENCE), p)
+    return np.where(fallback, np.minimum(p, SHIPPED_PICK.fallback_confidence), p)
 
 
 def grouped_cv(x: np.ndarray, y: np.ndarray, groups: list[str], folds: int = 5) -> np.ndarray:
@@ -162,12 +163,12 @@ def main(argv: list[str] | None = None) -> int:
             | {f: round(float(v), 3) for f, v in zip(FEATURES, w[1:], strict=True)}
         ),
     )
-    from retouch.pick import CONFIDENCE_WEIGHTS, REVIEW_BELOW
+    from retouch.pick import SHIPPED_PICK
+
+    weights, review_below = SHIPPED_PICK.confidence_weights, SHIPPED_PICK.review_below
 
     fallback = np.array([float(r["signals"].get("fallback", 0.0)) >= 0.5 for r in rows])
-    shipped = np.array(
-        [CONFIDENCE_WEIGHTS.get("bias", 0.0)] + [CONFIDENCE_WEIGHTS.get(f, 0.0) for f in FEATURES]
-    )
+    shipped = np.array([weights.get("bias", 0.0)] + [weights.get(f, 0.0) for f in FEATURES])
     oof = grouped_cv(x, y, [product_group(str(r["name"])) for r in rows])
     scores = {
         "refit, in-sample": confidences(x @ w, fallback),
@@ -179,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\n{label}:")
         for t in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8):
             flag = c < t
-            mark = " <- REVIEW_BELOW" if abs(t - REVIEW_BELOW) < 1e-9 else ""
+            mark = " <- review_below" if abs(t - review_below) < 1e-9 else ""
             print(
                 f"  threshold {t}: bad flagged {int((flag & (y == 0)).sum())}/{n_bad}, "
                 f"good flagged {int((flag & (y == 1)).sum())}/{n_good}{mark}"

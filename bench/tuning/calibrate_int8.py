@@ -1,9 +1,9 @@
 """Calibrate the int8 first pass (``infra/quantize_model.py``) on tuning data only, and score layer sets.
 
-What it does (2026-11-25, ``python -m bench.calibrate_int8 [--write] [--scan]``):
+What it does (2026-11-25, ``python -m bench.tuning.calibrate_int8 [--write] [--scan]``):
 
 1. Network inputs of the *calibration* photos, built as :func:`retouch.segment.network_input` builds them:
-   the 20 photos of the GT tuning fold and 20 tuning composites of seed 3 (``bench/composites.py``; the
+   the 20 photos of the GT tuning fold and 20 tuning composites of seed 3 (``validation_sets/composites.py``; the
    held-out fold and seed 2 are never read). With ``--write``, onnxruntime's percentile calibration
    (99.99th percentile) measures the ranges of the tensors around ``infra.quantize_model.INT8_CONVS`` and
    writes them to ``infra/u2netp_int8_ranges.json`` (only those tensors, so the file stays small).
@@ -40,7 +40,7 @@ whole pipeline (``retouch()``, 160 tuning photos: GT tuning fold and 35 composit
 8, 9) the shipped set gives a mean matte IoU of 0.9119 against 0.9124 in float32 (plain rembg 0.7808), 3
 photos more than 0.05 IoU below rembg in both, and flags 11 of 18 photos under IoU 0.9 (12 of 17) with 11
 good ones flagged in both; the 13-layer set gives 0.9114 and 10 of 18. The shipped set is the one closest
-to float32 among those that keep most of the gain. ``bench/confirm_int8.py`` decides on held-out data.
+to float32 among those that keep most of the gain. The decision on held-out data is in ``docs/decisions/2026-11-25-int8-first-pass.md``.
 """
 
 from __future__ import annotations
@@ -55,10 +55,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import require_photos, setup
 else:
-    from ._common import require_photos, setup
+    from .._common import require_photos, setup
 
 setup()
 
@@ -72,7 +72,7 @@ SCORING_SEED = 4
 
 def _tuning_rgb(seed: int, n: int) -> Iterator[tuple[str, np.ndarray]]:
     """(name, uint8 RGB) of the GT tuning fold, then ``n`` tuning composites of ``seed``
-    (``bench.tune_guard._inputs``, which refuses the held-out seed)."""
+    (``bench.tuning.tune_guard._inputs``, which refuses the held-out seed)."""
     from .tune_guard import _inputs as tuning_inputs
 
     for name, data, _gt in tuning_inputs(n, [seed]):

@@ -1,16 +1,16 @@
-"""Tuning of the refocus trigger (``retouch.pick.REFOCUS_BELOW``) on the tuning data only.
+"""Tuning of the refocus trigger (``PickConfig.refocus_below``) on the tuning data only.
 
-Why it exists. The refocus (:func:`retouch.pick._refocus`) runs when the kept mask fails the focus test
+Why it exists. The refocus (:func:`retouch.pick.crops.refocus`) runs when the kept mask fails the focus test
 (its inside smoother than its surroundings). A mask that holds a sharp product *and* a large blurred
 object (a pick-up truck on a soft-focus car) passes that test, because the product's detail lifts the
 inside's mean: it keeps the blurred object, unflagged. The refocus itself only runs its network pass
-when :func:`retouch.pick._focus_crop` finds a separate in-focus object (its box under half the mask's),
+when :func:`retouch.pick.crops.focus_crop` finds a separate in-focus object (its box under half the mask's),
 and only replaces the mask when the crop's mask stays inside the crop and passes the focus test. This
 script runs every tuning photo (GT tuning fold and tuning composites, never seed 2) with the trigger as
 shipped and with candidate triggers, and prints, per candidate, the photos whose IoU changes, the extra
 network passes and the review flags.
 
-Usage: ``python -m bench.tune_refocus_trigger [--composites 35] [--seeds 1 3 4 5 8 9] [--below 1 2 inf]``
+Usage: ``python -m bench.tuning.tune_refocus_trigger [--composites 35] [--seeds 1 3 4 5 8 9] [--below 1 2 inf]``
 (~15 min on 2 cores).
 """
 
@@ -21,10 +21,10 @@ import sys
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import require_photos, setup
 else:
-    from ._common import require_photos, setup
+    from .._common import require_photos, setup
 
 setup()
 
@@ -37,21 +37,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--below", type=float, nargs="*", default=[2.0, float("inf")], help="triggers to try")
     args = parser.parse_args(argv)
     require_photos()
-    import retouch.pick as P
+    import dataclasses
+
     from retouch import RetouchOptions, retouch
     from retouch import metrics as M
+    from retouch.pick import SHIPPED_PICK
 
     from .tune_pick import tuning_inputs
 
-    shipped = P.REFOCUS_BELOW
+    shipped = SHIPPED_PICK.refocus_below
     triggers = [shipped, *args.below]
     opts = RetouchOptions(preset="amazon", shadow=False)
     runs: dict[float, list[tuple[str, float, bool, int, str]]] = {t: [] for t in triggers}
     for name, data, gt in tuning_inputs(args.composites, args.seeds):
         line = [name]
         for t in triggers:
-            P.REFOCUS_BELOW = t
-            res = retouch(data, opts)
+            res = retouch(data, opts, pick_config=dataclasses.replace(SHIPPED_PICK, refocus_below=t))
             seg = res.details["segmentation"]
             iou = M.iou(res.matte, gt)
             runs[t].append(
@@ -62,7 +63,6 @@ def main(argv: list[str] | None = None) -> int:
                 f"{'REVIEW' if res.details['needs_review'] else ''}"
             )
         print(" ".join(line), flush=True)
-    P.REFOCUS_BELOW = shipped
     base = runs[shipped]
     n = len(base)
     print(f"\n{n} tuning photos; shipped trigger focus < {shipped:g}:")

@@ -1,16 +1,16 @@
-"""Tuning of the focus test's plain-backdrop floor (``retouch.pick.FOCUS_RING_MIN``) on the tuning data only.
+"""Tuning of the focus test's plain-backdrop floor (``PickConfig.focus_ring_min``) on the tuning data only.
 
 Why it exists. :func:`retouch.pick.focus_contrast` compares the fine detail inside a kept mask with the
 ring around it. Around a flat-coloured product on a plain backdrop both are ~0, and their ratio said
 "blurred object" (a red box on a beige sweep, drawn by the browser tests, went to a designer, and its
 refocus spent a network pass). A ring with no detail is no evidence of focus, so below a floor the test
 abstains. This script records, for every tuning photo (GT tuning fold and tuning composites, never
-seed 2), the kept mask's inside and ring detail (:func:`retouch.pick.focus_detail`, the first call per
+seed 2), the kept mask's inside and ring detail (:func:`retouch.pick.signals.focus_detail` of the pick before any refocus, the first call per
 photo), the matte's IoU and the review flag, and prints, for candidate floors, which photos the floor
 would take out of the focus test: it must take none whose flag or refocus the test earns (IoU < 0.9
 before the refocus, or a refocused result).
 
-Usage: ``python -m bench.tune_focus_floor [--composites 35] [--seeds 1 3 4 5 8 9]`` (~8 min on 2 cores).
+Usage: ``python -m bench.tuning.tune_focus_floor [--composites 35] [--seeds 1 3 4 5 8 9]`` (~8 min on 2 cores).
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import sys
 from pathlib import Path
 
 if __package__ in (None, ""):
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
     from bench._common import require_photos, setup
 else:
-    from ._common import require_photos, setup
+    from .._common import require_photos, setup
 
 setup()
 
@@ -38,29 +38,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, nargs="*", default=[1, 3, 4, 5, 8, 9], help="tuning seeds")
     args = parser.parse_args(argv)
     require_photos()
-    import numpy as np
+    import dataclasses
 
-    import retouch.pick as P
+    from PIL import Image
+
     from retouch import RetouchOptions, retouch
     from retouch import metrics as M
+    from retouch.decode import decode_image
+    from retouch.pick import REFOCUS_SOURCE, SHIPPED_PICK, pick_product
+    from retouch.pick.signals import focus_detail, luma
+    from retouch.pipeline import _resize, _working_size
 
     from .tune_pick import tuning_inputs
 
-    calls: list[tuple[float, float] | None] = []
-    detail = P.focus_detail
-
-    def recording(grey: np.ndarray, binary: np.ndarray) -> tuple[float, float] | None:
-        out = detail(grey, binary)
-        calls.append(out)
-        return out
-
-    P.focus_detail = recording
     opts = RetouchOptions(preset="amazon", shadow=False)
     rows: list[tuple[str, float, float, float, bool, str]] = []
     for name, data, gt in tuning_inputs(args.composites, args.seeds):
-        calls.clear()
         res = retouch(data, opts)
-        first = next((c for c in calls if c is not None), None)
+        # the kept mask as the focus test first sees it: the pick before any refocus
+        rgb = decode_image(data).rgb
+        size = _working_size(rgb.shape[1], rgb.shape[0])
+        small = rgb if size == (rgb.shape[1], rgb.shape[0]) else _resize(rgb, size, Image.Resampling.BILINEAR)
+        kept = pick_product(small, config=dataclasses.replace(SHIPPED_PICK, refocus=False))
+        first = focus_detail(luma(small), kept.mask >= 0.5)
         if first is None:
             continue
         seg = res.details["segmentation"]
@@ -71,11 +71,12 @@ def main(argv: list[str] | None = None) -> int:
             f"IoU {iou:.3f} flagged {res.details['needs_review']} source {seg['source']}",
             flush=True,
         )
-    print(f"\n{len(rows)} tuning photos; the focus test fails (< {P.REVIEW_FOCUS}) on:")
-    failing = [r for r in rows if r[1] / max(r[2], 1e-9) < P.REVIEW_FOCUS]
+    review_focus = SHIPPED_PICK.review_focus
+    print(f"\n{len(rows)} tuning photos; the focus test fails (< {review_focus}) on:")
+    failing = [r for r in rows if r[1] / max(r[2], 1e-9) < review_focus]
     for r in sorted(failing, key=lambda r: r[2]):
         print(f"  {r[0]}: ring {r[2]:.4f} inside {r[1]:.4f} IoU {r[3]:.3f} source {r[5]}")
-    earned = [r for r in failing if r[3] < 0.9 or r[5].startswith(P.REFOCUS_SOURCE)]
+    earned = [r for r in failing if r[3] < 0.9 or r[5].startswith(REFOCUS_SOURCE)]
     print(
         f"\nearned (IoU < 0.9 or refocused): {len(earned)}; lowest ring detail among them: "
         f"{min((r[2] for r in earned), default=float('nan')):.4f}"

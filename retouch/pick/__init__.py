@@ -1,0 +1,40 @@
+"""Pick the product, not the most salient blob; and say how sure we are.
+
+One job per module, all driven by one frozen configuration (:class:`PickConfig`, shipped values in
+:data:`SHIPPED_PICK`) passed in:
+
+* :mod:`.config`: every threshold and switch, with the source of its value;
+* :mod:`.signals`: cheap signals of a mask (edge sharpness along its outline, area, border, focus);
+* :mod:`.passes`: the doubt test and the multi-pass pick (:func:`pick_product`);
+* :mod:`.crops`: second looks on a crop (the zoom on a small product, the refocus on a soft one);
+* :mod:`.guard`: never much less than plain rembg (:func:`guard`, :func:`refocus_fallback`);
+* :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries.
+
+``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback.
+"""
+
+from __future__ import annotations
+
+from .confidence import confidence, details
+from .config import SHIPPED_PICK, PickConfig
+from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
+from .guard import guard, refocus_fallback
+from .passes import in_doubt, pick_product
+from .signals import Pick, edge_sharpness, focus_contrast, mask_signals
+
+__all__ = [
+    "REFOCUS_SOURCE",
+    "SHIPPED_PICK",
+    "ZOOM_SOURCE",
+    "Pick",
+    "PickConfig",
+    "confidence",
+    "details",
+    "edge_sharpness",
+    "focus_contrast",
+    "guard",
+    "in_doubt",
+    "mask_signals",
+    "pick_product",
+    "refocus_fallback",
+]

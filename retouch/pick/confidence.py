@@ -1,0 +1,60 @@
+"""How sure we are that the matte holds the product, and whether a designer should check it."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .config import SHIPPED_PICK, PickConfig
+from .signals import Pick
+
+__all__ = ["confidence", "details"]
+
+
+def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> tuple[float, bool]:
+    """Confidence that the matte is right (IoU >= 0.9 against a careful hand mask), and the review flag.
+
+    A logistic model over :func:`retouch.pick.mask_signals`-style features
+    (:attr:`PickConfig.confidence_weights`, fitted on the
+    tuning GT fold and the tuning composites by ``bench/tuning/tune_pick.py``), capped at
+    :attr:`~PickConfig.fallback_confidence` (so flagged) where the guard fell back to the safe mask or where the kept
+    mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`) and where the refocus ran.
+
+    Args:
+        signals: :attr:`Pick.signals`.
+        config: the weights and thresholds.
+
+    Returns:
+        ``(confidence in [0, 1] rounded to 3 decimals, needs_review)``.
+    """
+    weights = config.confidence_weights
+    z = weights.get("bias", 0.0)
+    for k, wgt in weights.items():
+        if k != "bias":
+            z += wgt * float(signals.get(k, 0.0))
+    c = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+    if signals.get("fallback", 0.0) >= 0.5:  # our own matte was given up for the safe mask: doubtful
+        c = min(c, config.fallback_confidence)
+    if (
+        signals.get("focus", math.inf) < config.review_focus
+    ):  # the kept mask is a soft object among sharp ones
+        c = min(c, config.fallback_confidence)
+    if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
+        c = min(c, config.fallback_confidence)
+    return round(c, 3), bool(c < config.review_below)
+
+
+def details(pick: Pick, *, config: PickConfig = SHIPPED_PICK) -> dict[str, Any]:
+    """The ``processing_details`` entries of a pick: ``confidence``, ``needs_review`` (:func:`confidence`
+    with ``config``) and ``segmentation`` (``source``, ``network_evaluations``, ``signals`` rounded to 4
+    decimals)."""
+    c, review = confidence(pick.signals, config=config)
+    return {
+        "confidence": c,
+        "needs_review": review,
+        "segmentation": {
+            "source": pick.source,
+            "network_evaluations": pick.evaluations,
+            "signals": {k: round(float(v), 4) for k, v in pick.signals.items()},
+        },
+    }

@@ -1,0 +1,169 @@
+"""Every threshold and switch of the product pick, in one frozen, typed configuration.
+
+:data:`SHIPPED_PICK` is what the service runs. Benchmarks and tuning tools build variants with
+``dataclasses.replace(SHIPPED_PICK, zoom_area=0.1)`` and pass them down
+(``retouch.pipeline.retouch(..., pick_config=...)``); nothing changes a module's globals.
+
+Every value below was set from the physics of blur (stated with it) or chosen on the tuning data only:
+the tuning fold of the GT photos and the tuning composites (``validation_sets/composites.py``); the held-out fold
+and the held-out composites are only reported. The record of each decision is in ``docs/decisions/``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ..segment import NETWORK_INPUT_PX
+
+__all__ = ["PickConfig", "SHIPPED_PICK"]
+
+
+def _shipped_weights() -> Mapping[str, float]:
+    """:attr:`PickConfig.confidence_weights` as shipped (read-only)."""
+    return MappingProxyType(
+        {
+            "bias": 3.007,
+            "sharp": 2.246,
+            "uncertain": -3.387,
+            "area": -2.069,
+            "border": -1.372,
+            "centre": -1.324,
+            "agreement": -1.964,
+            "doubt": -1.802,
+        }
+    )
+
+
+@dataclass(frozen=True)
+class PickConfig:
+    """Thresholds and switches of :func:`retouch.pick.pick_product`, :func:`retouch.pick.guard` and
+    :func:`retouch.pick.confidence`. Shares are in [0, 1] of the frame (or of what the field says); sizes
+    are in px at the working resolution unless stated."""
+
+    # --- second look -------------------------------------------------------------------------------
+    #: Second network input size (px) used when the first mask is in doubt: rembg's own 320 px.
+    alt_input_px: int = 320
+
+    # --- edge signals (retouch.pick.signals) --------------------------------------------------------
+    #: Edge-sharpness ratio (max gradient / local contrast, see :func:`retouch.pick.edge_sharpness`) above
+    #: which an outline pixel counts as a sharp edge. A step blurred by a Gaussian of sigma px has ratio
+    #: ~0.4 / sigma, so 0.16 separates edges blurred by more than ~2.5 working-resolution px (a defocused
+    #: object) from in-focus ones. Chosen on the tuning data.
+    sharp_ratio: float = 0.16
+    #: Local contrast (max - min of grey in [0, 1] over the window) below which an outline pixel has no
+    #: edge to measure (uniform area): it counts as neither sharp nor blurred.
+    min_contrast: float = 0.08
+
+    # --- doubt test (retouch.pick.passes.in_doubt), chosen on the tuning data ------------------------
+    #: Doubt when the sharp share of the first mask's outline is below this.
+    doubt_sharp: float = 0.9
+    #: Doubt when the first mask covers more of the frame than this.
+    doubt_area: float = 0.45
+    #: Doubt when the first mask touches more of the frame border than this.
+    doubt_border: float = 0.25
+    #: Doubt when the first mask has this many or more significant connected components (``components < 1``
+    #: is a doubt too; chosen by ``bench/tuning/tune_guard.py`` on the GT tuning fold and tuning composites).
+    doubt_components: int = 2
+
+    #: Candidates whose outline's sharp share is within this margin of the sharpest one's are averaged;
+    #: the others are dropped.
+    pick_margin: float = 0.08
+    #: Smallest share of the frame a candidate or a re-examined crop's mask must cover to count.
+    min_area: float = 0.002
+
+    # --- focus test (retouch.pick.signals.focus_contrast) -------------------------------------------
+    #: The focus test's interior is the mask eroded by this many px ...
+    focus_erode_px: int = 4
+    #: ... and its ring lies this many px (inner, outer) outside the mask: clear of the outline's own
+    #: transition on both sides.
+    focus_ring_px: tuple[int, int] = (6, 24)
+    #: Ring detail (mean |Laplacian|, grey levels in [0, 1] per px) below which the focus test sees a plain
+    #: backdrop and does not judge focus. Chosen on the tuning data only (``bench/tuning/tune_focus_floor.py``,
+    #: 229 photos): the rings of studio sweeps and defocused backdrops measure 0.0033-0.0084, the lowest
+    #: ring among the photos the focus test earns its flag or refocus on measures 0.0179, and every floor
+    #: from 1e-4 to 0.01 takes none of those out of the test. Without a floor, a flat-coloured product on a
+    #: plain backdrop (both sides ~0) read as a blurred object, went to a designer and cost a refocus.
+    focus_ring_min: float = 0.01
+    #: A kept mask whose inside carries less than this share of the fine detail of the ring around it is
+    #: flagged for review (:func:`retouch.pick.confidence`): it sits on a soft, out-of-focus object among
+    #: sharper surroundings, not on the in-focus product. Chosen on the tuning data only
+    #: (``bench/tuning/tune_pick.py``: the GT tuning fold and composites of seeds 1, 3, 4, 5, 8 and 9, 240 photos):
+    #: it flags 26 instead of 22 of the 36 photos with IoU < 0.9 (the four it adds keep a blurred cup or
+    #: car, IoU 0.00-0.08, focus 0.19-0.40) and none more of the 204 good ones (lowest focus of a good
+    #: photo: 0.53; 0.45 and 0.50 flag the same photos, 0.6 adds two good ones). Confirmed on a fresh seed.
+    review_focus: float = 0.45
+
+    # --- zoom (retouch.pick.crops.zoom) --------------------------------------------------------------
+    #: A first mask that raised no doubt and covers less than this share of the frame is looked at again,
+    #: on a crop around it. Chosen on the tuning data: every tuning photo below 0.10 gained or stayed within
+    #: 0.002 IoU; 0.10 shipped after a fresh-seed confirmation. Widened to 0.15 on 230 tuning photos (GT
+    #: tuning fold, composites of seeds 1, 3, 4, 5, 8, 9): photos more than 0.05 IoU below plain rembg
+    #: 5 -> 3 (small products whose 256 px outline is coarser than rembg's 320 px one), mean IoU
+    #: 0.9224 -> 0.9225; the rule committed before its one run on a fresh seed said it ships (mean IoU
+    #: 0.8595 -> 0.8596, photos below rembg 2 -> 2, 4 of 60 changed).
+    zoom_area: float = 0.15
+    #: Margin of the zoom crop around the first mask's box, as a share of the box's size on each side
+    #: (0.5 and 1.0 score within 0.01 IoU of each other on the tuning photos; 0.5 is the better on most).
+    zoom_margin: float = 0.5
+    #: A crop's mask is discarded when it covers more than this share of the crop's inner sides (the
+    #: product reaches out of the crop: the first mask's box was wrong).
+    zoom_border: float = 0.2
+
+    # --- refocus (retouch.pick.crops.refocus) --------------------------------------------------------
+    #: A kept mask that fails the focus test is looked at again on its in-focus part (confirmed on a fresh
+    #: seed: it ran on one photo, IoU 0.157 -> 0.975).
+    refocus: bool = True
+    #: Network input (px) of the refocus crop. 256 and 320 px give the same IoU on the tuning photos it
+    #: runs on (within 0.0003); 256 costs less.
+    refocus_input_px: int = NETWORK_INPUT_PX
+    #: A kept mask whose focus contrast is below this gets the refocus: the focus test's own threshold
+    #: (:attr:`review_focus`). A wider trigger was tried on the tuning data only
+    #: (``bench/tuning/tune_refocus_trigger.py``, 230 photos): refocusing every kept mask raised three photos and
+    #: lowered 27 good ones by up to 0.50 (the sharp part of a product taken for the product), mean IoU
+    #: 0.9224 -> 0.9130, good photos flagged 14 -> 43; the focus value does not separate them.
+    refocus_below: float = 0.45
+    #: After a guard fallback, look again at the in-focus part of the safe mask
+    #: (:func:`retouch.pick.refocus_fallback`; tuning: 6 of 12 fallbacks went from IoU 0.03-0.21 to
+    #: 0.95-0.99, the others unchanged; confirmed on a fresh seed).
+    refocus_fallback: bool = True
+
+    # --- guard (retouch.pick.guard) ------------------------------------------------------------------
+    #: Our matte covering less than this share of the reference mask's area is "empty". Small: a product
+    #: correctly picked off the blurred cup rembg kept covers 5-25 % of rembg's mask; on the tuning data
+    #: 0.1 costs 0.045 mean IoU, 0 and 0.05 score the same.
+    empty_share: float = 0.05
+    #: IoU between our matte and plain rembg's mask below which the two disagree. On the tuning data
+    #: (``bench/tuning/tune_guard.py``, 80 photos, working resolution; rembg 0.832) the mean IoU / photos more than
+    #: 0.05 below rembg are, for 0 (no disagreement rule) / 0.5 / 0.7 / 0.8 / 0.9 / always: 0.9152 / 4,
+    #: 0.9152 / 4, 0.9200 / 3, 0.9198 / 3, 0.9183 / 3, 0.9179 / 3 (without the guard and the
+    #: ``components < 1`` trigger: 0.9047 / 5). Higher values fall back on photos where ours was better.
+    disagree_iou: float = 0.7
+    #: ... and the disagreement is settled for our matte only when the chosen mask's outline is at least
+    #: this much sharper (share of in-focus outline) than rembg's mask's outline. 0.1 and 0.15 score the
+    #: same on the tuning data, 0.3 loses 0.01 mean IoU (it reverts correct picks).
+    decisive_sharp: float = 0.15
+
+    # --- confidence (retouch.pick.confidence) --------------------------------------------------------
+    #: Confidence given to a result that fell back to the safe mask, kept a soft object or was refocused
+    #: (below :attr:`review_below`: flagged).
+    fallback_confidence: float = 0.5
+    #: Logistic-regression weights of the confidence: feature (a key of ``Pick.signals``) -> weight, plus
+    #: ``bias``. Fitted by ``python -m bench.tuning.tune_pick --composites 30`` (L2 0.1, target IoU >= 0.9) on the
+    #: tuning data only: the 20 photos of the GT tuning fold and 30 tuning composites (9 of the 50 below
+    #: IoU 0.9). The most telling signals: a half-confident mask (``uncertain``), a blurred outline
+    #: (``sharp``), a mask filling the frame (``area``, ``border``) and a doubtful first pass (``doubt``).
+    confidence_weights: Mapping[str, float] = field(default_factory=_shipped_weights, hash=False)
+    #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
+    #: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
+    review_below: float = 0.6
+
+    @property
+    def safe_source(self) -> str:
+        """``Pick.source`` of a result that fell back to plain rembg's mask, e.g. ``"320-safe"``."""
+        return f"{self.alt_input_px}-safe"
+
+
+SHIPPED_PICK = PickConfig()
+"""The configuration the service ships."""
