@@ -42,6 +42,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
+from .openings import DEFAULT_OPENINGS
 from .segment import DEFAULT_MODEL, NETWORK_INPUT_PX, predict_mask
 
 __all__ = [
@@ -900,6 +901,9 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
     if signals.get("focus", math.inf) < REVIEW_FOCUS:  # the kept mask is a soft object among sharp ones
         c = min(c, FALLBACK_CONFIDENCE)
     if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
+        c = min(c, FALLBACK_CONFIDENCE)
+    if signals.get("openings_doubtful", 0.0) >= DEFAULT_OPENINGS.review_doubt:
+        # part of the matte looks like the background seen around it but could not be cut safely
         c = min(c, FALLBACK_CONFIDENCE)
     return round(c, 3), bool(c < REVIEW_BELOW)
 

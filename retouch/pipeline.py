@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -29,6 +30,7 @@ from .errors import BadImageError
 from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
+from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
 from .pick import Pick, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
@@ -131,7 +133,12 @@ def _resize(arr: np.ndarray, size: tuple[int, int], resample: Image.Resampling) 
 
 
 def product_matte(
-    small: np.ndarray, model_name: str = DEFAULT_MODEL, **kw: Any
+    small: np.ndarray,
+    model_name: str = DEFAULT_MODEL,
+    openings: OpeningsConfig | None = DEFAULT_OPENINGS
+    if os.environ.get("RETOUCH_OPENINGS", "1") == "1"
+    else None,
+    **kw: Any,
 ) -> tuple[np.ndarray, str | None, Pick]:
     """The product's refined alpha matte at the working resolution: pick, refinement, guard, refocus.
 
@@ -150,12 +157,31 @@ def product_matte(
         with its signals.
     """
     pick = pick_product(small, model_name)
-    alpha, fell_back = guard(small, refine_matte(small, pick.mask, **kw), pick)
+    coarse = pick.mask
+    alpha, fell_back = guard(small, refine_matte(small, coarse, **kw), pick)
     if fell_back is not None:
+        coarse = pick.safe if pick.safe is not None else alpha
         refocused = refocus_fallback(small, alpha, pick, model_name)
         if refocused is not None:
-            alpha, fell_back = refine_matte(small, refocused, **kw), None
+            alpha, fell_back, coarse = refine_matte(small, refocused, **kw), None, refocused
+    if openings is not None:
+        alpha = _clear_openings(small, alpha, coarse, pick, openings)
     return alpha, fell_back, pick
+
+
+def _clear_openings(
+    small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray, pick: Pick, cfg: OpeningsConfig
+) -> np.ndarray:
+    """The matte with its see-through openings cleared (:func:`retouch.openings.clear_openings`); records
+    what was found in ``pick.signals`` (``openings_cleared``, ``openings_thin``, ``openings_doubtful``),
+    which :func:`retouch.pick.confidence` reads."""
+    found = clear_openings(small, alpha, coarse, cfg)
+    pick.signals.update(
+        openings_cleared=round(found.cleared, 4),
+        openings_thin=round(found.kept_thin, 4),
+        openings_doubtful=round(found.doubtful, 4),
+    )
+    return found.alpha
 
 
 #: Lowest share of the product's height in which its ground contacts are looked for (:func:`surface_row`).
