@@ -136,6 +136,26 @@ def _texture(grey: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, size=5, mode="nearest") - m1 * m1, 0.0))
 
 
+def _label_medians(values: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
+    """Median of ``values`` (float (H, W)) over each label 1..n of ``labels`` (int (H, W), 0 = none):
+    float64 (n + 1,), index 0 and labels without pixels 0. Sorts only the labelled pixels (cheaper than
+    :func:`scipy.ndimage.median` over the whole image)."""
+    out = np.zeros(n + 1, np.float64)
+    sel = labels > 0
+    lab, val = labels[sel], values[sel]
+    if not len(lab):
+        return out
+    order = np.lexsort((val, lab))
+    lab, val = lab[order], val[order]
+    starts = np.searchsorted(lab, np.arange(1, n + 1), side="left")
+    ends = np.searchsorted(lab, np.arange(1, n + 1), side="right")
+    for j, (a, b) in enumerate(zip(starts, ends, strict=True), start=1):
+        if b > a:
+            mid = (a + b - 1) / 2.0
+            out[j] = 0.5 * (float(val[int(np.floor(mid))]) + float(val[int(np.ceil(mid))]))
+    return out
+
+
 def _fit_gmm(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A diagonal Gaussian mixture from k-means: ``(means (K, 3), variances (K, 3), log weights (K,))``.
 
@@ -342,7 +362,7 @@ def _select(
     lab_f = np.asarray(Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST))
     ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
     fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
-    tex_ratio = np.asarray(ndi.median(tex_f, lab_f, idx), np.float64) / fine_bg
+    tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
     doubt = 0.0
     for j in range(1, n + 1):
         # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
@@ -357,7 +377,9 @@ def _select(
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
         if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
             cut |= region
-        else:
+        elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
+            # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
+            # studio, a white label) is no evidence of an opening either way
             doubt += float(sizes[j])
     return cut, doubt
 

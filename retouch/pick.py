@@ -882,8 +882,10 @@ def confidence(signals: dict[str, float]) -> tuple[float, bool]:
 
     A logistic model over :func:`mask_signals`-style features (:data:`CONFIDENCE_WEIGHTS`, fitted on the
     tuning GT fold and the tuning composites by ``bench/tune_pick.py``), capped at
-    :data:`FALLBACK_CONFIDENCE` (so flagged) where the guard fell back to the safe mask or where the kept
-    mask is smoother inside than around it (``focus`` below :data:`REVIEW_FOCUS`).
+    :data:`FALLBACK_CONFIDENCE` (so flagged) where the guard fell back to the safe mask, where the kept
+    mask is smoother inside than around it (``focus`` below :data:`REVIEW_FOCUS`), or where at least
+    :attr:`retouch.openings.OpeningsConfig.review_doubt` of the matte looks like the background around
+    it but was not cut as an opening (``openings_doubtful``).
 
     Args:
         signals: :attr:`Pick.signals`.
