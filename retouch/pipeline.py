@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import ctypes
 import io
-import os
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -135,20 +134,20 @@ def _resize(arr: np.ndarray, size: tuple[int, int], resample: Image.Resampling) 
 def product_matte(
     small: np.ndarray,
     model_name: str = DEFAULT_MODEL,
-    openings: OpeningsConfig | None = DEFAULT_OPENINGS
-    if os.environ.get("RETOUCH_OPENINGS", "1") == "1"
-    else None,
+    openings: OpeningsConfig | None = DEFAULT_OPENINGS,
     **kw: Any,
 ) -> tuple[np.ndarray, str | None, Pick]:
     """The product's refined alpha matte at the working resolution: pick, refinement, guard, refocus.
 
     :func:`retouch.pick.pick_product` -> :func:`retouch.matte.refine_matte` -> :func:`retouch.pick.guard`
     (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
-    the product inside the safe mask, whose crop mask is then refined and used.
+    the product inside the safe mask, whose crop mask is then refined and used; then the background seen
+    through the product's openings is cleared (:func:`retouch.openings.clear_openings`).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
         model_name: rembg model.
+        openings: constants of the openings step; ``None`` skips it (before/after measurements).
         **kw: passed to :func:`retouch.matte.refine_matte`.
 
     Returns:
