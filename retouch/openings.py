@@ -10,8 +10,8 @@ it (spokes, chains, straps) where their colour is the product's.
 Colour models are small Gaussian mixtures (k-means centres, per-component diagonal variances and
 weights, as in GrabCut's colour model: Rother, Kolmogorov, Blake, "GrabCut", SIGGRAPH 2004), learned from
 the confident background in a ring around the product and from the matte's pixels that the background
-model does not explain. All the work runs at <= ~0.12 MP; a matte with no background-like interior stops
-after one pass over its pixels.
+model does not explain. The colour work runs at <= ~0.12 MP, the texture test of the candidate regions at
+the working resolution; a matte with no background-like interior stops after one pass over its pixels.
 """
 
 from __future__ import annotations
@@ -102,7 +102,9 @@ class Openings:
         cleared: share of the input matte's area (alpha >= 0.5) cut out as openings.
         kept_thin: share of the input matte's area added back as thin structures inside openings.
         doubtful: share of the input matte's area that the background model explains but that was left
-            as product (too flat, too large or too much on the outline to be cut safely).
+            as product (too large, too much on the outline, of another texture, or spreading too far to be
+            cut safely), on a textured background or where the network was unsure; 1.0 when the
+            background model explains the whole product.
         ran: whether colour models were fitted (False: no confident background or product to learn from).
         ghosts: share of the input matte's area of half-transparent background-coloured pixels inside
             the product's outline set to 0.
@@ -214,7 +216,8 @@ def clear_openings(
     few background-like pixels for any opening stops here; (3) each matte pixel's posterior of
     "background", averaged over 5 x 5 px (an opening is a region, not a pixel); (4) regions above
     ``cfg.posterior`` are cut (:func:`_select`); pixels joined to them down to
-    ``cfg.grow`` go with them, product-coloured pixels never; (5) half-transparent
+    ``cfg.grow`` go with them, product-coloured pixels never, and a region whose joined component is
+    more than ``cfg.grow_max`` times its size is not cut at all (doubtful); (5) half-transparent
     background-coloured pixels inside the outline are cleared (:func:`_clear_ghosts`); (6) thin product
     parts crossing a cut opening are kept (:func:`_keep_thin`).
 
@@ -222,6 +225,7 @@ def clear_openings(
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
         alpha: float32 (H, W) in [0, 1], the product's matte at the same size.
         coarse: float32 (H, W) in [0, 1], the network mask the matte was refined from (default: ``alpha``).
+        cfg: the step's constants (:class:`OpeningsConfig`).
 
     Returns:
         :class:`Openings` with the new matte (``alpha`` itself when nothing changed) and what was found.
