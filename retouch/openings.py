@@ -361,26 +361,32 @@ def _select(
     # and each region's median texture over the background ring's at the working resolution (fine
     # enough to tell gravel or leaves from a car's smooth paint)
     bg_tex = float(np.median(_texture(rgb_s.mean(-1))[ring]))
-    tex_f = _texture(small.astype(np.float32).mean(-1) / 255.0)
-    size_f = (small.shape[1], small.shape[0])
-    lab_f = np.asarray(Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST))
-    ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
-    fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
-    tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
-    doubt = 0.0
+    lo, hi = cfg.texture_ratio
+    tests: list[tuple[int, bool, bool]] = []  # (label, enclosed, background-like) of regions large enough
     for j in range(1, n + 1):
         # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
         # (the leaves in a frame's narrow corner)
         soft = mean_a[j] < cfg.soft_alpha and mean_p[j] < cfg.unsure
-        if sizes[j] < (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
-            continue
-        region = lab == j
-        enclosed = edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0)
-        like_bg = typical_share[j] >= cfg.typical
-        lo, hi = cfg.texture_ratio
+        if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
+            enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
+            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical)))
+    tex_ratio = np.zeros(n + 1, np.float64)
+    if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
+        # only where the texture decides: the fine texture of the whole working image is the step's
+        # largest single cost on photos whose candidates fail the cheaper tests
+        tex_f = _texture(small.astype(np.float32).mean(-1) / 255.0)
+        size_f = (small.shape[1], small.shape[0])
+        lab_f = np.asarray(
+            Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST)
+        )
+        ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
+        fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
+        tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
+    doubt = 0.0
+    for j, enclosed, like_bg in tests:
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
         if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
-            cut |= region
+            cut |= lab == j
         elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
             # studio, a white label) is no evidence of an opening either way
