@@ -27,6 +27,7 @@ from .layout import Placement, plan_placement, product_bbox, resample_region
 from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .models import DEFAULT_NETWORK, NetworkConfig
+from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
 from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
@@ -134,13 +135,15 @@ def product_matte(
     *,
     pick_config: PickConfig = SHIPPED_PICK,
     network: NetworkConfig = DEFAULT_NETWORK,
+    openings: OpeningsConfig | None = DEFAULT_OPENINGS,
     **kw: Any,
 ) -> tuple[np.ndarray, str | None, Pick]:
     """The product's refined alpha matte at the working resolution: pick, refinement, guard, refocus.
 
     :func:`retouch.pick.pick_product` -> :func:`retouch.matte.refine_matte` -> :func:`retouch.pick.guard`
     (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
-    the product inside the safe mask, whose crop mask is then refined and used.
+    the product inside the safe mask, whose crop mask is then refined and used; then the background seen
+    through the product's openings is cleared (:func:`retouch.openings.clear_openings`).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -148,6 +151,7 @@ def product_matte(
         pick_config: the pick's thresholds and switches (:class:`retouch.pick.PickConfig`).
         network: where the model files are, which copy runs the 256 px passes
             (:class:`retouch.models.NetworkConfig`).
+        openings: constants of the openings step; ``None`` skips it (before/after measurements).
         **kw: passed to :func:`retouch.matte.refine_matte`.
 
     Returns:
@@ -156,12 +160,31 @@ def product_matte(
         with its signals.
     """
     pick = pick_product(small, model_name, config=pick_config, network=network)
-    alpha, fell_back = guard(small, refine_matte(small, pick.mask, **kw), pick, config=pick_config)
+    coarse = pick.mask
+    alpha, fell_back = guard(small, refine_matte(small, coarse, **kw), pick, config=pick_config)
     if fell_back is not None:
+        coarse = pick.safe if pick.safe is not None else alpha
         refocused = refocus_fallback(small, alpha, pick, model_name, config=pick_config, network=network)
         if refocused is not None:
-            alpha, fell_back = refine_matte(small, refocused, **kw), None
+            alpha, fell_back, coarse = refine_matte(small, refocused, **kw), None, refocused
+    if openings is not None:
+        alpha = _clear_openings(small, alpha, coarse, pick, openings)
     return alpha, fell_back, pick
+
+
+def _clear_openings(
+    small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray, pick: Pick, cfg: OpeningsConfig
+) -> np.ndarray:
+    """The matte with its see-through openings cleared (:func:`retouch.openings.clear_openings`); records
+    what was found in ``pick.signals`` (``openings_cleared``, ``openings_thin``, ``openings_doubtful``),
+    which :func:`retouch.pick.confidence` reads."""
+    found = clear_openings(small, alpha, coarse, cfg)
+    pick.signals.update(
+        openings_cleared=round(found.cleared, 4),
+        openings_thin=round(found.kept_thin, 4),
+        openings_doubtful=round(found.doubtful, 4),
+    )
+    return found.alpha
 
 
 def _bleed_into_transparent(

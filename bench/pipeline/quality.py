@@ -84,12 +84,19 @@ COLUMNS = [
 
 
 def _inputs(
-    set_name: str, n_composites: int, only: set[str] | None, limit: int | None, gt_dir: Path | None = None
+    set_name: str,
+    n_composites: int,
+    only: set[str] | None,
+    limit: int | None,
+    gt_dir: Path | None = None,
+    comp_seed: int | None = None,
+    open_seed: int | None = None,
 ) -> Iterator[tuple[str, Loader]]:
     """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask, bool opening mask
     of a see-through photo or ``None``).
 
-    ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`validation_sets.photos.folder_items`)."""
+    ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`validation_sets.photos.folder_items`). ``comp_seed`` / ``open_seed``
+    replace the fold's default seed of the composites / see-through photos (products stay the fold's)."""
     from validation_sets.composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     fold = "holdout" if set_name.endswith("holdout") else "tune"
@@ -106,8 +113,12 @@ def _inputs(
         stems = set(gt_folds()[fold])
         items = [item for item in folder_items(GT) if item[0] in stems]
     elif set_name.startswith("open"):
-        oseed = OPEN_HOLDOUT_SEED if fold == "holdout" else OPEN_TUNE_SEED
-        for stem, i in see_through_set(fold, n_composites):
+        oseed = (
+            open_seed
+            if open_seed is not None
+            else (OPEN_HOLDOUT_SEED if fold == "holdout" else OPEN_TUNE_SEED)
+        )
+        for stem, i in see_through_set(fold, n_composites, oseed):
 
             def make_open(stem: str = stem, i: int = i) -> tuple[bytes, np.ndarray, np.ndarray | None]:
                 c = make_see_through(stem, oseed, i)
@@ -115,8 +126,8 @@ def _inputs(
 
             items.append((f"o{oseed}-{i:02d}-{stem}", make_open))
     else:
-        seed = HOLDOUT_SEED if fold == "holdout" else TUNE_SEED
-        for stem, i, kind in composites(fold, n_composites):
+        seed = comp_seed if comp_seed is not None else (HOLDOUT_SEED if fold == "holdout" else TUNE_SEED)
+        for stem, i, kind in composites(fold, n_composites, seed):
 
             def make(
                 stem: str = stem, i: int = i, kind: str | None = kind
@@ -284,6 +295,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--per-photo", action="store_true", help="also print every photo's row")
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos of each set")
     parser.add_argument("--model", default="u2netp")
+    parser.add_argument(
+        "--comp-seed", type=int, default=None, help="seed of the composites (default: the fold's)"
+    )
+    parser.add_argument(
+        "--open-seed", type=int, default=None, help="seed of the see-through photos (default: the fold's)"
+    )
     parser.add_argument("--only", nargs="*", default=None, help="photo names (or parts of them)")
     parser.add_argument(
         "--gt-dir",
@@ -311,7 +328,9 @@ def main(argv: list[str] | None = None) -> int:
         names: list[str] = []
         acc: list[list[float]] = []
         t_base = t_ours = 0.0
-        for name, load in _inputs(set_name, n_comp, only, args.limit, args.gt_dir):
+        for name, load in _inputs(
+            set_name, n_comp, only, args.limit, args.gt_dir, args.comp_seed, args.open_seed
+        ):
             data, gt, opening = load()
             try:
                 row, tb, to = measure(data, gt, session, args.model, opening)

@@ -18,7 +18,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     (:attr:`PickConfig.confidence_weights`, fitted on the
     tuning GT fold and the tuning composites by ``bench/tuning/tune_pick.py``), capped at
     :attr:`~PickConfig.fallback_confidence` (so flagged) where the guard fell back to the safe mask or where the kept
-    mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`) and where the refocus ran.
+    mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`) where the refocus ran, and where at least
+    :attr:`~PickConfig.openings_review_doubt` of the matte looks like the background around it but was not
+    cut as an opening (``openings_doubtful``).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -40,6 +42,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     ):  # the kept mask is a soft object among sharp ones
         c = min(c, config.fallback_confidence)
     if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
+        c = min(c, config.fallback_confidence)
+    if signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt:
+        # part of the matte looks like the background seen around it but could not be cut safely
         c = min(c, config.fallback_confidence)
     return round(c, 3), bool(c < config.review_below)
 

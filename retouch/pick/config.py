@@ -158,6 +158,11 @@ class PickConfig:
     #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
     #: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
     review_below: float = 0.6
+    #: Share of the matte that the background's colour model explains but that the openings step left as
+    #: product (``openings_doubtful``, :attr:`retouch.openings.Openings.doubtful`) from which a result is
+    #: flagged for review. Chosen on tuning photos with masks only: among 0.02-0.3 the lowest that flags at
+    #: most 10 % of the results at IoU >= 0.95 (``docs/decisions/see-through-openings-2.md``).
+    openings_review_doubt: float = 0.05
 
     @property
     def safe_source(self) -> str:

@@ -1,0 +1,465 @@
+"""See-through openings: background seen through a handle, a hoop, a frame or a wheel.
+
+The network often fills an opening of the product with product (a bicycle's rear wheel holding the
+boardwalk seen between its spokes, a mug handle holding the table). After the product's matte is
+chosen, :func:`clear_openings` looks for regions *inside the matte* whose colours are explained by the
+background seen outside the product and not by the product's own colours, and cuts them out; inside
+every opening (found here or left open by the network) it keeps the thin product structures that cross
+it (spokes, chains, straps) where their colour is the product's.
+
+Colour models are small Gaussian mixtures (k-means centres, per-component diagonal variances and
+weights, as in GrabCut's colour model: Rother, Kolmogorov, Blake, "GrabCut", SIGGRAPH 2004), learned from
+the confident background in a ring around the product and from the matte's pixels that the background
+model does not explain. The colour work runs at <= ~0.12 MP, the texture test of the candidate regions at
+the working resolution; a matte with no background-like interior stops after one pass over its pixels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+from scipy import ndimage as ndi
+
+from .colors import squared_distances
+
+__all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
+
+
+@dataclass(frozen=True)
+class OpeningsConfig:
+    """Constants of :func:`clear_openings`, all chosen on tuning photos only (GT tuning fold, tuning
+    composites, tuning see-through photos, ``nomask/bike.jpg`` and the ``nomask`` cars;
+    ``docs/decisions/see-through-openings.md`` and ``see-through-openings-2.md``).
+
+    Attributes:
+        work_pixels: work resolution of the colour tests (pixels).
+        posterior: posterior probability of "background" (smoothed over 5 x 5 px) above which a matte
+            pixel is a candidate opening pixel.
+        min_share: smallest opening cleared, as a share of the matte's area.
+        soft_min_share: smallest opening cleared where the matte is half-transparent (mean alpha below
+            ``soft_alpha``) and the network unsure (mean below ``unsure``).
+        soft_alpha: see ``soft_min_share``.
+        max_share: largest share of the matte cleared at once (more: the product itself looks like the
+            background; nothing is cleared and the result is reported as doubtful).
+        texture: median local texture of the background around the product (grey standard deviation
+            over 5 x 5 px at ``work_pixels``, grey in [0, 1]; 0.008 = 2 levels of 255) from which the
+            background's texture is evidence. On a plainer backdrop colour alone proves little: only
+            regions the network was unsure of are cut.
+        texture_ratio: the range of a region's median fine texture (5 x 5 px grey standard deviation at
+            the working resolution) over the background ring's, within which a confidently matted,
+            background-coloured region on a textured background is cut. The fine scale tells gravel,
+            grass and foliage from a car's smooth paint that the coarse scale confuses.
+        unsure: mean network confidence under which a flat background-coloured region is also cleared.
+        outer_contact: largest share of a candidate region's outline that may run along the outside
+            background (an opening is bounded mostly by the product).
+        typical: share of a candidate region's pixels whose colour is as typical of the background as
+            70 % of the background's own pixels (log density under the background mixture).
+        grow: smoothed posterior of "background" down to which matte pixels joined to a cut opening are
+            cut too (hysteresis).
+        grow_max: largest growth factor of that hysteresis: a cut region whose joined component is more
+            than this many times its own size spreads into the product (a car's panel, a shrub) and is
+            not cut at all but counted as doubtful.
+        thin_posterior: pixel posterior of "product" from which a pixel inside an opening is kept as a
+            thin structure.
+        thin_contrast: grey-level contrast (in [0, 1], top-hat over 5 x 5 px) of a thin structure
+            against its surroundings.
+    """
+
+    work_pixels: int = 120_000
+    posterior: float = 0.75
+    min_share: float = 0.01
+    soft_min_share: float = 0.001
+    soft_alpha: float = 0.75
+    max_share: float = 0.8
+    texture: float = 0.008
+    texture_ratio: tuple[float, float] = (0.6, 1.8)
+    unsure: float = 0.85
+    outer_contact: float = 0.15
+    typical: float = 0.5
+    grow: float = 0.5
+    grow_max: float = 4.0
+    thin_posterior: float = 0.4
+    thin_contrast: float = 0.035
+
+
+#: The configuration the pipeline uses.
+DEFAULT_OPENINGS = OpeningsConfig()
+
+
+@dataclass
+class Openings:
+    """What :func:`clear_openings` found.
+
+    Attributes:
+        alpha: float32 (H, W) in [0, 1], the matte with openings cleared and thin structures kept.
+        cleared: share of the input matte's area (alpha >= 0.5) cut out as openings.
+        kept_thin: share of the input matte's area added back as thin structures inside openings.
+        doubtful: share of the input matte's area that the background model explains but that was left
+            as product (too large, too much on the outline, of another texture, or spreading too far to be
+            cut safely), on a textured background or where the network was unsure; 1.0 when the
+            background model explains the whole product.
+        ran: whether colour models were fitted (False: no confident background or product to learn from).
+        ghosts: share of the input matte's area of half-transparent background-coloured pixels inside
+            the product's outline set to 0.
+        bg_like: share of the input matte's pixels whose colour is as typical of the background as 70 %
+            of the background's own pixels (0 when the models were not fitted).
+        fg_outside: share of the background ring's pixels (outside the matte) that the product's colour
+            model explains better than the background's: where the matte and the colours disagree (0
+            when the product model was not fitted).
+    """
+
+    alpha: np.ndarray
+    cleared: float = 0.0
+    kept_thin: float = 0.0
+    doubtful: float = 0.0
+    ran: bool = False
+    bg_like: float = 0.0
+    ghosts: float = 0.0
+    fg_outside: float = 0.0
+
+
+def _resize_f(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """Bilinear resize of a float32 (H, W) array to ``size`` = (width, height)."""
+    if (x.shape[1], x.shape[0]) == size:
+        return x.astype(np.float32, copy=False)
+    return np.asarray(Image.fromarray(x.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+
+
+def _texture(grey: np.ndarray) -> np.ndarray:
+    """Local grey standard deviation over 5 x 5 px of a float32 (H, W) grey image in [0, 1]."""
+    m1 = ndi.uniform_filter(grey, size=5, mode="nearest")
+    return np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, size=5, mode="nearest") - m1 * m1, 0.0))
+
+
+def _label_medians(values: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
+    """Median of ``values`` (float (H, W)) over each label 1..n of ``labels`` (int (H, W), 0 = none):
+    float64 (n + 1,), index 0 and labels without pixels 0. Sorts only the labelled pixels (cheaper than
+    :func:`scipy.ndimage.median` over the whole image)."""
+    out = np.zeros(n + 1, np.float64)
+    sel = labels > 0
+    lab, val = labels[sel], values[sel]
+    if not len(lab):
+        return out
+    order = np.lexsort((val, lab))
+    lab, val = lab[order], val[order]
+    starts = np.searchsorted(lab, np.arange(1, n + 1), side="left")
+    ends = np.searchsorted(lab, np.arange(1, n + 1), side="right")
+    for j, (a, b) in enumerate(zip(starts, ends, strict=True), start=1):
+        if b > a:
+            mid = (a + b - 1) / 2.0
+            out[j] = 0.5 * (float(val[int(np.floor(mid))]) + float(val[int(np.ceil(mid))]))
+    return out
+
+
+def _fit_gmm(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A diagonal Gaussian mixture from k-means: ``(means (K, 3), variances (K, 3), log weights (K,))``.
+
+    ``x``: (N, 3) float32 colours in [0, 1]. Farthest-point initialisation and 8 Lloyd iterations on at
+    most 1,500 samples (deterministic for a given ``rng``); each variance has a floor of 0.0004 (an RGB
+    standard deviation of 0.02, JPEG noise), so a flat backdrop does not give a needle-sharp model.
+    """
+    if len(x) > 1500:
+        x = x[rng.choice(len(x), size=1500, replace=False)]
+    k = max(1, min(k, len(x)))
+    centres = [x[0]]
+    for _ in range(1, k):
+        d = squared_distances(x, np.array(centres)).min(1)
+        centres.append(x[int(np.argmax(d))])
+    c = np.array(centres, dtype=np.float32)
+    lab = np.zeros(len(x), np.intp)
+    for _ in range(8):
+        lab = squared_distances(x, c).argmin(1)
+        for j in range(k):
+            sel = lab == j
+            if sel.any():
+                c[j] = x[sel].mean(0)
+    var = np.full((k, 3), 4e-4, np.float32)
+    wts = np.full(k, 1e-6, np.float64)
+    for j in range(k):
+        sel = lab == j
+        if sel.sum() >= 2:
+            var[j] = np.maximum(x[sel].var(0), 4e-4)
+        wts[j] += sel.sum()
+    return c, var, np.log(wts / wts.sum()).astype(np.float32)
+
+
+def _log_density(x: np.ndarray, gmm: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    """Log density (N,) of colours ``x`` (N, 3) under a diagonal mixture from :func:`_fit_gmm`."""
+    mean, var, logw = gmm
+    comp = np.empty((len(x), len(mean)), np.float32)
+    for j in range(len(mean)):
+        z = ((x - mean[j]) ** 2 / var[j]).sum(1)
+        comp[:, j] = logw[j] - 0.5 * (z + np.log(var[j]).sum() + 3 * np.log(2 * np.pi))
+    top = comp.max(1)
+    return top + np.log(np.exp(comp - top[:, None]).sum(1))
+
+
+def clear_openings(
+    small: np.ndarray,
+    alpha: np.ndarray,
+    coarse: np.ndarray | None = None,
+    cfg: OpeningsConfig = DEFAULT_OPENINGS,
+) -> Openings:
+    """Cut the background seen through the product's openings out of its matte, keep thin parts.
+
+    Steps (colour models and regions at <= ``cfg.work_pixels``): (1) a background mixture (6 components)
+    from the pixels in a ring outside the matte (alpha < 0.05, 2 px to ~12 % of the diagonal from it);
+    (2) a product mixture (6 components) from the matte's pixels (alpha >= 0.5) that the background
+    model does not explain (log density under the 30th percentile of the ring's own); a matte with too
+    few background-like pixels for any opening stops here; (3) each matte pixel's posterior of
+    "background", averaged over 5 x 5 px (an opening is a region, not a pixel); (4) regions above
+    ``cfg.posterior`` are cut (:func:`_select`); pixels joined to them down to
+    ``cfg.grow`` go with them, product-coloured pixels never, and a region whose joined component is
+    more than ``cfg.grow_max`` times its size is not cut at all (doubtful); (5) half-transparent
+    background-coloured pixels inside the outline are cleared (:func:`_clear_ghosts`); (6) thin product
+    parts crossing a cut opening are kept (:func:`_keep_thin`).
+
+    Args:
+        small: uint8 (H, W, 3) sRGB photo at the working resolution.
+        alpha: float32 (H, W) in [0, 1], the product's matte at the same size.
+        coarse: float32 (H, W) in [0, 1], the network mask the matte was refined from (default: ``alpha``).
+        cfg: the step's constants (:class:`OpeningsConfig`).
+
+    Returns:
+        :class:`Openings` with the new matte (``alpha`` itself when nothing changed) and what was found.
+    """
+    h, w = alpha.shape
+    area0 = int((alpha >= 0.5).sum())
+    out = Openings(alpha)
+    if area0 < 100:
+        return out
+    f = min(1.0, (cfg.work_pixels / (h * w)) ** 0.5)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    a_s = _resize_f(alpha, size)
+    p_s = _resize_f(coarse if coarse is not None else alpha, size)
+    rgb_s = np.stack([_resize_f(small[..., c].astype(np.float32) / 255.0, size) for c in range(3)], axis=-1)
+    fg = a_s >= 0.5
+    dist_out = ndi.distance_transform_edt(~fg)
+    ring = (a_s < 0.05) & (dist_out > 2) & (dist_out <= 0.12 * float(np.hypot(*fg.shape)))
+    if ring.sum() < 200 or fg.sum() < 200:
+        return out
+    rng = np.random.default_rng(0)
+    bg_gmm = _fit_gmm(rgb_s[ring], 6, rng)
+    fg_px = rgb_s[fg]
+    fg_ld_bg = _log_density(fg_px, bg_gmm)
+    typical = float(np.percentile(_log_density(rgb_s[ring], bg_gmm), 30))
+    unexplained = fg_ld_bg < typical
+    out.ran = True
+    out.bg_like = 1.0 - float(unexplained.mean())
+    if unexplained.sum() < 50:
+        # the background model explains the whole product: no way to tell them apart by colour
+        out.doubtful = 1.0
+        return out
+    if (~unexplained).sum() * cfg.typical < cfg.min_share * len(fg_px):
+        # too few background-like pixels in the matte for any opening: nothing more to do
+        return out
+    fg_gmm = _fit_gmm(fg_px[unexplained], 6, rng)
+    ring_px = rgb_s[ring]
+    if len(ring_px) > 4000:
+        ring_px = ring_px[rng.choice(len(ring_px), size=4000, replace=False)]
+    # the colour models' disagreement with the matte outside it: background that looks like product
+    out.fg_outside = float((_log_density(ring_px, fg_gmm) > _log_density(ring_px, bg_gmm)).mean())
+    # posterior of background of every matte pixel (0 outside the matte)
+    typical_px = np.zeros(fg.shape, bool)
+    typical_px[fg] = fg_ld_bg >= typical
+    post_bg = np.zeros(fg.shape, np.float32)
+    post_bg[fg] = 1.0 / (1.0 + np.exp(np.clip(_log_density(fg_px, fg_gmm) - fg_ld_bg, -30.0, 30.0)))
+    smooth = ndi.uniform_filter(post_bg, size=5, mode="nearest")
+    outside_lab, _ = ndi.label(~fg)
+    border = np.unique(
+        np.concatenate([outside_lab[0], outside_lab[-1], outside_lab[:, 0], outside_lab[:, -1]])
+    )
+    outer = np.isin(outside_lab, border[border > 0])
+    fg_area = float(fg.sum())
+    cand = fg & (smooth >= cfg.posterior)
+    cut, doubt = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
+    if cut.any():
+        # hysteresis: background-like matte pixels joined to a cut opening go with it (the specks of
+        # boardwalk left between the spokes)
+        low_lab, n_low = ndi.label(fg & (smooth >= cfg.grow))
+        seed_n = np.bincount(low_lab[cut], minlength=n_low + 1)
+        all_n = np.bincount(low_lab.ravel(), minlength=n_low + 1)
+        ok = (seed_n > 0) & (all_n <= cfg.grow_max * seed_n)
+        ok[0] = False
+        spread = (seed_n > 0) & ~ok
+        spread[0] = False
+        if spread.any():
+            doubt += float(all_n[spread].sum())
+            cut &= ~spread[low_lab]
+        cut |= ok[low_lab]
+        # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
+        cut &= post_bg >= 0.5
+    out.cleared = float(cut.sum()) / fg_area
+    if out.cleared > cfg.max_share:
+        doubt += float(cut.sum())
+        cut[:] = False
+        out.cleared = 0.0
+    out.doubtful = doubt / fg_area
+    new = alpha.copy()
+    cut_w = _resize_f(cut.astype(np.float32), (w, h)) > 0.5
+    new[cut_w] = 0.0
+    inner = _resize_f((~outer).astype(np.float32), (w, h)) > 0.5
+    out.ghosts = _clear_ghosts(small, new, inner, bg_gmm, fg_gmm) / float(area0)
+    if cut.any():
+        out.kept_thin = _keep_thin(small, new, cut_w, bg_gmm, fg_gmm, cfg) / float(area0)
+    elif out.ghosts == 0:
+        return out
+    out.alpha = new.astype(np.float32)
+    return out
+
+
+def _select(
+    cand: np.ndarray,
+    outer: np.ndarray,
+    ring: np.ndarray,
+    rgb_s: np.ndarray,
+    p_s: np.ndarray,
+    a_s: np.ndarray,
+    typical_px: np.ndarray,
+    fg_area: float,
+    small: np.ndarray,
+    cfg: OpeningsConfig,
+) -> tuple[np.ndarray, float]:
+    """The candidate regions to cut as openings, and the area of those left in doubt.
+
+    A connected region of ``cand`` (bool, the matte's background-like pixels at the colour tests'
+    resolution) is cut when it covers at least ``cfg.min_share`` of the matte (or
+    ``cfg.soft_min_share`` where the matte ``a_s`` averages under ``cfg.soft_alpha`` and the
+    network was unsure), touches the outside background
+    (``outer``) along at most ``cfg.outer_contact`` of its outline, has at least
+    ``cfg.typical`` of its pixels ``typical_px`` and, either the network was unsure of it (mean
+    ``p_s`` < ``cfg.unsure``), or the
+    background around the product (``ring``) is textured (median 5 x 5 grey standard deviation >=
+    ``cfg.texture``) and the region's median fine texture is within ``cfg.texture_ratio`` of the
+    background's. Regions large
+    enough but refused count as doubtful.
+
+    Returns:
+        ``(cut, doubtful_pixels)``: bool array like ``cand`` and a pixel count.
+    """
+    cut = np.zeros_like(cand)
+    if not cand.any():
+        return cut, 0.0
+    lab, n = ndi.label(cand)
+    idx = np.arange(n + 1)
+    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    edge = cand & ~ndi.binary_erosion(cand)
+    edge_n = ndi.sum_labels(edge, lab, idx)
+    edge_outer = ndi.sum_labels(edge & ndi.binary_dilation(outer, iterations=1), lab, idx)
+    mean_p = ndi.mean(p_s, lab, idx)
+    mean_a = ndi.mean(a_s, lab, idx)
+    typical_share = ndi.mean(typical_px.astype(np.float32), lab, idx)
+    # local texture (grey standard deviation over 5 x 5 px): whether the background around the product is
+    # textured at all (at the colour tests' resolution; on a plain backdrop colour alone proves little),
+    # and each region's median texture over the background ring's at the working resolution (fine
+    # enough to tell gravel or leaves from a car's smooth paint)
+    bg_tex = float(np.median(_texture(rgb_s.mean(-1))[ring]))
+    lo, hi = cfg.texture_ratio
+    tests: list[tuple[int, bool, bool]] = []  # (label, enclosed, background-like) of regions large enough
+    for j in range(1, n + 1):
+        # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
+        # (the leaves in a frame's narrow corner)
+        soft = mean_a[j] < cfg.soft_alpha and mean_p[j] < cfg.unsure
+        if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
+            enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
+            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical)))
+    tex_ratio = np.zeros(n + 1, np.float64)
+    if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
+        # only where the texture decides: the fine texture of the whole working image is the step's
+        # largest single cost on photos whose candidates fail the cheaper tests
+        tex_f = _texture(small.astype(np.float32).mean(-1) / 255.0)
+        size_f = (small.shape[1], small.shape[0])
+        lab_f = np.asarray(
+            Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST)
+        )
+        ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
+        fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
+        tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
+    doubt = 0.0
+    for j, enclosed, like_bg in tests:
+        textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
+        if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
+            cut |= lab == j
+        elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
+            # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
+            # studio, a white label) is no evidence of an opening either way
+            doubt += float(sizes[j])
+    return cut, doubt
+
+
+def _clear_ghosts(
+    small: np.ndarray,
+    new: np.ndarray,
+    inner: np.ndarray,
+    bg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> int:
+    """Set half-transparent background left inside the product's outline to 0, in place.
+
+    Leaves seen through a frame triangle at alpha 0.2-0.5: pixels of ``new`` (float32 (H, W) matte at the
+    working resolution) inside the outline (``inner``, bool), with 0.02 < alpha < 0.5, at least 2 px from
+    the solid matte (alpha >= 0.5: an edge's own soft band is left to the edge refinement) and better
+    explained by the background's colour mixture than by the product's. Returns how many were set to 0.
+    """
+    ghost = inner & (new > 0.02) & (new < 0.5)
+    if not ghost.any():
+        return 0
+    ys, xs = np.nonzero(ghost)
+    y0, y1, x0, x1 = max(0, ys.min() - 2), ys.max() + 3, max(0, xs.min() - 2), xs.max() + 3
+    sub, g = new[y0:y1, x0:x1], ghost[y0:y1, x0:x1]
+    # 2 px or more from the solid matte (the box reaches 2 px beyond every candidate, so no nearer solid
+    # pixel lies outside it)
+    g &= ndi.distance_transform_edt(sub < 0.5) >= 2
+    if not g.any():
+        return 0
+    x = small[y0:y1, x0:x1][g].astype(np.float32) / 255.0
+    is_bg = _log_density(x, bg_gmm) >= _log_density(x, fg_gmm)
+    gy, gx = np.nonzero(g)
+    sub[gy[is_bg], gx[is_bg]] = 0.0
+    return int(is_bg.sum())
+
+
+def _keep_thin(
+    small: np.ndarray,
+    new: np.ndarray,
+    cut_w: np.ndarray,
+    bg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    cfg: OpeningsConfig,
+) -> int:
+    """Put back thin product parts crossing a cut opening (spokes, a chain), in place; returns their px.
+
+    Decided pixel by pixel at the working resolution inside the cut openings' box (``cut_w``, bool):
+    product posterior >= ``cfg.thin_posterior``, standing out from its surroundings (grey top-hat, dark or
+    light, over 5 x 5 px >= ``cfg.thin_contrast``), no wider than 2 px (gone after an opening with a 3 x 3
+    square), joined (8-connected) to the product and at least 6 px in all.
+    """
+    h, w = new.shape
+    ys, xs = np.nonzero(cut_w)
+    y0, y1, x0, x1 = max(0, ys.min() - 3), min(h, ys.max() + 4), max(0, xs.min() - 3), min(w, xs.max() + 4)
+    open_w = cut_w[y0:y1, x0:x1]
+    box = small[y0:y1, x0:x1]
+    x = box[open_w].astype(np.float32) / 255.0
+    d = _log_density(x, fg_gmm) - _log_density(x, bg_gmm)
+    prod = np.zeros(open_w.shape, bool)
+    prod[open_w] = d >= np.log(cfg.thin_posterior / (1.0 - cfg.thin_posterior))
+    grey = box.astype(np.float32).mean(-1) / 255.0
+    line = np.maximum(ndi.grey_closing(grey, size=(5, 5)) - grey, grey - ndi.grey_opening(grey, size=(5, 5)))
+    prod &= line >= cfg.thin_contrast
+    thin = prod & ~ndi.binary_opening(prod, structure=np.ones((3, 3), bool))
+    sub = new[y0:y1, x0:x1]
+    body = sub >= 0.5
+    eight = np.ones((3, 3), bool)
+    lab, _ = ndi.label(thin | body, structure=eight)
+    joined = np.unique(lab[body])
+    thin &= np.isin(lab, joined[joined > 0])
+    if not thin.any():
+        return 0
+    tl, tn = ndi.label(thin, structure=eight)
+    big = np.bincount(tl.ravel(), minlength=tn + 1) >= 6
+    big[0] = False
+    thin = big[tl]
+    sub[thin] = 1.0
+    return int(thin.sum())
