@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
 class OpeningsConfig:
     """Constants of :func:`clear_openings`, all chosen on tuning photos only (GT tuning fold, tuning
     composites, tuning see-through photos, ``nomask/bike.jpg`` and the ``nomask`` cars;
-    ``docs/decisions/see-through-openings.md`` and ``see-through-openings-2.md``).
+    ``docs/decisions/2026-11-26-see-through-openings.md`` and ``2026-11-26-see-through-openings-second-attempt.md``).
 
     Attributes:
         work_pixels: work resolution of the colour tests (pixels).
