@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-from .colors import squared_distances
+from .colors import fit_colour_mixture, mixture_log_density
 
 __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
 
@@ -31,7 +31,7 @@ __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
 class OpeningsConfig:
     """Constants of :func:`clear_openings`, all chosen on tuning photos only (GT tuning fold, tuning
     composites, tuning see-through photos, ``nomask/bike.jpg`` and the ``nomask`` cars;
-    ``docs/decisions/2026-11-26-see-through-openings.md`` and ``2026-11-26-see-through-openings-second-attempt.md``).
+    the see-through openings records in ``docs/decisions/``).
 
     Attributes:
         work_pixels: work resolution of the colour tests (pixels).
@@ -119,6 +119,16 @@ class Openings:
     ghosts: float = 0.0
     fg_outside: float = 0.0
 
+    def signals(self) -> dict[str, float]:
+        """The entries this step adds to :attr:`retouch.pick.Pick.signals` (shares rounded to 4 decimals):
+        ``openings_cleared``, ``openings_thin`` and ``openings_doubtful``, which
+        :func:`retouch.pick.confidence` reads."""
+        return {
+            "openings_cleared": round(self.cleared, 4),
+            "openings_thin": round(self.kept_thin, 4),
+            "openings_doubtful": round(self.doubtful, 4),
+        }
+
 
 def _resize_f(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Bilinear resize of a float32 (H, W) array to ``size`` = (width, height)."""
@@ -151,49 +161,6 @@ def _label_medians(values: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray
             mid = (a + b - 1) / 2.0
             out[j] = 0.5 * (float(val[int(np.floor(mid))]) + float(val[int(np.ceil(mid))]))
     return out
-
-
-def _fit_gmm(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A diagonal Gaussian mixture from k-means: ``(means (K, 3), variances (K, 3), log weights (K,))``.
-
-    ``x``: (N, 3) float32 colours in [0, 1]. Farthest-point initialisation and 8 Lloyd iterations on at
-    most 1,500 samples (deterministic for a given ``rng``); each variance has a floor of 0.0004 (an RGB
-    standard deviation of 0.02, JPEG noise), so a flat backdrop does not give a needle-sharp model.
-    """
-    if len(x) > 1500:
-        x = x[rng.choice(len(x), size=1500, replace=False)]
-    k = max(1, min(k, len(x)))
-    centres = [x[0]]
-    for _ in range(1, k):
-        d = squared_distances(x, np.array(centres)).min(1)
-        centres.append(x[int(np.argmax(d))])
-    c = np.array(centres, dtype=np.float32)
-    lab = np.zeros(len(x), np.intp)
-    for _ in range(8):
-        lab = squared_distances(x, c).argmin(1)
-        for j in range(k):
-            sel = lab == j
-            if sel.any():
-                c[j] = x[sel].mean(0)
-    var = np.full((k, 3), 4e-4, np.float32)
-    wts = np.full(k, 1e-6, np.float64)
-    for j in range(k):
-        sel = lab == j
-        if sel.sum() >= 2:
-            var[j] = np.maximum(x[sel].var(0), 4e-4)
-        wts[j] += sel.sum()
-    return c, var, np.log(wts / wts.sum()).astype(np.float32)
-
-
-def _log_density(x: np.ndarray, gmm: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """Log density (N,) of colours ``x`` (N, 3) under a diagonal mixture from :func:`_fit_gmm`."""
-    mean, var, logw = gmm
-    comp = np.empty((len(x), len(mean)), np.float32)
-    for j in range(len(mean)):
-        z = ((x - mean[j]) ** 2 / var[j]).sum(1)
-        comp[:, j] = logw[j] - 0.5 * (z + np.log(var[j]).sum() + 3 * np.log(2 * np.pi))
-    top = comp.max(1)
-    return top + np.log(np.exp(comp - top[:, None]).sum(1))
 
 
 def clear_openings(
@@ -241,10 +208,10 @@ def clear_openings(
     if ring.sum() < 200 or fg.sum() < 200:
         return out
     rng = np.random.default_rng(0)
-    bg_gmm = _fit_gmm(rgb_s[ring], 6, rng)
+    bg_gmm = fit_colour_mixture(rgb_s[ring], 6, rng)
     fg_px = rgb_s[fg]
-    fg_ld_bg = _log_density(fg_px, bg_gmm)
-    typical = float(np.percentile(_log_density(rgb_s[ring], bg_gmm), 30))
+    fg_ld_bg = mixture_log_density(fg_px, bg_gmm)
+    typical = float(np.percentile(mixture_log_density(rgb_s[ring], bg_gmm), 30))
     unexplained = fg_ld_bg < typical
     out.ran = True
     out.bg_like = 1.0 - float(unexplained.mean())
@@ -255,17 +222,19 @@ def clear_openings(
     if (~unexplained).sum() * cfg.typical < cfg.min_share * len(fg_px):
         # too few background-like pixels in the matte for any opening: nothing more to do
         return out
-    fg_gmm = _fit_gmm(fg_px[unexplained], 6, rng)
+    fg_gmm = fit_colour_mixture(fg_px[unexplained], 6, rng)
     ring_px = rgb_s[ring]
     if len(ring_px) > 4000:
         ring_px = ring_px[rng.choice(len(ring_px), size=4000, replace=False)]
     # the colour models' disagreement with the matte outside it: background that looks like product
-    out.fg_outside = float((_log_density(ring_px, fg_gmm) > _log_density(ring_px, bg_gmm)).mean())
+    out.fg_outside = float(
+        (mixture_log_density(ring_px, fg_gmm) > mixture_log_density(ring_px, bg_gmm)).mean()
+    )
     # posterior of background of every matte pixel (0 outside the matte)
     typical_px = np.zeros(fg.shape, bool)
     typical_px[fg] = fg_ld_bg >= typical
     post_bg = np.zeros(fg.shape, np.float32)
-    post_bg[fg] = 1.0 / (1.0 + np.exp(np.clip(_log_density(fg_px, fg_gmm) - fg_ld_bg, -30.0, 30.0)))
+    post_bg[fg] = 1.0 / (1.0 + np.exp(np.clip(mixture_log_density(fg_px, fg_gmm) - fg_ld_bg, -30.0, 30.0)))
     smooth = ndi.uniform_filter(post_bg, size=5, mode="nearest")
     outside_lab, _ = ndi.label(~fg)
     border = np.unique(
@@ -415,7 +384,7 @@ def _clear_ghosts(
     if not g.any():
         return 0
     x = small[y0:y1, x0:x1][g].astype(np.float32) / 255.0
-    is_bg = _log_density(x, bg_gmm) >= _log_density(x, fg_gmm)
+    is_bg = mixture_log_density(x, bg_gmm) >= mixture_log_density(x, fg_gmm)
     gy, gx = np.nonzero(g)
     sub[gy[is_bg], gx[is_bg]] = 0.0
     return int(is_bg.sum())
@@ -442,7 +411,7 @@ def _keep_thin(
     open_w = cut_w[y0:y1, x0:x1]
     box = small[y0:y1, x0:x1]
     x = box[open_w].astype(np.float32) / 255.0
-    d = _log_density(x, fg_gmm) - _log_density(x, bg_gmm)
+    d = mixture_log_density(x, fg_gmm) - mixture_log_density(x, bg_gmm)
     prod = np.zeros(open_w.shape, bool)
     prod[open_w] = d >= np.log(cfg.thin_posterior / (1.0 - cfg.thin_posterior))
     grey = box.astype(np.float32).mean(-1) / 255.0

@@ -168,23 +168,10 @@ def product_matte(
         if refocused is not None:
             alpha, fell_back, coarse = refine_matte(small, refocused, **kw), None, refocused
     if openings is not None:
-        alpha = _clear_openings(small, alpha, coarse, pick, openings)
+        found = clear_openings(small, alpha, coarse, openings)
+        pick.signals.update(found.signals())
+        alpha = found.alpha
     return alpha, fell_back, pick
-
-
-def _clear_openings(
-    small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray, pick: Pick, cfg: OpeningsConfig
-) -> np.ndarray:
-    """The matte with its see-through openings cleared (:func:`retouch.openings.clear_openings`); records
-    what was found in ``pick.signals`` (``openings_cleared``, ``openings_thin``, ``openings_doubtful``),
-    which :func:`retouch.pick.confidence` reads."""
-    found = clear_openings(small, alpha, coarse, cfg)
-    pick.signals.update(
-        openings_cleared=round(found.cleared, 4),
-        openings_thin=round(found.kept_thin, 4),
-        openings_doubtful=round(found.doubtful, 4),
-    )
-    return found.alpha
 
 
 def _bleed_into_transparent(

@@ -161,7 +161,7 @@ class PickConfig:
     #: Share of the matte that the background's colour model explains but that the openings step left as
     #: product (``openings_doubtful``, :attr:`retouch.openings.Openings.doubtful`) from which a result is
     #: flagged for review. Chosen on tuning photos with masks only: among 0.02-0.3 the lowest that flags at
-    #: most 10 % of the results at IoU >= 0.95 (``docs/decisions/2026-11-26-see-through-openings-second-attempt.md``).
+    #: most 10 % of the results at IoU >= 0.95 (the second see-through openings record in ``docs/decisions/``).
     openings_review_doubt: float = 0.05
 
     @property
