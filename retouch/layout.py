@@ -8,6 +8,7 @@ around the product is resampled (once, straight to the output scale), never the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from PIL import Image
@@ -35,6 +36,19 @@ class Placement:
     dst_box: tuple[int, int, int, int]
     bbox: tuple[int, int, int, int]  # product bbox in input px (x0, y0, x1, y1), exclusive end
     below_minimum: bool = False  # kept at native resolution, under the preset's ``min_long_side``
+
+    @classmethod
+    def from_details(cls, details: dict[str, Any]) -> Placement:
+        """The placement a result was framed with, rebuilt from its ``processing_details`` (``output_width``,
+        ``output_height`` and ``framing``: ``scale``, ``src_box``, ``product_bbox``), the product filling
+        the whole canvas; e.g. to map a mask at the input size onto the result with :func:`resample_region`.
+
+        Raises:
+            KeyError: ``details`` has no framing (not a :func:`retouch.retouch` result).
+        """
+        fr = details["framing"]
+        w, h = int(details["output_width"]), int(details["output_height"])
+        return cls(w, h, float(fr["scale"]), tuple(fr["src_box"]), (0, 0, w, h), tuple(fr["product_bbox"]))
 
 
 def product_bbox(matte: np.ndarray, threshold: int = BBOX_THRESHOLD) -> tuple[int, int, int, int] | None:

@@ -164,15 +164,7 @@ def measure(
     if ours.shape != gt.shape or base.shape != gt.shape:
         raise ValueError(f"dimensioni diverse (gt {gt.shape}, ours {ours.shape}, rembg {base.shape})")
     out = np.asarray(Image.open(io.BytesIO(res.jpeg)).convert("RGB"))
-    fr = res.details["framing"]
-    placement = Placement(
-        res.width,
-        res.height,
-        fr["scale"],
-        tuple(fr["src_box"]),
-        (0, 0, res.width, res.height),
-        tuple(fr["product_bbox"]),
-    )
+    placement = Placement.from_details(res.details)
     gt_out = resample_region(gt, placement, fill=0)  # GT on the output canvas (for the halo)
     mid = (gt_out > 0) & (gt_out < 255)
     gt_out[mid] = np.where(gt_out[mid] >= 128, 255, 0)

@@ -82,15 +82,7 @@ def test_bike_on_a_smart_background_shows_the_scene_through_its_wheels_and_stand
     category = "home_lifestyle"
     res = retouch(bike, RetouchOptions(preset="amazon", background_category=category))
     out = _decode(res.jpeg).astype(int)
-    fr = res.details["framing"]
-    placement = Placement(
-        res.width,
-        res.height,
-        fr["scale"],
-        tuple(fr["src_box"]),
-        (0, 0, res.width, res.height),
-        tuple(fr["product_bbox"]),
-    )
+    placement = Placement.from_details(res.details)
     alpha = resample_region(res.matte, placement, fill=0).astype(np.float32) / 255.0
     floor = res.details["floor_row"]
     scene = render_background(category, res.width, res.height, floor / res.height).astype(int)
