@@ -69,6 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     passes = max(1, args.passes)
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    # rembg reads its model from U2NET_HOME (offline it cannot download one): the same file as ours
+    from retouch.models import DEFAULT_NETWORK
+
+    env["U2NET_HOME"] = str(DEFAULT_NETWORK.directory())
     rows: list[list[object]] = []
     with tempfile.TemporaryDirectory(prefix="fp-bench-mem-") as tmp:
         in_dir = Path(tmp) / "in"
@@ -97,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         samples: list[tuple[float, float]] = []
         wall, peak, _ = _run_measured(cmd, env, samples)
         n_r = len(list(out_r.glob("*.png")))
+        if n_r == 0:
+            raise SystemExit(
+                f"rembg non ha elaborato nessuna foto ({' '.join(cmd)}): U2NET_HOME={env['U2NET_HOME']}"
+            )
         label = "rembg p (CLI)" if cli else "rembg p loop (CLI extras missing)"
         rows.append([label, n_r, wall, peak, *slice_peaks(samples, wall, passes)])
 

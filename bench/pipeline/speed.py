@@ -175,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
         photos = photos[: args.limit]
     env = dict(os.environ)
     env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    # rembg reads its model from U2NET_HOME (offline it cannot download one): the same file as ours
+    from retouch.models import DEFAULT_NETWORK
+
+    env["U2NET_HOME"] = str(DEFAULT_NETWORK.directory())
     rows: list[list[object]] = []
     with tempfile.TemporaryDirectory(prefix="fp-bench-") as tmp:
         in_dir = Path(tmp) / "in"
@@ -210,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
                 cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
             wall_r, rss_r, _ = _run_measured(cmd, env)
             n_r = len(list(out_r.glob("*.png")))
+            if n_r == 0:
+                raise SystemExit(
+                    f"rembg non ha elaborato nessuna foto ({' '.join(cmd)}): U2NET_HOME={env['U2NET_HOME']}"
+                )
             row: list[object] = [label, n_r, wall_r, n_r / wall_r, rss_r, "", ""]
             if label not in best or wall_r < float(best[label][2]):  # type: ignore[arg-type]
                 best[label] = row
