@@ -1,4 +1,4 @@
-// ESLint for the web app (issue 14 item 4): typescript-eslint, React hooks, and import boundaries
+// ESLint for the web app: typescript-eslint, React hooks, and import boundaries
 // between features as bulletproof-react draws them (apps/react-vite/.eslintrc.cjs).
 import js from '@eslint/js';
 import importX from 'eslint-plugin-import-x';

@@ -5,7 +5,7 @@ interface OutboxMail {
 }
 
 /**
- * Issue 11, account pre-hijacking: someone signs up the owner's address with their own password (from
+ * Account pre-hijacking: someone signs up the owner's address with their own password (from
  * another "browser": Playwright's request context has its own cookies). The owner opens the e-mailed
  * link in their browser, is asked to choose a password, and signs in with it; the other password
  * never works.

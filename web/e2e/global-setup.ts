@@ -111,7 +111,7 @@ export default async function globalSetup(): Promise<() => Promise<void>> {
     FOTOPRONTA_DATA_DIR: dataDir,
     FOTOPRONTA_API_HOST: '127.0.0.1',
     FOTOPRONTA_API_PORT: String(apiPort),
-    // No FOTOPRONTA_PUBLIC_URL: as in `make dev`, links follow the address the browser uses (issue 12).
+    // No FOTOPRONTA_PUBLIC_URL: as in `make dev`, links follow the address the browser uses.
     FOTOPRONTA_POSTGRES_PORT: String(postgresPort),
     FOTOPRONTA_TEMPORAL_ADDRESS: `127.0.0.1:${temporalPort}`,
     FOTOPRONTA_TEMPORAL_UI_PORT: String(temporalUiPort),

@@ -2,7 +2,7 @@ import { expect, test } from '@playwright/test';
 import { addPhotos, createUser } from './stack-db';
 
 /**
- * Issue 13 item 2 on the real stack: /photos loads the paginated `GET /api/photos` 24 at a time
+ * On the real stack: /photos loads the paginated `GET /api/photos` 24 at a time
  * (the next page when the end of the grid scrolls into view, or 'Carica altre'), its summary comes from the server's counts, and the search is the server's.
  * The photos are rows written in the stack's database (no files: the cards show no preview).
  */

@@ -5,12 +5,13 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * End-to-end tests in Debian's chromium against the whole stack, started by `global-setup.ts` on free
  * ports (it exports the base URL in `FOTOPRONTA_E2E_BASE_URL`, which the workers inherit).
  * Projects: `setup` signs a client up through the UI and saves the session; `public` needs no account;
- * `accounts` checks the sign-up confirmation from another browser (issue 11); `seller` signs up its own
- * clients (purchases, thumbnails, profile defaults: issue 12); `client` reuses the saved session;
- * `review` creates its own accounts; `pwa` reuses it with the service worker allowed; `polish-public`
- * and `polish-client` check issue 12's polish (the latter also with the saved session; its offline test
- * lets the service worker run).
- * `staff` (issue 12) signs in admins and designers created in the stack's database.
+ * `accounts` checks the sign-up confirmation from another browser (against account pre-hijacking);
+ * `seller` signs up its own clients (purchases, thumbnails, profile defaults); `client` reuses the saved
+ * session; `review` creates its own accounts; `pwa` reuses it with the service worker allowed;
+ * `polish-public` and `polish-client` check the interface's finish: icons, dialogs, the trial modal,
+ * offline, a fast first visit (the latter also with the saved session; its offline test lets the service
+ * worker run).
+ * `staff` signs in admins and designers created in the stack's database.
  */
 export default defineConfig({
   testDir: '.',
@@ -43,7 +44,7 @@ export default defineConfig({
     { name: 'photos-list', testMatch: /photos-list\.spec\.ts$/ },
     // the service worker is what these test: allowed, with the signed-up client's session
     { name: 'pwa', testMatch: /pwa\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE, serviceWorkers: 'allow' } },
-    // Issue 12 (icons, dialogs, trial modal, offline, fast first visit).
+    // the interface's finish: icons, dialogs, trial modal, offline, fast first visit
     { name: 'polish-public', testMatch: /polish-public\.spec\.ts$/ },
     { name: 'polish-client', testMatch: /polish-client\.spec\.ts$/, dependencies: ['setup'], use: { storageState: AUTH_STATE } },
     { name: 'staff', testMatch: /staff\.spec\.ts$/ },

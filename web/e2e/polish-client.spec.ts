@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { emojiIn, screenshots, signUpNewClient, solidPng } from './helpers';
 
-/** Issue 12, signed-in app: icons (9), dialogs (10), offline (13). Uses the session saved by the setup project. */
+/** The signed-in app's finish: icons instead of emoji, the app's own dialogs, offline. Uses the session saved by the setup project. */
 
 test('schermate principali senza emoji: sidebar, schede, campanella, accesso negato', async ({ page }) => {
   for (const [path, heading] of [

@@ -1,7 +1,7 @@
 import { expect, test } from '@playwright/test';
 import { emojiIn, screenshots } from './helpers';
 
-/** Issue 12, public pages: icons without emoji (9), the trial modal (12), robots/sitemap and code splitting (15). */
+/** Public pages: icons without emoji, the trial modal, robots/sitemap and code splitting. */
 
 test('landing e /auth senza emoji: le icone sono SVG (lucide)', async ({ page }) => {
   await page.goto('/');

@@ -20,7 +20,7 @@ test('una rotta sconosciuta mostra la pagina 404', async ({ page }) => {
   await expect(page).toHaveURL(/\/$/);
 });
 
-/** Issue 11: the Content-Security-Policy lets the built app, its styles and its service worker run. */
+/** The Content-Security-Policy lets the built app, its styles and its service worker run. */
 test('la Content-Security-Policy non blocca nulla e il service worker si registra', async ({ browser, baseURL }) => {
   const context = await browser.newContext({ baseURL, serviceWorkers: 'allow' });
   const page = await context.newPage();

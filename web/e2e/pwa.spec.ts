@@ -1,7 +1,7 @@
 import { expect, test, type Page } from '@playwright/test';
 
 /**
- * Issue 12 item 1: with the PWA's service worker active, server pages (the test checkout
+ * With the PWA's service worker active, server pages (the test checkout
  * `/dev/checkout/…`, the development outbox `/dev/mail`) are fetched from the server, never answered
  * with the app shell by the worker's navigation fallback.
  */

@@ -6,11 +6,11 @@ import { PHOTOS_DIR, RESULTS_DIR } from './paths';
 import { createUser, setReview } from './stack-db';
 
 /**
- * Issue 10 item 4: an AI result the retouch pipeline is unsure of (`processing_details.needs_review`)
+ * An AI result the retouch pipeline is unsure of (`processing_details.needs_review`)
  * shows 'Da verificare' on its card with the original beside the result, says why in plain Italian,
  * and one click sends it to the free designer rework (no credits); the admin overview counts it.
  * The flag is written on the really completed job, as the pipeline would have written it.
- * Then (issue 12 item 2) the designer rejects the rework: the seller keeps the AI result and its download.
+ * Then the designer rejects the rework: the seller keeps the AI result and its download.
  */
 const PHOTO = path.join(PHOTOS_DIR, 'Banana_Iconic.jpg');
 const PASSWORD = 'segreto123';
@@ -107,7 +107,7 @@ test('un risultato AI dubbio è "Da verificare" e va a un grafico gratis con un 
   await adminPage.screenshot({ path: path.join(RESULTS_DIR, 'review-admin-overview.png'), fullPage: true });
   await adminContext.close();
 
-  // issue 12 item 2: the designer rejects the rework; the seller keeps the AI result and its download
+  // the designer rejects the rework; the seller keeps the AI result and its download
   const designer = `grafico-verifica-${stamp}@example.it`;
   createUser(designer, PASSWORD, 'graphic', 'Marco');
   const login = await request.post('/api/auth/login', { data: { email: designer, password: PASSWORD } });

@@ -16,7 +16,7 @@ export async function newSeller(page: Page, baseURL: string, firstName = 'Sara')
   expect(signup.status()).toBe(201);
   const mails = (await (await page.request.get('/api/dev/mail', { params: { to: email } })).json()) as OutboxMail[];
   const link = mails[0].links[0];
-  // issue 12 item 5: the link points where the browser is (127.0.0.1:port), not at localhost:8000
+  // the link points where the browser is (127.0.0.1:port), not at localhost:8000
   expect(new URL(link).origin).toBe(new URL(baseURL).origin);
   await page.goto(link);
   await expect(page).toHaveURL(/\/dashboard$/);
@@ -40,7 +40,7 @@ async function buy(page: Page, name: string): Promise<string> {
 }
 
 /**
- * Issue 12 items 3 and 5: an abandoned checkout ends as 'Annullato' or 'Scaduto' instead of 'In attesa'
+ * An abandoned checkout ends as 'Annullato' or 'Scaduto' instead of 'In attesa'
  * for ever; 'Acquisti recenti' counts only completed purchases; the pending-payments card verifies a
  * payment; after paying, the seller comes back to the same address, still signed in.
  */
@@ -88,7 +88,7 @@ test('pagamenti: annullato, scaduto, in sospeso con Verifica, poi pagato', async
   await expect(page.getByText('In attesa', { exact: true })).toHaveCount(0);
 });
 
-/** Issue 12 item 11: a default brand and category saved on /profile prefill the upload form. */
+/** A default brand and category saved on /profile prefill the upload form. */
 test('marca e categoria predefinite dal profilo compilano il caricamento', async ({ page, baseURL }) => {
   await newSeller(page, baseURL!, 'Marta');
   await page.goto('/upload');
@@ -109,7 +109,7 @@ test('marca e categoria predefinite dal profilo compilano il caricamento', async
   await expect(page.getByLabel('Categoria prodotto (facoltativa)')).toHaveValue('Gelato artigianale');
 });
 
-/** Issue 12 item 8: a portrait photo's preview fills the card's box and comes from the stored WebP. */
+/** A portrait photo's preview fills the card's box and comes from the stored WebP. */
 test('le anteprime su /photos riempiono il riquadro e sono WebP piccole', async ({ page, baseURL }) => {
   await newSeller(page, baseURL!, 'Paola');
   await page.goto('/upload');
@@ -159,7 +159,7 @@ test('le anteprime su /photos riempiono il riquadro e sono WebP piccole', async 
 });
 
 /**
- * Issue 12 item 4: a photo queued for designers ('In coda per grafici') can be cancelled by its seller
+ * A photo queued for designers ('In coda per grafici') can be cancelled by its seller
  * until a designer starts it: 'Elimina' asks in the app's dialog, which says the reserved credits come
  * back; then the photo is gone and the 3 reserved credits are back (15).
  */

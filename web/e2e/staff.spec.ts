@@ -15,7 +15,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
 }
 
 /**
- * Issue 12 item 6: an admin finds a delivered AI job by the seller's e-mail and reads its Italian
+ * An admin finds a delivered AI job by the seller's e-mail and reads its Italian
  * timeline (credits, AI retouch attempt, delivery, the 30-day deletion), with the Temporal UI link.
  */
 test("l'admin cerca un lavoro AI e ne legge la cronologia in italiano con il link a Temporal", async ({ page, request }) => {
@@ -58,7 +58,7 @@ test("l'admin cerca un lavoro AI e ne legge la cronologia in italiano con il lin
   await screenshots(page, 'admin-job-timeline');
 });
 
-/** Issue 12 item 14: the users table is paginated on the server and sorted by accessible headers. */
+/** The users table is paginated on the server and sorted by accessible headers. */
 test("l'admin sfoglia e ordina gli utenti per pagine", async ({ page }) => {
   const tag = `pag${Date.now()}`;
   const admin = { email: uniqueEmail('e2e-admin'), password: PASSWORD, role: 'admin' as const };
@@ -96,7 +96,7 @@ test("l'admin sfoglia e ordina gli utenti per pagine", async ({ page }) => {
 });
 
 /**
- * Issue 12 item 7: a designer lands on /graphics-dashboard, sees a thumbnail of each original, and
+ * A designer lands on /graphics-dashboard, sees a thumbnail of each original, and
  * an admin's assignment reaches the bell live (no reload).
  */
 test('il grafico arriva sulla sua dashboard con le anteprime e riceve la notifica di assegnazione', async ({ page, request }) => {

@@ -3,7 +3,7 @@
  * After `vite build`: writes `<file>.gz` beside every text file of `dist/` over 1 KB (JavaScript, CSS,
  * HTML, SVG, manifest), which the FastAPI server sends to browsers that accept gzip (api/main.py).
  * A 367 KB entry script travels as about 115 KB: the landing page's first paint on a phone comes
- * that much sooner (issue 12 item 15).
+ * that much sooner.
  */
 import fs from 'node:fs';
 import path from 'node:path';

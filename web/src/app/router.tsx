@@ -5,8 +5,8 @@ import { FullPageSpinner } from '@/components/ui/spinner';
 import { LandingPage } from '@/features/landing';
 
 /**
- * Route-level code splitting: only the landing page is in the entry chunk (a fast first visit, issue
- * 12 item 15); every other page, the guards and the signed-in layout load on demand.
+ * Route-level code splitting: only the landing page is in the entry chunk (a fast first visit); every
+ * other page, the guards and the signed-in layout load on demand.
  */
 function lazyNamed<M, K extends keyof M>(load: () => Promise<M>, name: K) {
   return lazy(async () => ({ default: (await load())[name] as ComponentType<Record<string, unknown>> }));
