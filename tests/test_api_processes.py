@@ -1,4 +1,4 @@
-"""Issue 13 item 2: the API's process count comes from a setting (default one per CPU), and several
+"""The API's process count comes from a setting (default one per CPU), and several
 processes get prometheus-client's multiprocess directory so ``/metrics`` adds them up."""
 
 from __future__ import annotations

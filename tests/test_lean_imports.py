@@ -1,4 +1,4 @@
-"""Lean processes and images (issue 14 item 6).
+"""Lean processes and images.
 
 * The API process and the ``photo-jobs`` worker never load the image stack (numpy, scipy,
   scikit-image, onnxruntime, rembg): they use ``retouch``'s light modules only (presets, limits,

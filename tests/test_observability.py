@@ -1,4 +1,4 @@
-"""Issue 13 item 5, operations: the API's Prometheus ``/metrics``, the Temporal SDK's Prometheus
+"""Operations: the API's Prometheus ``/metrics``, the Temporal SDK's Prometheus
 endpoint of the workers, and JSON logs that carry the job id."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""How the API serves the built web app and the crawler files (issue 12 item 15), without the stack."""
+"""How the API serves the built web app and the crawler files, without the stack."""
 
 from __future__ import annotations
 

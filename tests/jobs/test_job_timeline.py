@@ -1,4 +1,4 @@
-"""The Italian job timeline (``api/job_timeline.py``, issue 12 item 6) built from recorded workflow
+"""The Italian job timeline (``api/job_timeline.py``) built from recorded workflow
 histories of real runs (``tests/jobs/histories``, :func:`tests.utils.histories.history_path`): AI success, AI retry after a crashed worker, AI
 failure, human assignment with its deadline and the overdue reminder."""
 

@@ -1,5 +1,5 @@
-"""The database activities run as local activities (``workflow.patched("local-db-activities")``, issue
-13: fewer history events per job) and keep their behaviour: a short balance still makes the job wait
+"""The database activities run as local activities (``workflow.patched("local-db-activities")``:
+fewer history events per job) and keep their behaviour: a short balance still makes the job wait
 for credits (a local activity's failure reaches the workflow unwrapped, not as ``ActivityError``), and
 the ``resume`` update still reserves and lets it finish, with one reserve and one charge booked."""
 

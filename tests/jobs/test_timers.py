@@ -1,4 +1,4 @@
-"""Issue 4 timers on the time-skipping server: the 72-hour designer deadline, the 30-day retention
+"""The workflow timers on the time-skipping server: the 72-hour designer deadline, the 30-day retention
 and the 365-day credit expiry, with real activities on PostgreSQL."""
 
 from __future__ import annotations

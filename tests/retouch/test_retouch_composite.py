@@ -19,7 +19,7 @@ def _reference(
     shadow: np.ndarray | None,
     saturation: float,
 ) -> np.ndarray:
-    """The formula on whole (H, W, 3) arrays, as blend computed it before its planes (2026-11-25)."""
+    """The formula on whole (H, W, 3) arrays: the straightforward computation that blend, plane by plane, must match."""
     h, w = alpha.shape
     bg = np.full((h, w, 3), 255, np.uint8) if background is None else background
     f = fg.astype(np.float32)

@@ -1,4 +1,4 @@
-"""Issue 10: pick the sharp product, not the large blurred object it stands on; confidence everywhere."""
+"""The product pick: the sharp product, not the large blurred object it stands on; confidence everywhere."""
 
 from __future__ import annotations
 
@@ -33,7 +33,8 @@ def _tuning_composite(n: int, seed: int, index: int, name: str) -> Composite:
 
 def _cup_scene() -> tuple[bytes, np.ndarray]:
     """A real banana (GT photo ``banana3``, cut out with its hand mask) lying on a large white cup and
-    saucer that is out of focus, on a brown table: the issue's first disaster, 1600 x 1200 px.
+    saucer that is out of focus, on a brown table (the failure to avoid: the cup kept instead of the
+    banana), 1600 x 1200 px.
 
     Returns:
         (JPEG bytes, uint8 (1200, 1600) GT mask, 255 = banana).
@@ -342,8 +343,9 @@ def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_
     texture): the 256 px pass keeps the cup, and the outline's edge-sharpness windows take in the
     texture, so the matte looked sure of itself (confidence 0.91). Its inside is much smoother than the
     ring around it (the focus test), so the network looks again at the sharp detail inside it and keeps
-    the stone; the result still goes to a designer. Three network evaluations since the wider zoom
-    (``ZOOM_AREA`` 0.15, 2026-11-25): the first pass, the zoom on the kept mask, the refocus."""
+    the stone; the result still goes to a designer. Three network evaluations (the kept mask covers less
+    than ``PickConfig.zoom_area``, 0.15 of the frame): the first pass, the zoom on the kept mask, the
+    refocus."""
     from retouch.pick import REFOCUS_SOURCE, SHIPPED_PICK
 
     comp = _tuning_composite(40, 8, 12, "c8-12-salient-stone2")

@@ -288,7 +288,7 @@ def test_session_is_created_once():
 
 @needs_model
 def test_matte_quality_above_plain_rembg_on_the_shared_ground_truth(photos_dir):
-    """Issue 3's quality target, on every shared photo with a ground-truth mask: the mean IoU and the
+    """The matte quality target, on every shared photo with a ground-truth mask: the mean IoU and the
     mean boundary F of our matte are above plain ``rembg.remove`` with the same model (u2netp).
     ``bench/pipeline/quality.py`` prints the same comparison per photo, with halo and purity figures."""
     from rembg import remove
@@ -316,10 +316,10 @@ def test_no_ghost_of_a_second_object_far_from_the_product(photos_dir):
     """Shared photo 21077 (two racing cars, the GT is the front one): the network is half sure about
     the second car and the road shadow. Without :func:`retouch.matte.suppress_ghosts` 3.5% of the
     image far from the product (> 3% of the diagonal away) was left half-transparent; now at most 2.5%.
-    (Before issue 10's guard it was under 1%: the photo takes the second look, whose 320 px passes now
-    shrink the photo as rembg does (Lanczos) and are surer of the second car; 2.1% on 2026-11-23. The
-    Lanczos passes were kept for what they gain on the tuning composites, e.g. a banana on a blurred
-    object 0.05 -> 0.99 IoU.)"""
+    (Not under 1%: the photo takes the product pick's second look, whose 320 px passes shrink the photo
+    as rembg does (Lanczos) and are surer of the second car, so about 2% stays; see
+    docs/decisions/2026-11-23-doubt-test-and-guard.md. The Lanczos passes are kept for what they gain on
+    the tuning composites, e.g. a banana on a blurred object 0.05 -> 0.99 IoU.)"""
     from scipy import ndimage as ndi
 
     data = (GT_IMAGES / "21077.jpg").read_bytes()
