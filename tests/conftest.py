@@ -7,7 +7,7 @@ offline), a worker serving both task queues in this process, and the FastAPI app
 Settings come from environment variables set here before any project module is imported.
 
 ``environment`` is ``development``: only that value enables the outbox pages and the test checkout the
-tests read (issue 11: anything else fails closed). Every in-process request comes from 127.0.0.1, so
+tests read (anything else fails closed). Every in-process request comes from 127.0.0.1, so
 the per-IP login, sign-up and reset limits are raised for the session; rate-limit tests use their own client
 addresses and the real defaults (``tests/stack/test_account_security.py``).
 """

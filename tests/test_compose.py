@@ -71,7 +71,7 @@ def _published(service: dict[str, Any]) -> list[str]:
 
 
 def test_only_the_api_is_published_beyond_loopback(compose: dict[str, Any]) -> None:
-    """Issue 11 item 10: whoever reaches the Temporal UI can signal or terminate every job."""
+    """The Temporal UI is published on loopback only: whoever reaches it can signal or terminate every job."""
     ui = compose["services"]["temporal-ui"]
     assert _published(ui) and all(p.startswith("127.0.0.1:") for p in _published(ui))
     for name, service in compose["services"].items():

@@ -1,8 +1,9 @@
-"""Issue 11, accounts (items 3, 4, 5, 6, 7, 9) on the real stack: revocation of access tokens and of
+"""Account security on the real stack: revocation of access tokens and of
 open event streams, account pre-hijacking, PostgreSQL-backed rate limits with trusted proxies only,
 login timing, fail-closed environments and single-use stream tickets.
 
-Each test fails on the code before issue 11 (checked by running this file against it)."""
+Each test fails when the protection it checks is missing (checked by running this file against code
+without them)."""
 
 from __future__ import annotations
 
@@ -89,7 +90,7 @@ def link_body(link: str) -> dict[str, str]:
     return {"token_hash": query["token_hash"], "type": query["type"]}
 
 
-# --- item 3: revocation ---------------------------------------------------------------------------------
+# --- revocation -----------------------------------------------------------------------------------------
 async def test_logout_revokes_the_access_token_on_every_route(stack, api: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
     email, password = make_user()
     session = await session_for(api, email, password)
@@ -167,7 +168,7 @@ async def stream_status(client: httpx.AsyncClient, **params: str) -> tuple[int, 
         return resp.status_code, json.loads(await resp.aread())
 
 
-# --- item 9: stream tickets ---------------------------------------------------------------------------------
+# --- stream tickets -----------------------------------------------------------------------------------------
 async def test_event_stream_takes_a_single_use_ticket_never_the_access_token(
     stack, live_api: LiveServer
 ) -> None:  # type: ignore[no-untyped-def]
@@ -190,7 +191,7 @@ async def test_event_stream_takes_a_single_use_ticket_never_the_access_token(
     assert (await stream_status(c, ticket=stale))[0] == 401
 
 
-# --- item 4: pre-hijacking ---------------------------------------------------------------------------------
+# --- pre-hijacking -----------------------------------------------------------------------------------------
 async def test_signup_again_replaces_the_pending_password_and_old_links(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
     victim = unique_email("vittima")
     async with browser() as attacker, browser() as owner:
@@ -247,7 +248,7 @@ async def test_link_opened_in_another_browser_discards_the_pending_password(stac
         assert bad.status_code == 401
 
 
-# --- item 5: rate limits ----------------------------------------------------------------------------------
+# --- rate limits ------------------------------------------------------------------------------------------
 def default_limits() -> dict[str, str]:
     """The shipped defaults of the per-IP limits (the session raises them for 127.0.0.1)."""
     return {
@@ -363,7 +364,7 @@ async def test_signup_is_limited_per_ip_and_survives_a_restart(stack, browser: B
         assert resp.json() == {"detail": TOO_MANY, "code": "rate_limited", "title": "Errore registrazione"}
 
 
-# --- item 6: timing ---------------------------------------------------------------------------------------
+# --- timing -----------------------------------------------------------------------------------------------
 async def test_unknown_email_costs_one_argon2_verification(stack, api: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
     email, password = make_user()
     real_verify = security._password_hash.verify
@@ -385,7 +386,7 @@ async def test_unknown_email_costs_one_argon2_verification(stack, api: httpx.Asy
     assert unknown > known / 5, (known, unknown)  # loose: 4 ms vs 250 ms before the fix
 
 
-# --- item 7: fail closed ----------------------------------------------------------------------------------
+# --- fail closed ------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("environment", ["test", "staging", "produzione", "Development", ""])
 def test_default_secret_is_refused_outside_development(environment: str) -> None:
     with pytest.raises(ValidationError, match="FOTOPRONTA_JWT_SECRET must be set"):
@@ -426,7 +427,7 @@ async def test_non_development_environments_hide_dev_pages_and_reject_forged_tok
             assert resp.status_code == 401, environment
 
 
-# --- item 5: the real server entry point does not believe X-Forwarded-For ---------------------------------
+# --- the real server entry point does not believe X-Forwarded-For -----------------------------------------
 async def test_python_m_api_ignores_forwarded_headers(stack) -> None:  # type: ignore[no-untyped-def]
     """``python -m api`` (what devstack and the Docker image run): uvicorn must not rewrite the client
     address from ``X-Forwarded-For`` (by default it believes it from 127.0.0.1)."""

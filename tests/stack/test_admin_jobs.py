@@ -1,7 +1,7 @@
-"""Admin tools of issue 12 on the real stack: the Italian job timeline with its Temporal UI link
-(item 6), the job search by e-mail, photo name, status and date with server-side pages and sorting
-(items 6, 14), paginated sortable users (item 14), and for designers (item 7) the thumbnails of
-their queue and the notification of an admin's assignment."""
+"""Admin and designer tools on the real stack: the Italian job timeline with its Temporal UI link,
+the job search by e-mail, photo name, status and date with server-side pages and sorting, paginated
+sortable users, and for designers the thumbnails of their queue and the notification of an admin's
+assignment."""
 
 from __future__ import annotations
 

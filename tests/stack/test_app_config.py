@@ -1,4 +1,4 @@
-"""Issue 14 item 2: the server's product constants reach the web app through the API, once:
+"""The server's product constants reach the web app through the API, once:
 ``GET /api/config`` (public) and ``can_rework`` / ``can_reprocess`` on each photo of ``GET /api/photos``,
 decided by the same rules the POST routes enforce (409 where the flag is false)."""
 

@@ -1,4 +1,4 @@
-"""Issue 2: the ``fotopronta`` command installed in ``.venv`` — ``create-user`` against the real
+"""The ``fotopronta`` command installed in ``.venv`` — ``create-user`` against the real
 database (confirmed, active, any role), and ``retouch`` on files without any server."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 4: the human path on the real stack — assign (designer or admin, capacity and activity
+"""The human path on the real stack — assign (designer or admin, capacity and activity
 checked), start, complete with the result file or reject, ownership enforced on every action."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Issue 10 item 4 on the real stack: an AI result the pipeline is unsure of (``processing_details``
+"""On the real stack: an AI result the pipeline is unsure of (``processing_details``
 ``needs_review``) is counted on the admin overview, its card can show the original beside the result,
 and the free designer rework takes it at no cost.
 

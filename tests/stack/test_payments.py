@@ -132,7 +132,7 @@ async def test_packages_and_test_checkout_page(stack: Stack, api: httpx.AsyncCli
         assert text in page.text
     cancel = await api.post(f"/dev/checkout/{session_id}/cancel")
     assert cancel.status_code == 303 and cancel.headers["location"] == f"{base}/dashboard?canceled=true"
-    assert purchase_of(session_id).status == "canceled"  # issue 12: 'Annullato', no longer payable
+    assert purchase_of(session_id).status == "canceled"  # 'Annullato', no longer payable
     resp = await api.post("/api/payments/checkout", headers=headers, json={"packageId": package_id("Light")})
     session_id = resp.json()["session_id"]
 

@@ -1,11 +1,11 @@
-"""Issue 12, items 3 and 5: unpaid checkouts end ('Scaduto', 'Annullato') and links stay in the app.
+"""Unpaid checkouts end ('Scaduto', 'Annullato') and links stay in the app.
 
-Item 3: a checkout that is never paid does not stay 'pending' for ever: Stripe's
+Expiry: a checkout that is never paid does not stay 'pending' for ever: Stripe's
 ``checkout.session.expired`` webhook, the test page's 'Annulla' / 'Simula scadenza', and the expiry
 time (``checkout_expiry_s`` plus a grace period) end it; a verify of an expired session says so.
 Stripe's servers are the one mocked edge (:class:`tests.utils.fake_stripe.FakeStripe`).
 
-Item 5: with ``public_url`` unset in development, payment and e-mail links use the allowed address
+Links: with ``public_url`` unset in development, payment and e-mail links use the allowed address
 the request came to (``127.0.0.1``, a LAN address), never an arbitrary ``Host``; outside development
 the settings refuse to load without ``public_url``.
 """
@@ -152,7 +152,7 @@ async def test_test_checkout_cancel_expire_and_stale(stack: Stack, api: httpx.As
     assert balance(email) == (15, 15)
 
 
-# --- item 5 --------------------------------------------------------------------------------------------
+# --- links follow the allowed request origin -----------------------------------------------------------
 async def test_links_follow_the_allowed_request_origin_in_development(
     stack: Stack, api: httpx.AsyncClient
 ) -> None:

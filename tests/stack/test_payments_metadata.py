@@ -1,4 +1,4 @@
-"""Issue 11, item 11: a Stripe Checkout Session that does not carry our ``purchase_id`` in its metadata
+"""A Stripe Checkout Session that does not carry our ``purchase_id`` in its metadata
 never completes a purchase, through verify or through the (correctly signed) webhook.
 
 Stripe's servers are the offline edge: :class:`tests.utils.fake_stripe.FakeStripe` answers for them.

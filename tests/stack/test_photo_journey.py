@@ -1,4 +1,4 @@
-"""Issue 2's journey on the real stack: sign up, log in, upload two real photos, wait for the
+"""A seller's whole journey on the real stack: sign up, log in, upload two real photos, wait for the
 workflows, download the results, and check credits; plus the bad-input cases."""
 
 from __future__ import annotations
@@ -124,7 +124,7 @@ async def test_signup_upload_two_photos_download_white_results(stack: Stack, api
 async def test_upload_options_reach_the_retouch_pipeline(stack: Stack, api: httpx.AsyncClient) -> None:
     """The preset, the shadow switch and the SEO hints chosen at upload are what the retouch activity
     runs with: an ``amazon`` delivery is 2000 x 2000 with >= 85% fill, no shadow, and named after the
-    brand, category and main colour (issue 3, SPEC §3 ``processing_details``)."""
+    brand, category and main colour (SPEC §3 ``processing_details``)."""
     email, password = make_user()
     headers = await login(api, email, password)
     # at Amazon's 1000 px minimum (a smaller photo keeps its own size: the test below)
@@ -339,8 +339,8 @@ async def test_refresh_rotation_and_logout(stack: Stack, api: httpx.AsyncClient)
 
 
 async def test_camera_raw_sent_without_a_type_is_accepted(stack: Stack, api: httpx.AsyncClient) -> None:
-    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the bytes decide (issue 11:
-    a file named .dng that LibRaw does not recognise is refused)."""
+    """Browsers often send .CR2/.NEF/.DNG/.HEIC without an image/ type: the bytes decide (a file
+    named .dng that LibRaw does not recognise is refused)."""
     from tests.retouch.retouch_images import tiny_dng
 
     email, password = make_user()

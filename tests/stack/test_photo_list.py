@@ -1,4 +1,4 @@
-"""Issue 13 item 2: ``GET /api/photos`` is paginated (DESIGN: ``limit`` default 24, max 100, opaque
+"""``GET /api/photos`` is paginated (DESIGN: ``limit`` default 24, max 100, opaque
 ``next_cursor``), searches and filters on the server, returns the counters the /photos summary and the
 dashboard need, and runs a number of SQL statements that does not grow with the number of photos."""
 

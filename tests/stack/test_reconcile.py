@@ -1,9 +1,9 @@
-"""Issue 13 item 3: no job without its workflow.
+"""No job without its workflow.
 
 An upload while Temporal is unreachable (the API's client points at a port where nothing listens)
 still answers 201 and leaves its jobs ``pending`` with no workflow; once Temporal is back, the worker's
 reconciler (``workflows.starter.reconcile_forever``) starts them and they end processed with credits
-exact. Before this, the upload answered a bare 500 and the jobs stayed pending forever.
+exact. Without the reconciler the upload would answer a bare 500 and the jobs stay pending forever.
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ async def test_upload_while_temporal_is_unreachable_is_processed_once_it_is_back
     balance, ledger_sum = credits_and_ledger(sessions, uid)
     assert (balance, ledger_sum) == (13, 13)
 
-    # the Temporal UI shows who and what (issue 13 item 6)
+    # the Temporal UI shows who and what
     handle = stack.temporal.get_workflow_handle(workflow_id_for_job(job_ids[0]))
     await maybe_record(handle, "ai-search-attributes")  # replay history with the patch's marker
     desc = await handle.describe()

@@ -1,4 +1,4 @@
-"""Issue 4: retries and reprocess (SPEC §4), smart backgrounds at 2 credits, deleting a photo —
+"""Retries and reprocess (SPEC §4), smart backgrounds at 2 credits, deleting a photo —
 on the real stack. The retouch activity is replaced by name on a private task queue where a test
 needs it to fail (STYLE.md: activities replaced by name)."""
 

@@ -1,4 +1,4 @@
-"""Issue 11, item 1: result files are stored under ids, one per job; the SEO name is only the download
+"""Result files are stored under ids, one per job; the SEO name is only the download
 name; deleting one photo never deletes another's file; migration 0004 repairs rows that shared a key.
 """
 

@@ -1,4 +1,4 @@
-"""Issue 12, item 11: names that say what the product is.
+"""Names that say what the product is.
 
 - A designer's result is offered (single download and inside the order ZIP) under an SEO name built
   like the AI pipeline's (brand, category, colour, job id), not the stored ``processed-…`` key.

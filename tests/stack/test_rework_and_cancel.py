@@ -1,4 +1,4 @@
-"""Issue 12 items 2 and 4 on the real stack: a rejected free rework leaves the paid AI result in place
+"""On the real stack: a rejected free rework leaves the paid AI result in place
 (download, order ZIP, counters), and a photo queued for designers can be cancelled and deleted until a
 designer starts it (the workflow releases the reserved credits)."""
 

@@ -1,4 +1,4 @@
-"""Issue 11, item 8: security headers on every route (the authorization-matrix trick: the routes come
+"""Security headers on every route (the authorization-matrix trick: the routes come
 from ``app.routes``, so a route added later is covered), HSTS only in production, and downloads as
 RFC 6266 attachments whatever the file name.
 """

@@ -1,4 +1,4 @@
-"""Issue 12, item 8: /photos previews come from a small stored WebP, not the full file.
+"""/photos previews come from a small stored WebP, not the full file.
 
 The original gets a ≤ 512 px WebP preview at upload, an AI result in the retouch activity, a
 designer's result when it is uploaded; ``GET /api/photos/{id}/thumbnail`` serves it with
@@ -89,7 +89,7 @@ async def test_designer_result_preview_is_stored(stack: Stack, api: httpx.AsyncC
     await wait_job_status(sessions, job["id"], {"pending_human"})
     for step in ("assign-to-me", "start"):
         assert (await api.post(f"/api/designer/jobs/{job['id']}/{step}", headers=designer)).status_code == 200
-    portrait = _png((900, 1500))  # a portrait result: the card's sliver in issue 12
+    portrait = _png((900, 1500))  # a portrait result: a cropped card would show a thin sliver of it
     resp = await api.post(
         f"/api/designer/jobs/{job['id']}/complete",
         headers=designer,

@@ -1,4 +1,4 @@
-"""Issue 11, item 2: every upload is checked by its content before anything is stored or charged, and a
+"""Every upload is checked by its content before anything is stored or charged, and a
 thumbnail never decodes an unbounded original inside the API.
 
 Refused (400, no photo row, no order, no file, no credit): a 321 KB PNG of 110 MP, a text file named

@@ -1,4 +1,4 @@
-"""Issue 4: 12 photos with 10 credits — exactly 10 complete, 2 wait durably; admin grants of 1 then
+"""12 photos with 10 credits — exactly 10 complete, 2 wait durably; admin grants of 1 then
 4 credits (5 in all) resume them in upload order; the final balance is 3 and equals the ledger
 (real stack)."""
 

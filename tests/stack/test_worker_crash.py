@@ -1,4 +1,4 @@
-"""Issue 4: killing the retouch worker process in the middle of a retouch and starting a new one —
+"""Killing the retouch worker process in the middle of a retouch and starting a new one —
 the job completes once and is charged once (real Temporal dev server, real worker processes)."""
 
 from __future__ import annotations

@@ -121,6 +121,6 @@ def settings_env(**values: str) -> Iterator[None]:
 def undecodable_jpeg() -> bytes:
     """A JPEG whose header is whole (the upload check reads its 640×480 px) but whose scan data is cut
     short: it is accepted at upload and fails in the worker's decode ('Impossibile leggere l'immagine…')
-    — the way to reach the retouch failure path now that non-images are refused at upload (issue 11)."""
+    — the way to reach the retouch failure path since non-images are refused at upload."""
     data = product_photo_bytes((640, 480))
     return data[: len(data) // 3]
