@@ -37,7 +37,7 @@ pytest: install model
 webtest: web api-types-check
 	@if [ -f web/package.json ]; then cd web && npm run lint --silent && npm test --silent; fi
 
-# issue 14: the web app's request/response types are generated from the API's OpenAPI document, dumped
+# The web app's request/response types are generated from the API's OpenAPI document, dumped
 # without a server (api/openapi_dump.py) into web/openapi.json, then web/src/types/openapi.gen.ts.
 api-types: install web
 	$(PY) -m api.openapi_dump > web/openapi.json

@@ -22,7 +22,7 @@ from fotopronta.settings import get_settings
 from infra.embedded_postgres import ensure_database, start_postgres, wait_ready
 from infra.provision import provision_models
 
-#: ``nice`` level of the process that runs the retouch worker (issue 13 item 2): it yields the CPU to the
+#: ``nice`` level of the process that runs the retouch worker: it yields the CPU to the
 #: API. The compose file's ``nice -n 10`` for the ``retouch`` service is the same value.
 RETOUCH_NICE = 10
 
