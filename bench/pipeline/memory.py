@@ -14,7 +14,7 @@ same photos, so the run is split into ``--passes`` equal time slices and the pea
 is printed: with no leak and no allocator creep, the last pass peaks where the first did. Also
 printed: the peak of the whole run, the growth from the first to the last pass (MB) and the
 least-squares trend of the per-pass peaks after the warm-up pass (MB per 100 photos: ~0 = flat). Figures are
-printed, never asserted (targets, issue 3: peak < 1000 MB, flat over hundreds of photos).
+printed, never asserted (targets: peak < 1000 MB, flat over hundreds of photos).
 
 Usage: ``python -m bench.pipeline.memory [--passes K] [--limit N] [--workers N] [--model u2netp]``.
 """

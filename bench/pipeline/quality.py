@@ -2,7 +2,7 @@
 
 Four sets, each measured in the same run for both tools (``validation_sets/composites.py`` explains the split):
 
-1. **GT held-out fold**: the GT photos of the held-out fold (never used to choose issue 10's parameters);
+1. **GT held-out fold**: the GT photos of the held-out fold (never used to choose the pipeline's tuned parameters);
 2. **held-out composites**: GT products of the held-out fold pasted onto generated backgrounds (busy,
    textured, out of focus, a second large blurred salient object; 2000-4000 px), seed
    :data:`validation_sets.composites.HOLDOUT_SEED`;

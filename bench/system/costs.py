@@ -1,4 +1,4 @@
-"""Per-photo costs of the system (issue 13 item 7, the inputs of ``docs/scaling.md``).
+"""Per-photo costs of the system (the inputs of ``docs/scaling.md``).
 
 Measured on a :class:`bench.system.stack.OwnStack` around one pass of photos (``bench/system/load.py``'s quiet pass):
 

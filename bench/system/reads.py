@@ -10,8 +10,8 @@ completed job) directly in the database the ``FOTOPRONTA_*`` settings point to, 
     .venv/bin/python -m bench.system.reads --base-url http://127.0.0.1:8000 --email a@b.it --password segreto123
 
 The first page is ``GET /api/photos?limit=24`` (an API without pagination ignores ``limit`` and
-returns every photo: that is the "before" of issue 13). Figures depend on the machine's load; no
-asserts.
+returns every photo, so the same command measures a build without pagination for comparison).
+Figures depend on the machine's load; no asserts.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Calibrate the int8 first pass (``infra/quantize_model.py``) on tuning data only, and score layer sets.
 
-What it does (2026-11-25, ``python -m bench.tuning.calibrate_int8 [--write] [--scan]``):
+What it does (``python -m bench.tuning.calibrate_int8 [--write] [--scan]``):
 
 1. Network inputs of the *calibration* photos, built as :func:`retouch.segment.network_input` builds them:
    the 20 photos of the GT tuning fold and 20 tuning composites of seed 3 (``validation_sets/composites.py``; the
@@ -11,11 +11,12 @@ What it does (2026-11-25, ``python -m bench.tuning.calibrate_int8 [--write] [--s
    composites of tuning seed 4): mean and worst IoU at 0.5 of the two 256 px masks, their mean absolute
    difference, and seconds per evaluation on one core. The shipped set first; with ``--scan``, also the
    six convolutions at 256 px alone, the shipped set plus each of six more 128 px convolutions, plus the
-   five harmless ones of those together, and all 112 (the 16 at >= 128 px were scored in the exploratory
-   run of the same day, with the same calibration and scoring photos).
+   five harmless ones of those together, and all 112 (the 16 at >= 128 px were scored in a separate
+   exploratory run, with the same calibration and scoring photos).
 
-Its ``--scan`` run of 2026-11-25 (one core, this machine; seconds per evaluation with the pipeline's
-session options, noisy to +-0.01 s: the same shipped model timed 0.090 s on its own; float32 0.130 s):
+Its ``--scan`` run behind the shipped set (``docs/decisions/2026-11-25-int8-first-pass.md``; one core, this
+machine; seconds per evaluation with the pipeline's session options, noisy to +-0.01 s: the same shipped
+model timed 0.090 s on its own; float32 0.130 s):
 
 ==========================================================  ========  ========  =========  ======
 layers in int8                                              s / eval  mean IoU  worst IoU  MAE
@@ -32,15 +33,16 @@ shipped + Conv_575, Conv_243, Conv_682, Conv_247, Conv_138  0.090     0.971     
 all 112                                                     0.089     0.151     0.001      0.1313
 ==========================================================  ========  ========  =========  ======
 
-(The exploratory run of the same morning, with the same calibration and scoring photos, also scored the 16
-convolutions at >= 128 px: mean IoU 0.785.)
+(The exploratory run, with the same calibration and scoring photos, also scored the 16 convolutions at
+>= 128 px: mean IoU 0.785.)
 
 The worst agreements are salient composites where the float32 mask is itself half-confident. Through the
 whole pipeline (``retouch()``, 160 tuning photos: GT tuning fold and 35 composites of each tuning seed 4, 5,
 8, 9) the shipped set gives a mean matte IoU of 0.9119 against 0.9124 in float32 (plain rembg 0.7808), 3
 photos more than 0.05 IoU below rembg in both, and flags 11 of 18 photos under IoU 0.9 (12 of 17) with 11
 good ones flagged in both; the 13-layer set gives 0.9114 and 10 of 18. The shipped set is the one closest
-to float32 among those that keep most of the gain. The decision on held-out data is in ``docs/decisions/2026-11-25-int8-first-pass.md``.
+to float32 among those that keep most of the gain. The decision on held-out data is in
+``docs/decisions/2026-11-25-int8-first-pass.md``.
 """
 
 from __future__ import annotations
