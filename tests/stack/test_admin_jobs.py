@@ -100,7 +100,7 @@ async def test_timeline_of_a_human_job_names_the_designer_and_the_deadline(
     deadline = next(s for s in body["steps"] if s["label"] == "Scadenza dell'assegnazione (72 ore)")
     assert deadline["outcome"] == "waiting" and deadline["detail"].startswith("prevista il ")
 
-    # item 7: the designer is notified of the assignment (bell; the events bus carries the row)
+    # the designer is notified of the assignment (bell; the events bus carries the row)
     notes = (await api.get("/api/notifications", headers=designer)).json()
     mine = [n for n in notes if n["related_job_id"] == job_id]
     assert len(mine) == 1 and mine[0]["title"] == "Nuovo lavoro assegnato"

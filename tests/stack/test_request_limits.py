@@ -103,7 +103,7 @@ def photo_count(email: str) -> int:
         return int(session.execute(select(func.count()).where(Photo.user_id == user_id)).scalar_one())
 
 
-# --- item 4: request bodies ---------------------------------------------------------------------------
+# --- request bodies -----------------------------------------------------------------------------------
 async def test_bodies_are_refused_by_size_and_uploads_authenticated_before_reading(
     stack, api: httpx.AsyncClient
 ) -> None:  # type: ignore[no-untyped-def]
@@ -170,7 +170,7 @@ async def test_bodies_are_refused_by_size_and_uploads_authenticated_before_readi
     assert resp.status_code == 403 and body.sent <= 1
 
 
-# --- item 5: NUL bytes and long names ----------------------------------------------------------------
+# --- NUL bytes and long names ------------------------------------------------------------------------
 async def test_nul_bytes_get_an_italian_400_or_422_and_long_file_names_are_cut(
     stack, api: httpx.AsyncClient
 ) -> None:  # type: ignore[no-untyped-def]
@@ -228,7 +228,7 @@ async def test_nul_bytes_get_an_italian_400_or_422_and_long_file_names_are_cut(
     assert len(stored) == 150 and stored.startswith("borsa-in-pelle-aaa") and stored.endswith(".jpg")
 
 
-# --- item 6: names and e-mails ------------------------------------------------------------------------
+# --- names and e-mails --------------------------------------------------------------------------------
 async def test_names_are_one_short_line_without_links_and_emails_do_not_echo_them(
     stack, api: httpx.AsyncClient
 ) -> None:  # type: ignore[no-untyped-def]
@@ -262,7 +262,7 @@ async def test_names_are_one_short_line_without_links_and_emails_do_not_echo_the
     assert text.startswith("Ciao,\n") and "Mallory" not in text
 
 
-# --- item 7: lock-out -------------------------------------------------------------------------------
+# --- lock-out ---------------------------------------------------------------------------------------
 async def test_the_owner_gets_in_from_a_clean_address_while_the_account_is_locked(
     stack, browser: Browser
 ) -> None:  # type: ignore[no-untyped-def]
@@ -287,7 +287,7 @@ async def test_the_owner_gets_in_from_a_clean_address_while_the_account_is_locke
         assert resp.status_code == 429
 
 
-# --- item 8: reset requests per IP ---------------------------------------------------------------------
+# --- reset requests per IP -----------------------------------------------------------------------------
 async def test_password_reset_requests_are_limited_per_client_ip(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
     default = str(Settings.model_fields["forgot_ip_rate_limit"].default)
     ip_limit = int(default.split("/")[0])
@@ -308,7 +308,7 @@ async def test_password_reset_requests_are_limited_per_client_ip(stack, browser:
     assert sent == ip_limit
 
 
-# --- item 9: the Host header in links -------------------------------------------------------------------
+# --- the Host header in links ---------------------------------------------------------------------------
 async def test_reset_links_never_carry_a_forged_host(stack, api: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
     assert get_settings().public_url is None  # development, like `make dev`
     email, _ = make_user()
@@ -335,7 +335,7 @@ async def test_reset_links_never_carry_a_forged_host(stack, api: httpx.AsyncClie
         assert (await latest_mail(api, other))["links"][0].startswith("https://app.fotopronta.example/")
 
 
-# --- item 10: docs and metrics in production --------------------------------------------------------------
+# --- docs and metrics in production -----------------------------------------------------------------------
 async def test_production_serves_the_schema_to_admins_only_and_metrics_on_the_internal_port(stack) -> None:  # type: ignore[no-untyped-def]
     from api.main import create_app
 
