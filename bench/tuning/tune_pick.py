@@ -8,10 +8,11 @@ of :func:`retouch.pick.confidence` (target: IoU >= 0.9) and prints the review-fl
 thresholds, so the fields of ``retouch.pick.PickConfig`` can be set from it.
 
 It also prints, for each review threshold, the flags of the weights fitted out-of-fold (5 folds, photos of one
-product kept in one fold, :func:`grouped_cv`) and of the weights shipped in ``retouch.pick.SHIPPED_PICK``. The rule for
-replacing the shipped weights, fixed before looking at any result (``docs/decisions/2026-11-23-confidence-weights.md``): the refit replaces
-them only if, out-of-fold, some threshold flags at least as many bad photos (IoU < 0.9) and at most as many
-good ones as the shipped weights at ``SHIPPED_PICK.review_below``, one of the two strictly better.
+product kept in one fold, :func:`grouped_cv`) and of the weights shipped in ``retouch.pick.SHIPPED_PICK``. The
+rule for replacing the shipped weights, fixed before looking at any result
+(``docs/decisions/2026-11-23-confidence-weights.md``): the refit replaces them only if, out-of-fold, some
+threshold flags at least as many bad photos (IoU < 0.9) and at most as many good ones as the shipped weights
+at ``SHIPPED_PICK.review_below``, one of the two strictly better.
 
 Usage: ``python -m bench.tuning.tune_pick [--composites N] [--seeds S ...] [--out signals.json] [--load signals.json]``
 (``--composites 30 --seeds 1 3 4 5``: the 20 GT tuning photos and 120 composites, ~8 min).
