@@ -56,9 +56,6 @@ class OpeningsConfig:
             background (an opening is bounded mostly by the product).
         typical: share of a candidate region's pixels whose colour is as typical of the background as
             70 % of the background's own pixels (log density under the background mixture).
-        typical_unsure: the same share for a region the network was unsure of (mean below ``unsure``):
-            the network's doubt is evidence too, so less colour evidence is asked (a hoop on a studio
-            gradient whose inside the blurred rim makes only 42 % typical).
         grow: smoothed posterior of "background" down to which matte pixels joined to a cut opening are
             cut too (hysteresis).
         grow_max: largest growth factor of that hysteresis: a cut region whose joined component is more
@@ -81,7 +78,6 @@ class OpeningsConfig:
     unsure: float = 0.85
     outer_contact: float = 0.15
     typical: float = 0.5
-    typical_unsure: float = 0.4
     grow: float = 0.5
     grow_max: float = 4.0
     thin_posterior: float = 0.4
@@ -302,8 +298,7 @@ def _select(
     ``cfg.soft_min_share`` where the matte ``a_s`` averages under ``cfg.soft_alpha`` and the
     network was unsure), touches the outside background
     (``outer``) along at most ``cfg.outer_contact`` of its outline, has at least
-    ``cfg.typical`` of its pixels ``typical_px`` (``cfg.typical_unsure`` where the network was unsure of
-    it) and, either the network was unsure of it (mean
+    ``cfg.typical`` of its pixels ``typical_px`` and, either the network was unsure of it (mean
     ``p_s`` < ``cfg.unsure``), or the
     background around the product (``ring``) is textured (median 5 x 5 grey standard deviation >=
     ``cfg.texture``) and the region's median fine texture is within ``cfg.texture_ratio`` of the
@@ -338,8 +333,7 @@ def _select(
         soft = mean_a[j] < cfg.soft_alpha and mean_p[j] < cfg.unsure
         if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
             enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
-            need = cfg.typical_unsure if mean_p[j] < cfg.unsure else cfg.typical
-            tests.append((j, enclosed, bool(typical_share[j] >= need)))
+            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical)))
     tex_ratio = np.zeros(n + 1, np.float64)
     if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
         # only where the texture decides: the fine texture of the whole working image is the step's
