@@ -3,7 +3,7 @@ import { routes } from '@/app/router';
 import { useSessionStore } from '@/stores/session';
 import { fakeServer } from '@/test/fake-server';
 import { makeProfile, TEST_CONFIG } from '@/test/fixtures';
-import { renderRoutes, testSession } from '@/test/utils';
+import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import type { AppConfig } from '@/types/api';
 
 const MB = 1024 * 1024;
@@ -13,7 +13,7 @@ const EMPTY_PAGE = {
   counts: { total: 0, completed: 0, processing: 0, failed: 0, pending: 0, processed: 0, queued: 0, rejected: 0, designer_queue: 0 },
 };
 
-function openUpload(config: AppConfig, role: 'client' | 'admin' = 'client') {
+function openUpload(config: AppConfig | (() => Promise<Response>), role: 'client' | 'admin' = 'client') {
   useSessionStore.getState().setSession(testSession);
   fakeServer({
     'GET /api/config': config,
@@ -69,5 +69,18 @@ describe('upload page: the server rules it shows come from GET /api/config', () 
     const category = screen.getByLabelText('Categoria di sfondo') as HTMLSelectElement;
     expect(within(category).getAllByRole('option').map((o) => o.textContent)).toEqual(['Casa – prova']);
     expect(category.value).toBe('home_lifestyle');
+  });
+
+  it('keeps files chosen before the settings arrive and lists them once they do', async () => {
+    let answer: (r: Response) => void = () => undefined;
+    const { container } = openUpload(() => new Promise<Response>((resolve) => (answer = resolve)));
+    await screen.findByRole('heading', { name: 'Carica le tue foto' });
+    const input = container.querySelector('input[type="file"]') as HTMLInputElement;
+    fireEvent.change(input, { target: { files: images(2) } });
+    expect(screen.queryByText('f0.jpg')).not.toBeInTheDocument();
+    answer(jsonResponse(TEST_CONFIG));
+    expect(await screen.findByText('f0.jpg')).toBeInTheDocument();
+    expect(screen.getByText('f1.jpg')).toBeInTheDocument();
+    expect(screen.getByText(/In coda: 2 foto/)).toBeInTheDocument();
   });
 });

@@ -11,7 +11,7 @@ import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { creditCount, formatBytes } from '@/lib/format';
 import { latestJob, PHOTOS_KEY, useJobStatusText, useRecentPhotos } from '@/lib/photos';
-import { creditsPerPhoto, formatList, useConfig } from '@/lib/app-config';
+import { CONFIG_KEY, creditsPerPhoto, formatList, getConfig, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
 import { uploadPhotos, type UploadInput } from '../api/upload-api';
 import { checkBatch, estimatedMinutes, NOT_AN_IMAGE, uploadLimits } from '../lib/validation';
@@ -108,15 +108,23 @@ export function UploadPage() {
   // Revoke the previews when leaving the page.
   useEffect(() => () => itemsRef.current.forEach((i) => i.preview && URL.revokeObjectURL(i.preview)), []);
 
-  const addFiles = (list: FileList | File[] | null) => {
+  const addFiles = async (list: FileList | File[] | null) => {
     if (!list) return;
-    if (!limits) {
-      toast({ title: 'Caricamento impostazioni in corso...', description: 'Attendi un momento e riprova.' });
-      return;
-    }
     const files = Array.from(list);
+    // files chosen before the server's limits arrive (GET /api/config) are checked once they do
+    let rules = limits;
+    if (!rules) {
+      try {
+        rules = uploadLimits(await queryClient.ensureQueryData({ queryKey: CONFIG_KEY, queryFn: getConfig }), role === 'admin');
+      } catch (error) {
+        toast({ title: errorTitle(error, 'Errore upload'), description: errorMessage(error), variant: 'destructive' });
+        return;
+      }
+      if (!rules) return;
+    }
+    const queued = itemsRef.current.filter((i) => i.status === 'queued');
     const listedBytes = queued.reduce((s, i) => s + i.file.size, 0);
-    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, limits);
+    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, rules);
     issues.forEach((issue) => toast({ ...issue, variant: 'destructive' }));
     // non-images stay in the list, by name and with the reason, but are never sent
     const refusedItems: UploadItem[] = ignored.map((file) => ({ id: `u${++counter}`, file, preview: null, status: 'error', errorMessage: NOT_AN_IMAGE, refused: true }));
@@ -193,7 +201,7 @@ export function UploadPage() {
   const onDrop = (e: DragEvent) => {
     e.preventDefault();
     setDragging(false);
-    addFiles(e.dataTransfer.files);
+    void addFiles(e.dataTransfer.files);
   };
 
   const photoById = new Map((photos.data?.items ?? []).map((p) => [p.id, p]));
@@ -304,7 +312,7 @@ export function UploadPage() {
               className="sr-only"
               aria-label="Seleziona foto"
               onChange={(e) => {
-                addFiles(e.target.files);
+                void addFiles(e.target.files);
                 e.target.value = '';
               }}
             />
