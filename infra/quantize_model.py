@@ -2,7 +2,7 @@
 
 Why. Every photo pays for one u2netp evaluation at 256 x 256 px (:data:`retouch.segment.NETWORK_INPUT_PX`),
 about 55 % of the pipeline's CPU time on ``make bench-speed``'s photos (0.13 s of 0.33 s on one core;
-``docs/decisions/2026-11-25-int8-first-pass.md``). 81 % of that network's 25.3 GFLOP sit in eight 3 x 3
+the int8 first pass record in ``docs/decisions/``). 81 % of that network's 25.3 GFLOP sit in eight 3 x 3
 convolutions at 256 and 128 px (:data:`INT8_CONVS`; ``Conv_810`` alone, 128 -> 64 channels at 256 x 256,
 is 38 %). Those eight run in int8 (static quantisation, QDQ format: per-channel symmetric int8 weights,
 asymmetric uint8 activations;
@@ -160,7 +160,7 @@ def split_side_convs(proto: Any) -> list[str]:
     Why. onnxruntime's NCHWc layout (``nchwc_transformer.cc``, the CPU provider's fast float convolutions)
     rounds a convolution's output channels up to its block size (16 with AVX-512), so ``side1`` at 256 x 256
     computes 16 channels to keep 1: 6.5 ms of the int8 network's 100 ms on one core (onnxruntime's profiler;
-    ``docs/decisions/2026-11-25-exact-speedups.md``). Split, it costs 2.0 + 1.0 ms. The result is the same
+    the exact speedups record in ``docs/decisions/``). Split, it costs 2.0 + 1.0 ms. The result is the same
     sum of products in another order:
     ``y(p) = b + sum_k sum_c W[c, k] x[c, p + k] = b + sum_k t_k(p + k)`` with ``t_k = sum_c W[c, k] x[c]``;
     zero padding of ``x`` is zero padding of ``t_k``, so the borders agree too (float32 rounding only).

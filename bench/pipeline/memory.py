@@ -29,11 +29,17 @@ from pathlib import Path
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-    from bench._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
-    from bench.pipeline.speed import _rembg_cli_available, _rembg_script, _run_measured
+    from bench._common import PHOTOS, list_images, print_table, require_photos, setup
+    from bench.pipeline.speed import (
+        _rembg_cli_available,
+        _run_measured,
+        child_env,
+        rembg_command,
+        rembg_outputs,
+    )
 else:
-    from .._common import PHOTOS, REPO, list_images, print_table, require_photos, setup
-    from .speed import _rembg_cli_available, _rembg_script, _run_measured
+    from .._common import PHOTOS, list_images, print_table, require_photos, setup
+    from .speed import _rembg_cli_available, _run_measured, child_env, rembg_command, rembg_outputs
 
 setup()
 
@@ -67,12 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         photos = photos[: args.limit]
     passes = max(1, args.passes)
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    # rembg reads its model from U2NET_HOME (offline it cannot download one): the same file as ours
-    from retouch.models import DEFAULT_NETWORK
-
-    env["U2NET_HOME"] = str(DEFAULT_NETWORK.directory())
+    env = child_env()
     rows: list[list[object]] = []
     with tempfile.TemporaryDirectory(prefix="fp-bench-mem-") as tmp:
         in_dir = Path(tmp) / "in"
@@ -85,26 +86,10 @@ def main(argv: list[str] | None = None) -> int:
         cli = _rembg_cli_available(args.rembg_python)
         out_r = Path(tmp) / "rembg"
         out_r.mkdir()
-        if cli:
-            cmd = [_rembg_script(args.rembg_python), "p", "-m", args.model, str(in_dir), str(out_r)]
-        else:
-            cmd = [
-                sys.executable,
-                "-m",
-                "bench.pipeline.speed",
-                "--worker",
-                "rembg-loop",
-                "--model",
-                args.model,
-            ]
-            cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
+        cmd = rembg_command(args.rembg_python, cli, args.model, in_dir, out_r)
         samples: list[tuple[float, float]] = []
         wall, peak, _ = _run_measured(cmd, env, samples)
-        n_r = len(list(out_r.glob("*.png")))
-        if n_r == 0:
-            raise SystemExit(
-                f"rembg non ha elaborato nessuna foto ({' '.join(cmd)}): U2NET_HOME={env['U2NET_HOME']}"
-            )
+        n_r = rembg_outputs(out_r, cmd, env)
         label = "rembg p (CLI)" if cli else "rembg p loop (CLI extras missing)"
         rows.append([label, n_r, wall, peak, *slice_peaks(samples, wall, passes)])
 

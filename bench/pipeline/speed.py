@@ -58,6 +58,41 @@ def _rembg_cli_available(python: str) -> bool:
         return False
 
 
+def child_env() -> dict[str, str]:
+    """The environment of the measured children: this one, with the repository importable and
+    ``U2NET_HOME`` set to our model directory (rembg reads its model there; offline it cannot download
+    one), so both tools run the same ``.onnx`` file."""
+    from retouch.models import DEFAULT_NETWORK
+
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    env["U2NET_HOME"] = str(DEFAULT_NETWORK.directory())
+    return env
+
+
+def rembg_command(rembg_python: str, cli: bool, model: str, in_dir: Path, out_dir: Path) -> list[str]:
+    """``rembg p -m MODEL IN OUT`` from ``rembg_python``'s environment, or, without the CLI extras
+    (``cli`` False), the same per-file loop in a child of this benchmark."""
+    if cli:
+        return [_rembg_script(rembg_python), "p", "-m", model, str(in_dir), str(out_dir)]
+    loop = [sys.executable, "-m", "bench.pipeline.speed", "--worker", "rembg-loop", "--model", model]
+    return [*loop, "--in-dir", str(in_dir), "--out-dir", str(out_dir)]
+
+
+def rembg_outputs(out_dir: Path, cmd: list[str], env: dict[str, str]) -> int:
+    """How many PNGs rembg wrote to ``out_dir``.
+
+    Raises:
+        SystemExit: none (rembg failed, e.g. without its model); the message names the command.
+    """
+    n = len(list(out_dir.glob("*.png")))
+    if n == 0:
+        raise SystemExit(
+            f"rembg non ha elaborato nessuna foto ({' '.join(cmd)}): U2NET_HOME={env['U2NET_HOME']}"
+        )
+    return n
+
+
 def _run_measured(
     cmd: list[str], env: dict[str, str], samples: list[tuple[float, float]] | None = None
 ) -> tuple[float, float, str]:
@@ -173,12 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         photos += list_images(PHOTOS / "nomask")
     if args.limit:
         photos = photos[: args.limit]
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    # rembg reads its model from U2NET_HOME (offline it cannot download one): the same file as ours
-    from retouch.models import DEFAULT_NETWORK
-
-    env["U2NET_HOME"] = str(DEFAULT_NETWORK.directory())
+    env = child_env()
     rows: list[list[object]] = []
     with tempfile.TemporaryDirectory(prefix="fp-bench-") as tmp:
         in_dir = Path(tmp) / "in"
@@ -199,25 +229,9 @@ def main(argv: list[str] | None = None) -> int:
         for rep in range(args.repeat):
             out_r = Path(tmp) / f"rembg{rep}"
             out_r.mkdir()
-            if cli:
-                cmd = [_rembg_script(args.rembg_python), "p", "-m", args.model, str(in_dir), str(out_r)]
-            else:
-                cmd = [
-                    sys.executable,
-                    "-m",
-                    "bench.pipeline.speed",
-                    "--worker",
-                    "rembg-loop",
-                    "--model",
-                    args.model,
-                ]
-                cmd += ["--in-dir", str(in_dir), "--out-dir", str(out_r)]
+            cmd = rembg_command(args.rembg_python, cli, args.model, in_dir, out_r)
             wall_r, rss_r, _ = _run_measured(cmd, env)
-            n_r = len(list(out_r.glob("*.png")))
-            if n_r == 0:
-                raise SystemExit(
-                    f"rembg non ha elaborato nessuna foto ({' '.join(cmd)}): U2NET_HOME={env['U2NET_HOME']}"
-                )
+            n_r = rembg_outputs(out_r, cmd, env)
             row: list[object] = [label, n_r, wall_r, n_r / wall_r, rss_r, "", ""]
             if label not in best or wall_r < float(best[label][2]):  # type: ignore[arg-type]
                 best[label] = row

@@ -14,7 +14,7 @@ What it does (``python -m bench.tuning.calibrate_int8 [--write] [--scan]``):
    five harmless ones of those together, and all 112 (the 16 at >= 128 px were scored in a separate
    exploratory run, with the same calibration and scoring photos).
 
-Its ``--scan`` run behind the shipped set (``docs/decisions/2026-11-25-int8-first-pass.md``; one core, this
+Its ``--scan`` run behind the shipped set (the int8 first pass record in ``docs/decisions/``; one core, this
 machine; seconds per evaluation with the pipeline's session options, noisy to +-0.01 s: the same shipped
 model timed 0.090 s on its own; float32 0.130 s):
 
@@ -42,7 +42,7 @@ whole pipeline (``retouch()``, 160 tuning photos: GT tuning fold and 35 composit
 photos more than 0.05 IoU below rembg in both, and flags 11 of 18 photos under IoU 0.9 (12 of 17) with 11
 good ones flagged in both; the 13-layer set gives 0.9114 and 10 of 18. The shipped set is the one closest
 to float32 among those that keep most of the gain. The decision on held-out data is in
-``docs/decisions/2026-11-25-int8-first-pass.md``.
+the int8 first pass record in ``docs/decisions/``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ Usage: ``python -m bench.tuning.tune_guard [--composites N] [--extra-seeds S ...
 small-product doubt trigger, ``simulate(small_area=...)``).
 
 The small-product trigger (a first mask covering less than ``small_area`` of the frame takes the second
-look) was tried (``docs/decisions/2026-11-23-doubt-test-and-guard.md``): on the 140 tuning photos 0.04
+look) was tried (the doubt test and guard record in ``docs/decisions/``): on the 140 tuning photos 0.04
 looked best (photos more than 0.05 IoU below rembg 6 -> 3, mean IoU 0.9052 -> 0.9114), but on the held-out composites it turned one good first pass
 (a memorial in front of a large blurred object, IoU 0.919) into rembg's wrong mask (0.147) through the
 guard's fallback, lowering their mean IoU from 0.839 to 0.808; the held-out GT fold did not change. It is

@@ -10,7 +10,7 @@ thresholds, so the fields of ``retouch.pick.PickConfig`` can be set from it.
 It also prints, for each review threshold, the flags of the weights fitted out-of-fold (5 folds, photos of one
 product kept in one fold, :func:`grouped_cv`) and of the weights shipped in ``retouch.pick.SHIPPED_PICK``. The
 rule for replacing the shipped weights, fixed before looking at any result
-(``docs/decisions/2026-11-23-confidence-weights.md``): the refit replaces them only if, out-of-fold, some
+(the confidence weights record in ``docs/decisions/``): the refit replaces them only if, out-of-fold, some
 threshold flags at least as many bad photos (IoU < 0.9) and at most as many good ones as the shipped weights
 at ``SHIPPED_PICK.review_below``, one of the two strictly better.
 

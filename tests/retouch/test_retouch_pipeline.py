@@ -318,7 +318,7 @@ def test_no_ghost_of_a_second_object_far_from_the_product(photos_dir):
     image far from the product (> 3% of the diagonal away) was left half-transparent; now at most 2.5%.
     (Not under 1%: the photo takes the product pick's second look, whose 320 px passes shrink the photo
     as rembg does (Lanczos) and are surer of the second car, so about 2% stays; see
-    docs/decisions/2026-11-23-doubt-test-and-guard.md. The Lanczos passes are kept for what they gain on
+    the doubt test and guard record in ``docs/decisions/``. The Lanczos passes are kept for what they gain on
     the tuning composites, e.g. a banana on a blurred object 0.05 -> 0.99 IoU.)"""
     from scipy import ndimage as ndi
 

@@ -19,7 +19,6 @@ Rows that already have a code are left alone. Downgrade drops the column (the me
 
 Revision ID: 0008
 Revises: 0007
-Create Date: 2026-11-26
 """
 
 from collections.abc import Sequence
