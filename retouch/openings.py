@@ -121,14 +121,12 @@ class Openings:
 
     def signals(self) -> dict[str, float]:
         """The entries this step adds to :attr:`retouch.pick.Pick.signals` (shares rounded to 4 decimals):
-        ``openings_cleared``, ``openings_thin``, ``openings_doubtful``, ``openings_bg_like`` (:attr:`bg_like`)
-        and ``openings_fg_outside`` (:attr:`fg_outside`), which :func:`retouch.pick.confidence` may read."""
+        ``openings_cleared``, ``openings_thin`` and ``openings_doubtful``, which
+        :func:`retouch.pick.confidence` reads."""
         return {
             "openings_cleared": round(self.cleared, 4),
             "openings_thin": round(self.kept_thin, 4),
             "openings_doubtful": round(self.doubtful, 4),
-            "openings_bg_like": round(self.bg_like, 4),
-            "openings_fg_outside": round(self.fg_outside, 4),
         }
 
 

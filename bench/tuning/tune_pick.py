@@ -47,19 +47,9 @@ from PIL import Image  # noqa: E402
 
 from retouch.pick import PickConfig  # noqa: E402
 
-#: Features of the confidence model (keys of ``retouch.pick.Pick.signals``), chosen on the tuning data (the review
-#: flags record in ``docs/decisions/``).
-FEATURES = (
-    "uncertain",
-    "edge_cover",
-    "agreement",
-    "focus",
-    "area",
-    "border",
-    "openings_bg_like",
-    "openings_cleared",
-    "openings_doubtful",
-)
+#: Features of the confidence model (keys of ``retouch.pick.Pick.signals``, as
+#: ``retouch.pick.SHIPPED_PICK.confidence_weights`` reads them).
+FEATURES = ("sharp", "uncertain", "area", "border", "centre", "agreement", "doubt")
 #: The two ends the confidence separates: a result under IoU ``POOR`` must be flagged, one at ``GOOD`` or above
 #: must not (the issue's review targets).
 POOR, GOOD = 0.8, 0.95
@@ -211,16 +201,12 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def features(rows: list[dict], config: PickConfig) -> np.ndarray:
-    """(N, 1 + F) design matrix of :data:`FEATURES` (bias column first), each signal capped at its
-    :attr:`~retouch.pick.PickConfig.confidence_clip` bound as :func:`retouch.pick.confidence` caps it (a missing
-    ``focus`` reads as its cap: no focus doubt)."""
-    clip = config.confidence_clip
+def features(rows: list[dict]) -> np.ndarray:
+    """(N, 1 + F) design matrix of :data:`FEATURES` (bias column first), a missing signal read as 0 as
+    :func:`retouch.pick.confidence` reads it."""
     out = np.ones((len(rows), 1 + len(FEATURES)))
     for j, f in enumerate(FEATURES, start=1):
-        default = clip.get(f, 0.0) if f == "focus" else 0.0
-        col = [float(r["signals"].get(f, default)) for r in rows]
-        out[:, j] = np.minimum(col, clip[f]) if f in clip else col
+        out[:, j] = [float(r["signals"].get(f, 0.0)) for r in rows]
     return out
 
 
@@ -239,15 +225,19 @@ def flags(rows: list[dict], config: PickConfig) -> np.ndarray:
     return np.array([confidence(r["signals"], config=config)[1] for r in rows])
 
 
-def threshold_for(conf: np.ndarray, capped: np.ndarray, good: np.ndarray, budget: float) -> float:
+def threshold_for(
+    conf: np.ndarray, capped: np.ndarray, good: np.ndarray, budget: float, floor: float
+) -> float:
     """The highest review threshold (a confidence in (0, 1], 3 decimals) at which at most ``budget`` of the
-    ``good`` rows are flagged (``capped`` rows are flagged whatever the threshold)."""
-    best = 0.0
+    ``good`` rows are flagged (``capped`` rows are flagged whatever the threshold), and never at or below
+    ``floor`` (:attr:`~retouch.pick.PickConfig.fallback_confidence`: the capped rows stay flagged even when they
+    alone exceed the budget)."""
+    best = round(floor + 0.001, 3)
     allowed = budget * int(good.sum())
     for t in np.unique(np.round(conf, 3)):
-        t_next = float(t) + 0.0005  # flags every confidence <= t
-        if int(((capped | (conf < t_next)) & good).sum()) <= allowed:
-            best = round(t_next + 0.0005, 3)
+        t_next = round(float(t) + 0.001, 3)  # flags every confidence <= t
+        if t_next > best and int(((capped | (conf < t_next)) & good).sum()) <= allowed:
+            best = t_next
     return best
 
 
@@ -269,7 +259,7 @@ def oof_flags(rows: list[dict], base: PickConfig, budget: float, l2: float, fold
             inner[part] = [_conf(r, cfg) for r in np.array(rows, dtype=object)[part]]
         cfg = with_weights(fit_target(rows, train, l2), 1.0, base)
         capped = np.array([_capped(r, cfg) for r in rows])
-        t = threshold_for(inner[train], capped[train], (iou >= GOOD)[train], budget)
+        t = threshold_for(inner[train], capped[train], (iou >= GOOD)[train], budget, base.fallback_confidence)
         cfg = with_weights(fit_target(rows, train, l2), t, base)
         out[test] = flags([r for r, m in zip(rows, test, strict=True) if m], cfg)
     return out
@@ -294,11 +284,9 @@ def _capped(row: dict, config: PickConfig) -> bool:
 def fit_target(rows: list[dict], use: np.ndarray, l2: float) -> np.ndarray:
     """Logistic weights (bias first, then :data:`FEATURES`) fitted on the rows ``use`` at either end: target
     1 for IoU >= :data:`GOOD`, 0 for IoU < :data:`POOR`; rows between are left out."""
-    from retouch.pick import SHIPPED_PICK
-
     iou = np.array([r["iou"] for r in rows])
     ends = use & ((iou < POOR) | (iou >= GOOD))
-    x = features(rows, SHIPPED_PICK)
+    x = features(rows)
     return fit_logistic(x[ends], (iou[ends] >= GOOD).astype(float), l2=l2)
 
 
@@ -331,7 +319,7 @@ def report(rows: list[dict], *, budget: float, l2: float) -> None:
         if part.any():
             cfg = with_weights(fit_target(rows, ~part, l2), 1.0, SHIPPED_PICK)
             oof_all[part] = [_conf(r, cfg) for r, m in zip(rows, part, strict=True) if m]
-    t = threshold_for(oof_all, capped, iou >= GOOD, budget)
+    t = threshold_for(oof_all, capped, iou >= GOOD, budget, SHIPPED_PICK.fallback_confidence)
     refit = with_weights(w, t, SHIPPED_PICK)
     print(
         f"refit (target IoU >= {GOOD} vs < {POOR}, L2 {l2}): weights {json.dumps(dict(refit.confidence_weights))}"

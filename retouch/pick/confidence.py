@@ -12,18 +12,15 @@ __all__ = ["confidence", "details"]
 
 
 def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> tuple[float, bool]:
-    """Confidence that the matte is right (IoU >= 0.95 rather than under 0.8 against a careful hand mask), and the
-    review flag.
+    """Confidence that the matte is right (IoU >= 0.9 against a careful hand mask), and the review flag.
 
-    A logistic model (:attr:`PickConfig.confidence_weights`, fitted by ``bench/tuning/tune_pick.py`` on the tuning
-    GT fold, tuning composites and tuning see-through photos) over signals of the pick
-    (:func:`retouch.pick.mask_signals`: half-confident share, measurable outline, area, frame border, agreement of
-    the passes; :func:`retouch.pick.focus_contrast`) and of the openings step
-    (:meth:`retouch.openings.Openings.signals`: share of the matte whose colour the background explains, openings
-    cut, openings left in doubt), each capped at its :attr:`~PickConfig.confidence_clip` bound; a missing signal
-    reads as 0 (``focus``: as its bound). The result is capped at :attr:`~PickConfig.fallback_confidence` (so
-    flagged) where the guard fell back to the safe mask and where the kept mask is smoother inside than around
-    it (``focus`` below :attr:`~PickConfig.review_focus`).
+    A logistic model over :func:`retouch.pick.mask_signals`-style features
+    (:attr:`PickConfig.confidence_weights`, fitted on the
+    tuning GT fold and the tuning composites by ``bench/tuning/tune_pick.py``), capped at
+    :attr:`~PickConfig.fallback_confidence` (so flagged) where the guard fell back to the safe mask or where the kept
+    mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`) where the refocus ran, and where at least
+    :attr:`~PickConfig.openings_review_doubt` of the matte looks like the background around it but was not
+    cut as an opening (``openings_doubtful``).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -32,19 +29,22 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     Returns:
         ``(confidence in [0, 1] rounded to 3 decimals, needs_review)``.
     """
-    weights, clip = config.confidence_weights, config.confidence_clip
+    weights = config.confidence_weights
     z = weights.get("bias", 0.0)
     for k, wgt in weights.items():
         if k != "bias":
-            # a missing focus is no focus doubt (as in the focus cap below): it reads as its bound
-            v = float(signals.get(k, clip.get(k, 0.0) if k == "focus" else 0.0))
-            z += wgt * (min(v, clip[k]) if k in clip else v)
+            z += wgt * float(signals.get(k, 0.0))
     c = 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
     if signals.get("fallback", 0.0) >= 0.5:  # our own matte was given up for the safe mask: doubtful
         c = min(c, config.fallback_confidence)
     if (
         signals.get("focus", math.inf) < config.review_focus
     ):  # the kept mask is a soft object among sharp ones
+        c = min(c, config.fallback_confidence)
+    if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
+        c = min(c, config.fallback_confidence)
+    if signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt:
+        # part of the matte looks like the background seen around it but could not be cut safely
         c = min(c, config.fallback_confidence)
     return round(c, 3), bool(c < config.review_below)
 

@@ -24,23 +24,16 @@ def _shipped_weights() -> Mapping[str, float]:
     """:attr:`PickConfig.confidence_weights` as shipped (read-only)."""
     return MappingProxyType(
         {
-            "bias": -0.601,
-            "uncertain": -4.144,
-            "edge_cover": 1.277,
-            "agreement": 0.426,
-            "focus": 0.489,
-            "area": -1.721,
-            "border": -1.16,
-            "openings_bg_like": -3.064,
-            "openings_cleared": -1.441,
-            "openings_doubtful": -0.858,
+            "bias": 3.007,
+            "sharp": 2.246,
+            "uncertain": -3.387,
+            "area": -2.069,
+            "border": -1.372,
+            "centre": -1.324,
+            "agreement": -1.964,
+            "doubt": -1.802,
         }
     )
-
-
-def _shipped_clip() -> Mapping[str, float]:
-    """:attr:`PickConfig.confidence_clip` as shipped (read-only)."""
-    return MappingProxyType({"focus": 3.0, "openings_doubtful": 0.5})
 
 
 @dataclass(frozen=True)
@@ -153,29 +146,23 @@ class PickConfig:
     decisive_sharp: float = 0.15
 
     # --- confidence (retouch.pick.confidence) --------------------------------------------------------
-    #: Confidence given to a result that fell back to the safe mask or kept a soft object (below
-    #: :attr:`review_below`: flagged). A refocused result is judged by the weights like any other: on the tuning
-    #: data every refocused mask that was kept without a fallback was right (IoU 0.98-0.99, 3 photos).
+    #: Confidence given to a result that fell back to the safe mask, kept a soft object or was refocused
+    #: (below :attr:`review_below`: flagged).
     fallback_confidence: float = 0.5
     #: Logistic-regression weights of the confidence: feature (a key of ``Pick.signals``) -> weight, plus
-    #: ``bias``. Fitted by ``python -m bench.tuning.tune_pick --load ...`` (L2 0.3; target: IoU >= 0.95 against
-    #: IoU < 0.8, results between left out) on the tuning data only: the 20 photos of the GT tuning fold, 12
-    #: composites of each tuning seed 1, 3, 4, 5, 16, 18, 19 and 24 see-through photos of each tuning seed 21,
-    #: 23, 25, 26 (200 photos, 41 under IoU 0.8, 127 at 0.95 or above). The features were chosen on the same
-    #: data by product-grouped out-of-fold flags; the most telling: a half-confident mask (``uncertain``), a matte
-    #: whose colours the background explains (``openings_bg_like``), openings cut or left in doubt, a large matte
-    #: or one on the frame's border, an outline with no edge to measure (``edge_cover``). Record: the review flags
-    #: record in ``docs/decisions/``.
+    #: ``bias``. Fitted by ``python -m bench.tuning.tune_pick --composites 30`` (L2 0.1, target IoU >= 0.9) on the
+    #: tuning data only: the 20 photos of the GT tuning fold and 30 tuning composites (9 of the 50 below
+    #: IoU 0.9). The most telling signals: a half-confident mask (``uncertain``), a blurred outline
+    #: (``sharp``), a mask filling the frame (``area``, ``border``) and a doubtful first pass (``doubt``).
     confidence_weights: Mapping[str, float] = field(default_factory=_shipped_weights, hash=False)
-    #: Upper bounds of signals in the confidence model (signal -> bound): ``focus`` is a ratio up to 99 (a plain
-    #: ring reads as 99); beyond 3 the inside holds plenty of detail and more says nothing more.
-    confidence_clip: Mapping[str, float] = field(default_factory=_shipped_clip, hash=False)
-    #: Confidence below which a result is flagged ``needs_review``: the highest threshold at which the same fit's
-    #: product-grouped out-of-fold confidences flag at most 4 % of the tuning results at IoU >= 0.95 (4-6 % flag
-    #: the same results under 0.8). Out of fold (weights and threshold chosen without the photos scored) it flags
-    #: 25 of the 41 tuning results under IoU 0.8 and 5 of the 127 at 0.95 or above; the previous weights and caps
-    #: flagged 19 and 8.
-    review_below: float = 0.664
+    #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
+    #: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
+    review_below: float = 0.6
+    #: Share of the matte that the background's colour model explains but that the openings step left as
+    #: product (``openings_doubtful``, :attr:`retouch.openings.Openings.doubtful`) from which a result is
+    #: flagged for review. Chosen on tuning photos with masks only: among 0.02-0.3 the lowest that flags at
+    #: most 10 % of the results at IoU >= 0.95 (the second see-through openings record in ``docs/decisions/``).
+    openings_review_doubt: float = 0.05
 
     @property
     def safe_source(self) -> str:

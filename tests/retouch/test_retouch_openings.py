@@ -19,7 +19,7 @@ from retouch import RetouchOptions, retouch
 from retouch.backgrounds import render_background
 from retouch.layout import Placement, resample_region
 from retouch.openings import OpeningsConfig, clear_openings
-from retouch.pick import confidence
+from retouch.pick import SHIPPED_PICK, confidence
 from retouch.pipeline import _working_size, product_matte
 
 BIKE = PHOTOS / "nomask" / "bike.jpg"
@@ -192,20 +192,14 @@ def test_a_smooth_panel_the_colour_of_textured_gravel_is_not_cut():
     matte = body.astype(np.float32)
     found = clear_openings(img, matte, matte)
     assert float((found.alpha[panel] >= 0.5).mean()) == 1.0 and found.cleared == 0.0
-    assert found.doubtful >= 0.05
+    assert found.doubtful >= SHIPPED_PICK.openings_review_doubt
     loose = clear_openings(img, matte, matte, OpeningsConfig(texture_ratio=(0.0, 1e9)))
     assert float((loose.alpha[panel] < 0.5).mean()) > 0.5
 
 
-def test_openings_evidence_lowers_the_confidence():
-    """A matte whose colours the background explains, openings cut from it or left in doubt: each lowers the
-    confidence, and together they flag the result."""
-    base = {"sharp": 1.0, "edge_cover": 1.0, "agreement": 1.0, "uncertain": 0.05, "focus": 3.0}
+def test_doubtful_openings_flag_the_result():
+    base = {"fallback": 0.0}
     c0, review0 = confidence(base)
-    assert not review0
-    for key in ("openings_bg_like", "openings_cleared", "openings_doubtful"):
-        assert confidence({**base, key: 0.3})[0] < c0, key
-    _, review = confidence(
-        {**base, "openings_bg_like": 0.4, "openings_cleared": 0.3, "openings_doubtful": 0.3}
-    )
-    assert review
+    c1, review1 = confidence({**base, "openings_doubtful": SHIPPED_PICK.openings_review_doubt})
+    assert review1 and c1 <= c0
+    assert confidence({**base, "openings_doubtful": SHIPPED_PICK.openings_review_doubt / 2}) == (c0, review0)
