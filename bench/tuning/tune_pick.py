@@ -14,11 +14,12 @@ threshold at which the product-grouped out-of-fold confidences (:func:`grouped_f
 results at :data:`GOOD` or above flagged) per kind of photo for: the flags as collected, the code's
 ``retouch.pick.SHIPPED_PICK``, the refit in-sample, and the refit out-of-fold (weights *and* threshold chosen on
 the other folds only, :func:`oof_flags`). The refit's weights and threshold are copied into
-``retouch.pick.PickConfig`` by hand; the decision records in ``docs/decisions/`` say when.
+``retouch.pick.PickConfig`` by hand, and only when a rule committed before a held-out run says so (the
+confidence weights and review flags records in ``docs/decisions/``).
 
 Usage: ``python -m bench.tuning.tune_pick [--composites N] [--seeds S ...] [--open-seeds S ...] [--openings N]
-[--no-gt] [--out signals.json] [--load signals.json ...] [--budget B] [--l2 L]``. The shipped fit:
-``--composites 12 --seeds 1 3 4 5 16 18 19 --out a.json`` and ``--no-gt --seeds --open-seeds 21 23 25 26
+[--no-gt] [--out signals.json] [--load signals.json ...] [--budget B] [--l2 L]``. The review-flags record's
+200 tuning photos: ``--composites 12 --seeds 1 3 4 5 16 18 19 --out a.json`` and ``--no-gt --seeds --open-seeds 21 23 25 26
 --openings 24 --out b.json`` (two processes, ~9 min together on two cores), then ``--load a.json b.json``.
 """
 
