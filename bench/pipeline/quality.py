@@ -25,13 +25,14 @@ Per set it prints the means, the number of photos more than 0.05 IoU below rembg
 (``processing_details.needs_review``) against the truth (IoU < 0.9 = bad), and the worst photos side by side.
 
 Usage: ``python -m bench.pipeline.quality [--composites N] [--tune-composites N] [--sets ...] [--gt-dir DIR]
-[--per-photo] [--limit N] [--only NAME...]``.
+[--per-photo] [--limit N] [--only NAME...] [--signals-out FILE]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import io
+import json
 import sys
 import time
 from collections.abc import Iterator
@@ -143,8 +144,9 @@ def _inputs(
 
 def measure(
     data: bytes, gt: np.ndarray, session: object, model: str, opening: np.ndarray | None = None
-) -> tuple[list[float], float, float]:
-    """Both tools on one photo: (row of :data:`COLUMNS` values, rembg seconds, our seconds).
+) -> tuple[list[float], float, float, dict[str, float]]:
+    """Both tools on one photo: (row of :data:`COLUMNS` values, rembg seconds, our seconds, the pick's signals
+    from ``processing_details``, empty when the photo brought its own transparency).
 
     ``opening``: bool (H, W) mask of the background seen through a see-through photo's opening; the
     last two columns are the shares of it that each tool keeps as product (alpha >= 128), NaN without it."""
@@ -187,7 +189,7 @@ def measure(
         _kept(base, opening),
         _kept(ours, opening),
     ]
-    return row, t_base, t_ours
+    return row, t_base, t_ours, dict(res.details.get("segmentation", {}).get("signals", {}))
 
 
 def _kept(matte: np.ndarray, opening: np.ndarray | None) -> float:
@@ -295,6 +297,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--only", nargs="*", default=None, help="photo names (or parts of them)")
     parser.add_argument(
+        "--signals-out",
+        type=Path,
+        default=None,
+        help="save every photo's set, name, IoU, confidence, review flag and signals (JSON), so other review "
+        "rules can be scored on the same run",
+    )
+    parser.add_argument(
         "--gt-dir",
         type=Path,
         default=None,
@@ -311,6 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     only = set(args.only) if args.only else None
     t_all = time.perf_counter()
     sets = (["folder"] if args.gt_dir is not None else []) + list(args.sets)
+    recorded: list[dict[str, object]] = []
     for set_name in sets:
         n_comp = {
             "comp-holdout": args.composites,
@@ -325,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         ):
             data, gt, opening = load()
             try:
-                row, tb, to = measure(data, gt, session, args.model, opening)
+                row, tb, to, signals = measure(data, gt, session, args.model, opening)
             except ValueError as exc:
                 print(f"{name}: {exc}, saltata", file=sys.stderr)
                 continue
@@ -333,6 +343,18 @@ def main(argv: list[str] | None = None) -> int:
             t_ours += to
             names.append(name)
             acc.append(row)
+            if args.signals_out is not None:
+                recorded.append(
+                    {
+                        "set": set_name,
+                        "name": name,
+                        "iou": row[1],
+                        "confidence": row[10],
+                        "needs_review": bool(row[11]),
+                        "signals": signals,
+                    }
+                )
+                args.signals_out.write_text(json.dumps(recorded, indent=1))
             print(
                 f"  {name}: IoU {row[0]:.3f} -> {row[1]:.3f}, BF {row[2]:.3f} -> {row[3]:.3f}, "
                 f"conf {row[10]:.2f}{' REVIEW' if row[11] else ''}"
