@@ -23,6 +23,7 @@ from PIL import Image
 from scipy import ndimage as ndi
 
 from .colors import fit_colour_mixture, mixture_log_density
+from .wheel_openings import wheel_sectors
 
 __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
 
@@ -82,6 +83,19 @@ class OpeningsConfig:
     grow_max: float = 4.0
     thin_posterior: float = 0.4
     thin_contrast: float = 0.035
+    wheels: bool = True
+    wheel_posterior: float = 0.5
+    wheel_sector_px: int = 12
+    wheel_sectors: int = 4
+    wheel_radius: float = 6.0
+    wheel_aspect: float = 0.6
+    wheel_fit: float = 0.65
+    wheel_cover: float = 0.5
+    wheel_gaps: float = 0.35
+    wheel_radial: float = 0.35
+    wheel_rim: float = 0.9
+    wheel_rim_bg: float = 0.1
+    wheel_typical: float = 0.1
 
 
 #: The configuration the pipeline uses.
@@ -243,7 +257,12 @@ def clear_openings(
     outer = np.isin(outside_lab, border[border > 0])
     fg_area = float(fg.sum())
     cand = fg & (smooth >= cfg.posterior)
+    wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
+    if wheels is not None:
+        cand &= ~wheels  # a wheel's sectors are cut together, not judged one by one
     cut, doubt = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
+    if wheels is not None:
+        cut |= wheels
     if cut.any():
         # hysteresis: background-like matte pixels joined to a cut opening go with it (the specks of
         # boardwalk left between the spokes)
