@@ -67,7 +67,12 @@ def wheel_features(
         return None
     pad = int(0.6 * max(ys.max() - ys.min(), xs.max() - xs.min())) + 4
     h, w = sectors.shape
-    y0, y1, x0, x1 = max(0, ys.min() - pad), min(h, ys.max() + pad + 1), max(0, xs.min() - pad), min(w, xs.max() + pad + 1)
+    y0, y1, x0, x1 = (
+        max(0, ys.min() - pad),
+        min(h, ys.max() + pad + 1),
+        max(0, xs.min() - pad),
+        min(w, xs.max() + pad + 1),
+    )
     u = sectors[y0:y1, x0:x1]
     filled = ndi.binary_fill_holes(ndi.binary_closing(u, iterations=2, border_value=0))
     fy, fx = np.nonzero(filled)
