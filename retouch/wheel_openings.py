@@ -43,7 +43,7 @@ def _runs(flags: np.ndarray) -> list[int]:
 
 def wheel_features(
     sectors: np.ndarray, fg: np.ndarray, bg_like: np.ndarray, typical_px: np.ndarray
-) -> dict[str, float] | None:
+) -> tuple[dict[str, float], tuple[int, int, int, int], np.ndarray] | None:
     """Shape measurements of one group of candidate sectors (bool (H, W) arrays, same shape).
 
     ``sectors``: the group's background-like pixels; ``fg``: the matte (alpha >= 0.5); ``bg_like``: every
@@ -54,7 +54,9 @@ def wheel_features(
     into bins ~1.5 px wide at 0.9 of the radius, and a bin is a *sector* bin when at least half its band
     pixels are the group's.
 
-    Returns ``None`` for a group too small to measure, else a dict: ``radius`` (b, px), ``aspect`` (b / a),
+    Returns ``None`` for a group too small to measure, else ``(features, box, ellipse)``: the box
+    ``(y0, y1, x0, x1)`` measured (the group's bounding box with a margin), the bool ellipse inside it, and
+    the features, a dict: ``radius`` (b, px), ``aspect`` (b / a),
     ``fit`` (IoU of the filled group and the ellipse), ``cover`` (share of the ellipse that is the group),
     ``sectors`` (runs of sector bins around the circle), ``gaps`` (share of bins that are not sector
     bins), ``radial`` (share of the band's non-group pixels that fall in non-sector bins: spokes run
@@ -105,7 +107,7 @@ def wheel_features(
     radial = float((~sector_bin[theta[other]]).sum()) / n_other if n_other else 1.0
     rim = (rho >= 1.1) & (rho <= 1.35)
     n_rim = max(float(rim.sum()), 1.0)
-    return {
+    features = {
         "radius": float(b),
         "aspect": float(b / a),
         "fit": fit,
@@ -117,9 +119,8 @@ def wheel_features(
         "rim_bg": float(bg_like[y0:y1, x0:x1][rim].sum()) / n_rim,
         "typical": float(typical_px[y0:y1, x0:x1][u].mean()),
         "bins": float(nb),
-        "box": (y0, y1, x0, x1),  # type: ignore[dict-item]
-        "ellipse": ell,  # type: ignore[dict-item]
     }
+    return features, (int(y0), int(y1), int(x0), int(x1)), ell
 
 
 def _groups(
@@ -181,13 +182,13 @@ def wheel_sectors(
     bg_like, groups = found
     cut: np.ndarray | None = None
     for g in groups:
-        f = wheel_features(g, fg, bg_like, typical_px)
-        if f is None or not _is_wheel(f, cfg):
+        measured = wheel_features(g, fg, bg_like, typical_px)
+        if measured is None or not _is_wheel(measured[0], cfg):
             continue
-        y0, y1, x0, x1 = f["box"]  # type: ignore[misc]
+        (y0, y1, x0, x1), ell = measured[1], measured[2]
         if cut is None:
             cut = np.zeros_like(fg)
-        cut[y0:y1, x0:x1] |= g[y0:y1, x0:x1] & f["ellipse"]  # type: ignore[operator]
+        cut[y0:y1, x0:x1] |= g[y0:y1, x0:x1] & ell
     return cut
 
 
