@@ -161,7 +161,7 @@ def wheel_sectors(
         fg: bool (H, W), the matte (alpha >= 0.5) at the colour tests' resolution.
         post_bg: float32 (H, W), each matte pixel's posterior probability of "background" (unsmoothed).
         typical_px: bool (H, W), matte pixels as typical of the background as 70 % of its own.
-        cfg: the openings step's constants (``wheel_*`` fields and ``typical``).
+        cfg: the openings step's constants (its ``wheel_*`` fields).
 
     A group of background-like pixels (posterior >= ``cfg.wheel_posterior``; connected pieces of at
     least ``cfg.wheel_sector_px`` px, grouped across gaps of up to ~4 px) is a wheel when
@@ -170,8 +170,8 @@ def wheel_sectors(
     ``cfg.wheel_aspect``); it covers at least ``cfg.wheel_cover`` of it; the lines between its sectors take
     at most ``cfg.wheel_gaps`` of the angles and hold at least ``cfg.wheel_radial`` of the band's other
     pixels (they run toward the centre); the annulus outside it is product (matte share >=
-    ``cfg.wheel_rim``, background-like share <= ``cfg.wheel_rim_bg``); and at least ``cfg.typical`` of its
-    pixels are typical of the background.
+    ``cfg.wheel_rim``, background-like share <= ``cfg.wheel_rim_bg``); and at least ``cfg.wheel_typical``
+    of its pixels are typical of the background.
 
     Returns:
         bool (H, W): the wheels' sectors inside their ellipses, or ``None``.
