@@ -23,6 +23,7 @@ from PIL import Image
 from scipy import ndimage as ndi
 
 from .colors import fit_colour_mixture, mixture_log_density
+from .wheel_openings import wheel_sectors
 
 __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
 
@@ -65,6 +66,23 @@ class OpeningsConfig:
             thin structure.
         thin_contrast: grey-level contrast (in [0, 1], top-hat over 5 x 5 px) of a thin structure
             against its surroundings.
+        wheels: whether wheels are recognised by their shape (:func:`retouch.wheel_openings.wheel_sectors`);
+            False gives the region tests alone. The ``wheel_*`` constants (record
+            ``docs/decisions/2026-11-26-wheel-openings.md``; colour tests' resolution) are:
+        wheel_posterior: unsmoothed posterior of "background" from which a matte pixel can be a sector's.
+        wheel_sector_px: smallest sector piece (px).
+        wheel_sectors: fewest sectors (runs of angles) around the wheel's centre.
+        wheel_radius: smallest minor semi-axis of the wheel's ellipse (px).
+        wheel_aspect: smallest minor / major axis ratio (a wheel seen at an angle).
+        wheel_fit: smallest IoU of the filled sectors and their fitted ellipse.
+        wheel_cover: smallest share of the ellipse covered by the sectors.
+        wheel_gaps: largest share of the angles taken by the lines between sectors.
+        wheel_radial: smallest share of the non-sector pixels of the band 0.3-0.9 of the radius lying in
+            those lines' angles (spokes run toward the centre; clutter and a rim's pattern do not).
+        wheel_rim: smallest matte share of the annulus 1.1-1.35 of the radius (a tyre or the body).
+        wheel_rim_bg: largest background-like share of that annulus.
+        wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
+            own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
     """
 
     work_pixels: int = 120_000
@@ -82,6 +100,19 @@ class OpeningsConfig:
     grow_max: float = 4.0
     thin_posterior: float = 0.4
     thin_contrast: float = 0.035
+    wheels: bool = True
+    wheel_posterior: float = 0.5
+    wheel_sector_px: int = 12
+    wheel_sectors: int = 4
+    wheel_radius: float = 6.0
+    wheel_aspect: float = 0.6
+    wheel_fit: float = 0.65
+    wheel_cover: float = 0.5
+    wheel_gaps: float = 0.35
+    wheel_radial: float = 0.35
+    wheel_rim: float = 0.9
+    wheel_rim_bg: float = 0.1
+    wheel_typical: float = 0.1
 
 
 #: The configuration the pipeline uses.
@@ -177,7 +208,8 @@ def clear_openings(
     model does not explain (log density under the 30th percentile of the ring's own); a matte with too
     few background-like pixels for any opening stops here; (3) each matte pixel's posterior of
     "background", averaged over 5 x 5 px (an opening is a region, not a pixel); (4) regions above
-    ``cfg.posterior`` are cut (:func:`_select`); pixels joined to them down to
+    ``cfg.posterior`` are cut (:func:`_select`), and with them the sectors of the wheels recognised by their
+    shape (:func:`retouch.wheel_openings.wheel_sectors`, from the unsmoothed posterior); pixels joined to them down to
     ``cfg.grow`` go with them, product-coloured pixels never, and a region whose joined component is
     more than ``cfg.grow_max`` times its size is not cut at all (doubtful); (5) half-transparent
     background-coloured pixels inside the outline are cleared (:func:`_clear_ghosts`); (6) thin product
@@ -243,7 +275,12 @@ def clear_openings(
     outer = np.isin(outside_lab, border[border > 0])
     fg_area = float(fg.sum())
     cand = fg & (smooth >= cfg.posterior)
+    wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
+    if wheels is not None:
+        cand &= ~wheels  # a wheel's sectors are cut together, not judged one by one
     cut, doubt = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
+    if wheels is not None:
+        cut |= wheels
     if cut.any():
         # hysteresis: background-like matte pixels joined to a cut opening go with it (the specks of
         # boardwalk left between the spokes)
