@@ -143,6 +143,59 @@ def _texture(grey: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, size=5, mode="nearest") - m1 * m1, 0.0))
 
 
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    """Mean of the 3 channels of an (H, W, 3) uint8 or float32 array as float32 (H, W): bit for bit
+    ``rgb.astype(np.float32).mean(-1)`` (channels added left to right in float32, the sum divided by the
+    integer count as numpy's mean divides), without numpy's slow reduction over a 3-long last axis."""
+    s = rgb[..., 0].astype(np.float32)
+    s += rgb[..., 1]
+    s += rgb[..., 2]
+    np.true_divide(s, np.intp(3), out=s, casting="unsafe")
+    return s
+
+
+def _unit(channel: np.ndarray) -> np.ndarray:
+    """uint8 (H, W) -> float32 in [0, 1]: ``channel.astype(np.float32) / 255.0`` in one pass."""
+    return np.divide(channel, np.float32(255.0), dtype=np.float32)
+
+
+def _upsample_mask(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``_resize_f(mask.astype(np.float32), size) > 0.5`` for a bool (H, W) mask, ``size`` = (width,
+    height); an empty mask is empty at any size (bilinear weights times 0), so it is not resampled."""
+    if not mask.any():
+        return np.zeros((size[1], size[0]), bool)
+    return _resize_f(mask.astype(np.float32), size) > 0.5
+
+
+def _band_outside(fg: np.ndarray, near: float, far: float) -> np.ndarray:
+    """Pixels whose Euclidean distance ``d`` to the nearest ``fg`` pixel (bool (H, W)) has
+    ``near < d <= far``: ``(d > near) & (d <= far)`` with ``d = ndi.distance_transform_edt(~fg)``.
+
+    The transform runs on ``fg``'s bounding box grown by ``far`` + 1 px: every pixel outside it is
+    farther than ``far``, and the exact transform gives the box's pixels the same distances (their
+    nearest ``fg`` pixel lies in the box).
+    """
+    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
+    if not len(rows):
+        d = ndi.distance_transform_edt(~fg)
+        return (d > near) & (d <= far)
+    m = int(np.ceil(far)) + 1
+    y0, y1 = max(0, int(rows[0]) - m), min(fg.shape[0], int(rows[-1]) + m + 1)
+    x0, x1 = max(0, int(cols[0]) - m), min(fg.shape[1], int(cols[-1]) + m + 1)
+    d = ndi.distance_transform_edt(~fg[y0:y1, x0:x1])
+    band = np.zeros(fg.shape, bool)
+    band[y0:y1, x0:x1] = (d > near) & (d <= far)
+    return band
+
+
+def _label_means(values: np.ndarray, flat_labels: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Mean of ``values`` (any (H, W) numeric or bool) per label 0..n of ``flat_labels`` (the labels
+    raveled, every label present): float64 (n + 1,), what ``ndi.mean(values, labels, np.arange(n + 1))``
+    computes (a float64 bincount of the values over the float64 pixel counts ``counts``), without its
+    three passes over the labels for every call."""
+    return np.bincount(flat_labels, weights=values.ravel(), minlength=len(counts)) / counts
+
+
 def _label_medians(values: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
     """Median of ``values`` (float (H, W)) over each label 1..n of ``labels`` (int (H, W), 0 = none):
     float64 (n + 1,), index 0 and labels without pixels 0. Sorts only the labelled pixels (cheaper than
@@ -201,17 +254,18 @@ def clear_openings(
     size = (max(1, round(w * f)), max(1, round(h * f)))
     a_s = _resize_f(alpha, size)
     p_s = _resize_f(coarse if coarse is not None else alpha, size)
-    rgb_s = np.stack([_resize_f(small[..., c].astype(np.float32) / 255.0, size) for c in range(3)], axis=-1)
+    rgb_s = np.stack([_resize_f(_unit(small[..., c]), size) for c in range(3)], axis=-1)
     fg = a_s >= 0.5
-    dist_out = ndi.distance_transform_edt(~fg)
-    ring = (a_s < 0.05) & (dist_out > 2) & (dist_out <= 0.12 * float(np.hypot(*fg.shape)))
+    ring = (a_s < 0.05) & _band_outside(fg, 2, 0.12 * float(np.hypot(*fg.shape)))
     if ring.sum() < 200 or fg.sum() < 200:
         return out
     rng = np.random.default_rng(0)
-    bg_gmm = fit_colour_mixture(rgb_s[ring], 6, rng)
+    ring_rgb = rgb_s[ring]
+    bg_gmm = fit_colour_mixture(ring_rgb, 6, rng)
     fg_px = rgb_s[fg]
     fg_ld_bg = mixture_log_density(fg_px, bg_gmm)
-    typical = float(np.percentile(mixture_log_density(rgb_s[ring], bg_gmm), 30))
+    ring_ld_bg = mixture_log_density(ring_rgb, bg_gmm)
+    typical = float(np.percentile(ring_ld_bg, 30))
     unexplained = fg_ld_bg < typical
     out.ran = True
     out.bg_like = 1.0 - float(unexplained.mean())
@@ -223,13 +277,13 @@ def clear_openings(
         # too few background-like pixels in the matte for any opening: nothing more to do
         return out
     fg_gmm = fit_colour_mixture(fg_px[unexplained], 6, rng)
-    ring_px = rgb_s[ring]
+    ring_px, ring_px_bg = ring_rgb, ring_ld_bg
     if len(ring_px) > 4000:
-        ring_px = ring_px[rng.choice(len(ring_px), size=4000, replace=False)]
+        drawn = rng.choice(len(ring_px), size=4000, replace=False)
+        # the densities are computed pixel by pixel: those of the drawn pixels are already known
+        ring_px, ring_px_bg = ring_px[drawn], ring_ld_bg[drawn]
     # the colour models' disagreement with the matte outside it: background that looks like product
-    out.fg_outside = float(
-        (mixture_log_density(ring_px, fg_gmm) > mixture_log_density(ring_px, bg_gmm)).mean()
-    )
+    out.fg_outside = float((mixture_log_density(ring_px, fg_gmm) > ring_px_bg).mean())
     # posterior of background of every matte pixel (0 outside the matte)
     typical_px = np.zeros(fg.shape, bool)
     typical_px[fg] = fg_ld_bg >= typical
@@ -267,7 +321,7 @@ def clear_openings(
         out.cleared = 0.0
     out.doubtful = doubt / fg_area
     new = alpha.copy()
-    cut_w = _resize_f(cut.astype(np.float32), (w, h)) > 0.5
+    cut_w = _upsample_mask(cut, (w, h))
     new[cut_w] = 0.0
     inner = _resize_f((~outer).astype(np.float32), (w, h)) > 0.5
     out.ghosts = _clear_ghosts(small, new, inner, bg_gmm, fg_gmm) / float(area0)
@@ -312,19 +366,22 @@ def _select(
     if not cand.any():
         return cut, 0.0
     lab, n = ndi.label(cand)
-    idx = np.arange(n + 1)
-    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    flat = lab.ravel()
+    sizes = np.bincount(flat, minlength=n + 1)
+    counts = sizes.astype(np.float64)
     edge = cand & ~ndi.binary_erosion(cand)
-    edge_n = ndi.sum_labels(edge, lab, idx)
-    edge_outer = ndi.sum_labels(edge & ndi.binary_dilation(outer, iterations=1), lab, idx)
-    mean_p = ndi.mean(p_s, lab, idx)
-    mean_a = ndi.mean(a_s, lab, idx)
-    typical_share = ndi.mean(typical_px.astype(np.float32), lab, idx)
+    edge_n = np.bincount(flat, weights=edge.ravel(), minlength=n + 1)
+    edge_outer = np.bincount(
+        flat, weights=(edge & ndi.binary_dilation(outer, iterations=1)).ravel(), minlength=n + 1
+    )
+    mean_p = _label_means(p_s, flat, counts)
+    mean_a = _label_means(a_s, flat, counts)
+    typical_share = _label_means(typical_px.astype(np.float32), flat, counts)
     # local texture (grey standard deviation over 5 x 5 px): whether the background around the product is
     # textured at all (at the colour tests' resolution; on a plain backdrop colour alone proves little),
     # and each region's median texture over the background ring's at the working resolution (fine
     # enough to tell gravel or leaves from a car's smooth paint)
-    bg_tex = float(np.median(_texture(rgb_s.mean(-1))[ring]))
+    bg_tex = float(np.median(_texture(_grey(rgb_s))[ring]))
     lo, hi = cfg.texture_ratio
     tests: list[tuple[int, bool, bool]] = []  # (label, enclosed, background-like) of regions large enough
     for j in range(1, n + 1):
@@ -338,7 +395,7 @@ def _select(
     if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
         # only where the texture decides: the fine texture of the whole working image is the step's
         # largest single cost on photos whose candidates fail the cheaper tests
-        tex_f = _texture(small.astype(np.float32).mean(-1) / 255.0)
+        tex_f = _texture(_grey(small) / 255.0)
         size_f = (small.shape[1], small.shape[0])
         lab_f = np.asarray(
             Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST)
@@ -380,7 +437,13 @@ def _clear_ghosts(
     sub, g = new[y0:y1, x0:x1], ghost[y0:y1, x0:x1]
     # 2 px or more from the solid matte (the box reaches 2 px beyond every candidate, so no nearer solid
     # pixel lies outside it)
-    g &= ndi.distance_transform_edt(sub < 0.5) >= 2
+    loose = sub < 0.5
+    if loose.all():
+        g &= ndi.distance_transform_edt(loose) >= 2
+    else:
+        # a distance of 2 or more from every solid pixel: no solid pixel among the 8 neighbours or on the
+        # pixel itself (the nearer offsets are those with squared length 0, 1 or 2)
+        g &= ~ndi.binary_dilation(~loose, structure=np.ones((3, 3), bool))
     if not g.any():
         return 0
     x = small[y0:y1, x0:x1][g].astype(np.float32) / 255.0
@@ -414,7 +477,7 @@ def _keep_thin(
     d = mixture_log_density(x, fg_gmm) - mixture_log_density(x, bg_gmm)
     prod = np.zeros(open_w.shape, bool)
     prod[open_w] = d >= np.log(cfg.thin_posterior / (1.0 - cfg.thin_posterior))
-    grey = box.astype(np.float32).mean(-1) / 255.0
+    grey = _grey(box) / 255.0
     line = np.maximum(ndi.grey_closing(grey, size=(5, 5)) - grey, grey - ndi.grey_opening(grey, size=(5, 5)))
     prod &= line >= cfg.thin_contrast
     thin = prod & ~ndi.binary_opening(prod, structure=np.ones((3, 3), bool))
