@@ -209,7 +209,7 @@ def fit_colour_mixture(
 
 
 #: Rows of colours :func:`mixture_log_density` works on at a time (its temporaries stay in the CPU cache).
-_DENSITY_CHUNK = 4096
+_DENSITY_CHUNK = 16384
 
 
 def mixture_log_density(x: np.ndarray, gmm: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:

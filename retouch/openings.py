@@ -188,6 +188,16 @@ def _band_outside(fg: np.ndarray, near: float, far: float) -> np.ndarray:
     return band
 
 
+def _two_px_from_solid(loose: np.ndarray) -> np.ndarray:
+    """``ndi.distance_transform_edt(loose) >= 2`` for a bool (H, W) array (True: not solid): no solid
+    pixel on the pixel itself or among its 8 neighbours (the only offsets shorter than 2 px have squared
+    lengths 0, 1 and 2), by a 3 x 3 dilation instead of the distance transform. Without any solid pixel
+    the transform itself is returned (it then measures from outside the array)."""
+    if loose.all():
+        return ndi.distance_transform_edt(loose) >= 2
+    return ~ndi.binary_dilation(~loose, structure=np.ones((3, 3), bool))
+
+
 def _label_means(values: np.ndarray, flat_labels: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Mean of ``values`` (any (H, W) numeric or bool) per label 0..n of ``flat_labels`` (the labels
     raveled, every label present): float64 (n + 1,), what ``ndi.mean(values, labels, np.arange(n + 1))``
@@ -437,13 +447,7 @@ def _clear_ghosts(
     sub, g = new[y0:y1, x0:x1], ghost[y0:y1, x0:x1]
     # 2 px or more from the solid matte (the box reaches 2 px beyond every candidate, so no nearer solid
     # pixel lies outside it)
-    loose = sub < 0.5
-    if loose.all():
-        g &= ndi.distance_transform_edt(loose) >= 2
-    else:
-        # a distance of 2 or more from every solid pixel: no solid pixel among the 8 neighbours or on the
-        # pixel itself (the nearer offsets are those with squared length 0, 1 or 2)
-        g &= ~ndi.binary_dilation(~loose, structure=np.ones((3, 3), bool))
+    g &= _two_px_from_solid(sub < 0.5)
     if not g.any():
         return 0
     x = small[y0:y1, x0:x1][g].astype(np.float32) / 255.0
