@@ -159,3 +159,67 @@ def test_upsample_mask_is_the_bilinear_resize() -> None:
         )
         assert np.array_equal(_upsample_mask(m, size), want)
         assert np.array_equal(_upsample_mask(m, size), _resize_f(m.astype(np.float32), size) > 0.5)
+
+
+def _reference_refine(rgb: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """:func:`retouch.matte.refine_matte` written out plainly: guide by ``astype`` and division, the guided
+    filter's output as one expression, the contrast curve on a new array."""
+    from retouch import matte
+
+    def resize(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        if (x.shape[1], x.shape[0]) == size:
+            return x
+        return np.asarray(Image.fromarray(x.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+
+    h, w = coarse.shape
+    guide = rgb.astype(np.float32) / 255.0
+    p = matte.remove_trapped_background(guide, matte.suppress_ghosts(coarse.astype(np.float32)))
+    radius, eps = max(2, round(0.002 * float(np.hypot(h, w)))), 1e-4
+    sub = 2 if min(h, w) >= 400 else 1
+    full = [np.ascontiguousarray(guide[..., c], dtype=np.float32) for c in range(3)]
+    if sub > 1:
+        sw, sh = max(1, w // sub), max(1, h // sub)
+        g, p, r = [resize(ch, (sw, sh)) for ch in full], resize(p, (sw, sh)), max(1, round(radius / sub))
+    else:
+        g, r = full, radius
+    box = matte._box
+    mean_i = [box(ch, r) for ch in g]
+    mean_p = box(p, r)
+    v0, v1, v2 = (box(ch * p, r) - m * mean_p for ch, m in zip(g, mean_i, strict=True))
+    pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    a00, a01, a02, a11, a12, a22 = (box(g[i] * g[j], r) - mean_i[i] * mean_i[j] for i, j in pairs)
+    a00 += eps
+    a11 += eps
+    a22 += eps
+    c00, c01, c02 = a11 * a22 - a12 * a12, a02 * a12 - a01 * a22, a01 * a12 - a02 * a11
+    c11, c12, c22 = a00 * a22 - a02 * a02, a01 * a02 - a00 * a12, a00 * a11 - a01 * a01
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    inv_det = 1.0 / np.where(np.abs(det) < 1e-12, 1e-12, det)
+    a0 = (c00 * v0 + c01 * v1 + c02 * v2) * inv_det
+    a1 = (c01 * v0 + c11 * v1 + c12 * v2) * inv_det
+    a2 = (c02 * v0 + c12 * v1 + c22 * v2) * inv_det
+    b = mean_p - a0 * mean_i[0] - a1 * mean_i[1] - a2 * mean_i[2]
+    coeffs = [box(x, r) for x in (a0, a1, a2, b)]
+    if sub > 1:
+        coeffs = [resize(x, (w, h)) for x in coeffs]
+    m0, m1, m2, mb = coeffs
+    q = m0 * full[0] + m1 * full[1] + m2 * full[2] + mb
+    return np.clip((q - 0.55) * 4.0 + 0.5, 0.0, 1.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("shape", [(300, 260), (520, 430)])
+def test_refine_matte_is_the_plain_computation(shape: tuple[int, int]) -> None:
+    from retouch.matte import refine_matte
+
+    rng = np.random.default_rng(shape[0])
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    inside = ((yy - h / 2) / (0.3 * h)) ** 2 + ((xx - w / 2) / (0.25 * w)) ** 2 < 1
+    rgb = np.where(inside[..., None], [180, 40, 60], [235, 235, 225]) + rng.normal(0, 4, (h, w, 3))
+    rgb = np.clip(rgb, 0, 255).astype(np.uint8)
+    coarse = ndi.gaussian_filter(inside.astype(np.float32), 3) * rng.uniform(0.9, 1.0, (h, w)).astype(
+        np.float32
+    )
+    got = refine_matte(rgb, coarse)
+    want = _reference_refine(rgb, coarse)
+    assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
