@@ -134,7 +134,8 @@ def _resize_f(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Bilinear resize of a float32 (H, W) array to ``size`` = (width, height)."""
     if (x.shape[1], x.shape[0]) == size:
         return x.astype(np.float32, copy=False)
-    return np.asarray(Image.fromarray(x.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+    src = np.ascontiguousarray(x, dtype=np.float32)  # a copy only when strided or of another dtype
+    return np.asarray(Image.fromarray(src, "F").resize(size, Image.Resampling.BILINEAR))
 
 
 def _texture(grey: np.ndarray) -> np.ndarray:
@@ -339,7 +340,7 @@ def clear_openings(
         out.kept_thin = _keep_thin(small, new, cut_w, bg_gmm, fg_gmm, cfg) / float(area0)
     elif out.ghosts == 0:
         return out
-    out.alpha = new.astype(np.float32)
+    out.alpha = new.astype(np.float32, copy=False)  # new is already a copy of the matte
     return out
 
 
