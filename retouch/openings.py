@@ -168,6 +168,16 @@ def _upsample_mask(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     return _resize_f(mask.astype(np.float32), size) > 0.5
 
 
+def _grown_box(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
+    """Row and column slices of the bounding box of a non-empty bool (H, W) ``mask``, grown by ``margin``
+    px on every side and clipped to the array."""
+    rows, cols = np.flatnonzero(mask.any(1)), np.flatnonzero(mask.any(0))
+    return (
+        slice(max(0, int(rows[0]) - margin), min(mask.shape[0], int(rows[-1]) + margin + 1)),
+        slice(max(0, int(cols[0]) - margin), min(mask.shape[1], int(cols[-1]) + margin + 1)),
+    )
+
+
 def _band_outside(fg: np.ndarray, near: float, far: float) -> np.ndarray:
     """Pixels whose Euclidean distance ``d`` to the nearest ``fg`` pixel (bool (H, W)) has
     ``near < d <= far``: ``(d > near) & (d <= far)`` with ``d = ndi.distance_transform_edt(~fg)``.
@@ -176,16 +186,13 @@ def _band_outside(fg: np.ndarray, near: float, far: float) -> np.ndarray:
     farther than ``far``, and the exact transform gives the box's pixels the same distances (their
     nearest ``fg`` pixel lies in the box).
     """
-    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
-    if not len(rows):
+    if not fg.any():
         d = ndi.distance_transform_edt(~fg)
         return (d > near) & (d <= far)
-    m = int(np.ceil(far)) + 1
-    y0, y1 = max(0, int(rows[0]) - m), min(fg.shape[0], int(rows[-1]) + m + 1)
-    x0, x1 = max(0, int(cols[0]) - m), min(fg.shape[1], int(cols[-1]) + m + 1)
-    d = ndi.distance_transform_edt(~fg[y0:y1, x0:x1])
+    box = _grown_box(fg, int(np.ceil(far)) + 1)
+    d = ndi.distance_transform_edt(~fg[box])
     band = np.zeros(fg.shape, bool)
-    band[y0:y1, x0:x1] = (d > near) & (d <= far)
+    band[box] = (d > near) & (d <= far)
     return band
 
 
@@ -376,18 +383,24 @@ def _select(
     cut = np.zeros_like(cand)
     if not cand.any():
         return cut, 0.0
-    lab, n = ndi.label(cand)
-    flat = lab.ravel()
+    # the regions are labelled and measured on the candidates' box grown by 1 px: the same labels (in the
+    # same raster order), outlines (every neighbour of a candidate is in the box) and sums (each region's
+    # pixels in the same order) as on the whole image
+    box = _grown_box(cand, 1)
+    cand_b = cand[box]
+    lab_b, n = ndi.label(cand_b)
+    flat = lab_b.ravel()
     sizes = np.bincount(flat, minlength=n + 1)
     counts = sizes.astype(np.float64)
-    edge = cand & ~ndi.binary_erosion(cand)
+    counts[0] = max(counts[0], 1.0)  # label 0 (no candidate) is never read
+    edge = cand_b & ~ndi.binary_erosion(cand_b)
     edge_n = np.bincount(flat, weights=edge.ravel(), minlength=n + 1)
     edge_outer = np.bincount(
-        flat, weights=(edge & ndi.binary_dilation(outer, iterations=1)).ravel(), minlength=n + 1
+        flat, weights=(edge & ndi.binary_dilation(outer[box], iterations=1)).ravel(), minlength=n + 1
     )
-    mean_p = _label_means(p_s, flat, counts)
-    mean_a = _label_means(a_s, flat, counts)
-    typical_share = _label_means(typical_px.astype(np.float32), flat, counts)
+    mean_p = _label_means(p_s[box], flat, counts)
+    mean_a = _label_means(a_s[box], flat, counts)
+    typical_share = _label_means(typical_px[box].astype(np.float32), flat, counts)
     # local texture (grey standard deviation over 5 x 5 px): whether the background around the product is
     # textured at all (at the colour tests' resolution; on a plain backdrop colour alone proves little),
     # and each region's median texture over the background ring's at the working resolution (fine
@@ -408,9 +421,9 @@ def _select(
         # largest single cost on photos whose candidates fail the cheaper tests
         tex_f = _texture(_grey(small) / 255.0)
         size_f = (small.shape[1], small.shape[0])
-        lab_f = np.asarray(
-            Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST)
-        )
+        lab = np.zeros(cand.shape, np.int32)
+        lab[box] = lab_b
+        lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
         ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
         fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
         tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
@@ -418,7 +431,7 @@ def _select(
     for j, enclosed, like_bg in tests:
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
         if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
-            cut |= lab == j
+            cut[box] |= lab_b == j
         elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
             # studio, a white label) is no evidence of an opening either way
