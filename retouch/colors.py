@@ -179,13 +179,21 @@ def fit_colour_mixture(
         x = x[rng.choice(len(x), size=1500, replace=False)]
     k = max(1, min(k, len(x)))
     centres = [x[0]]
+    # distance to the nearest centre chosen so far, updated one centre at a time (each column of
+    # squared_distances depends on its own centre only, and min is exact)
+    d = squared_distances(x, x[0][None])[:, 0]
     for _ in range(1, k):
-        d = squared_distances(x, np.array(centres)).min(1)
         centres.append(x[int(np.argmax(d))])
+        d = np.minimum(d, squared_distances(x, centres[-1][None])[:, 0])
     c = np.array(centres, dtype=np.float32)
     lab = np.zeros(len(x), np.intp)
+    prev: np.ndarray | None = None
     for _ in range(8):
         lab = squared_distances(x, c).argmin(1)
+        if prev is not None and np.array_equal(lab, prev):
+            # the same labels give the same centres again: every further iteration is this one
+            break
+        prev = lab
         for j in range(k):
             sel = lab == j
             if sel.any():
@@ -200,12 +208,40 @@ def fit_colour_mixture(
     return c, var, np.log(wts / wts.sum()).astype(np.float32)
 
 
+#: Rows of colours :func:`mixture_log_density` works on at a time (its temporaries stay in the CPU cache).
+_DENSITY_CHUNK = 16384
+
+
 def mixture_log_density(x: np.ndarray, gmm: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """Log density (N,) of colours ``x`` (N, 3) under a diagonal mixture from :func:`fit_colour_mixture`."""
+    """Log density (N,) of colours ``x`` (N, 3) under a diagonal mixture from :func:`fit_colour_mixture`.
+
+    float32 (N,), equal bit for bit to the direct formula
+    ``top + log(exp(comp - top).sum(1))`` with ``comp[:, j] = logw[j] - 0.5 * (((x - mean[j]) ** 2 /
+    var[j]).sum(1) + log(var[j]).sum() + 3 log(2 pi))`` and ``top = comp.max(1)``: the sums over the short
+    axes are added left to right, as numpy adds them, but on one channel or component at a time and
+    ``_DENSITY_CHUNK`` rows at a time (numpy reduces an (N, 3) or (N, 6) array along its last axis a few
+    elements per call, ~5x slower).
+    """
     mean, var, logw = gmm
-    comp = np.empty((len(x), len(mean)), np.float32)
-    for j in range(len(mean)):
-        z = ((x - mean[j]) ** 2 / var[j]).sum(1)
-        comp[:, j] = logw[j] - 0.5 * (z + np.log(var[j]).sum() + 3 * np.log(2 * np.pi))
-    top = comp.max(1)
-    return top + np.log(np.exp(comp - top[:, None]).sum(1))
+    k, n = len(mean), len(x)
+    out = np.empty(n, np.float32)
+    xt = np.ascontiguousarray(x.T)
+    log_det = [np.log(var[j]).sum() for j in range(k)]
+    log_2pi = 3 * np.log(2 * np.pi)
+    comp = np.empty((k, min(n, _DENSITY_CHUNK)), np.float32)
+    for s in range(0, n, _DENSITY_CHUNK):
+        e = min(n, s + _DENSITY_CHUNK)
+        cs = comp[:, : e - s]
+        for j in range(k):
+            z = (xt[0, s:e] - mean[j, 0]) ** 2 / var[j, 0]
+            for ch in range(1, len(xt)):
+                z += (xt[ch, s:e] - mean[j, ch]) ** 2 / var[j, ch]
+            cs[j] = logw[j] - 0.5 * (z + log_det[j] + log_2pi)
+        top = cs.max(0)
+        cs -= top
+        np.exp(cs, out=cs)
+        total = cs[0].copy()
+        for j in range(1, k):
+            total += cs[j]
+        out[s:e] = top + np.log(total)
+    return out

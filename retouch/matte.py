@@ -87,14 +87,22 @@ def guided_filter(
     if subsample > 1:
         coeffs = [_resize_f(x, (w, h)) for x in coeffs]
     m0, m1, m2, mb = coeffs
-    return m0 * full[0] + m1 * full[1] + m2 * full[2] + mb
+    # m0 * full[0] + m1 * full[1] + m2 * full[2] + mb, added left to right, in two buffers
+    q = m0 * full[0]
+    term = np.multiply(m1, full[1])
+    q += term
+    np.multiply(m2, full[2], out=term)
+    q += term
+    q += mb
+    return q
 
 
 def _resize_f(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Bilinear resize of a float32 (H, W) array to ``size`` = (width, height)."""
     if (x.shape[1], x.shape[0]) == size:
         return x
-    return np.asarray(Image.fromarray(x.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+    src = np.ascontiguousarray(x, dtype=np.float32)  # a copy only when strided or of another dtype
+    return np.asarray(Image.fromarray(src, "F").resize(size, Image.Resampling.BILINEAR))
 
 
 def remove_trapped_background(
@@ -280,7 +288,7 @@ def refine_matte(
         float32 (H, W) alpha in [0, 1].
     """
     h, w = coarse.shape
-    guide = rgb.astype(np.float32) / 255.0
+    guide = np.divide(rgb, np.float32(255.0), dtype=np.float32)  # rgb.astype(np.float32) / 255.0 in one pass
     p = coarse.astype(np.float32)
     if ghosts:
         p = suppress_ghosts(p)
@@ -290,8 +298,11 @@ def refine_matte(
         radius = max(2, round(0.002 * float(np.hypot(h, w))))
     sub = 2 if min(h, w) >= 400 else 1
     q = guided_filter(guide, p, radius, eps, subsample=sub)
-    a = np.clip((q - centre) * gain + 0.5, 0.0, 1.0)
-    return a.astype(np.float32)
+    # np.clip((q - centre) * gain + 0.5, 0.0, 1.0) in place (q is float32 and the filter's own)
+    q -= centre
+    q *= gain
+    q += 0.5
+    return np.clip(q, 0.0, 1.0, out=q)
 
 
 def upsample_matte(alpha: np.ndarray, size: tuple[int, int]) -> np.ndarray:

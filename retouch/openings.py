@@ -165,13 +165,84 @@ def _resize_f(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """Bilinear resize of a float32 (H, W) array to ``size`` = (width, height)."""
     if (x.shape[1], x.shape[0]) == size:
         return x.astype(np.float32, copy=False)
-    return np.asarray(Image.fromarray(x.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+    src = np.ascontiguousarray(x, dtype=np.float32)  # a copy only when strided or of another dtype
+    return np.asarray(Image.fromarray(src, "F").resize(size, Image.Resampling.BILINEAR))
 
 
 def _texture(grey: np.ndarray) -> np.ndarray:
     """Local grey standard deviation over 5 x 5 px of a float32 (H, W) grey image in [0, 1]."""
     m1 = ndi.uniform_filter(grey, size=5, mode="nearest")
     return np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, size=5, mode="nearest") - m1 * m1, 0.0))
+
+
+def _grey(rgb: np.ndarray) -> np.ndarray:
+    """Mean of the 3 channels of an (H, W, 3) uint8 or float32 array as float32 (H, W): bit for bit
+    ``rgb.astype(np.float32).mean(-1)`` (channels added left to right in float32, the sum divided by the
+    integer count as numpy's mean divides), without numpy's slow reduction over a 3-long last axis."""
+    s = rgb[..., 0].astype(np.float32)
+    s += rgb[..., 1]
+    s += rgb[..., 2]
+    np.true_divide(s, np.intp(3), out=s, casting="unsafe")
+    return s
+
+
+def _unit(channel: np.ndarray) -> np.ndarray:
+    """uint8 (H, W) -> float32 in [0, 1]: ``channel.astype(np.float32) / 255.0`` in one pass."""
+    return np.divide(channel, np.float32(255.0), dtype=np.float32)
+
+
+def _upsample_mask(mask: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``_resize_f(mask.astype(np.float32), size) > 0.5`` for a bool (H, W) mask, ``size`` = (width,
+    height); an empty mask is empty at any size (bilinear weights times 0), so it is not resampled."""
+    if not mask.any():
+        return np.zeros((size[1], size[0]), bool)
+    return _resize_f(mask.astype(np.float32), size) > 0.5
+
+
+def _grown_box(mask: np.ndarray, margin: int) -> tuple[slice, slice]:
+    """Row and column slices of the bounding box of a non-empty bool (H, W) ``mask``, grown by ``margin``
+    px on every side and clipped to the array."""
+    rows, cols = np.flatnonzero(mask.any(1)), np.flatnonzero(mask.any(0))
+    return (
+        slice(max(0, int(rows[0]) - margin), min(mask.shape[0], int(rows[-1]) + margin + 1)),
+        slice(max(0, int(cols[0]) - margin), min(mask.shape[1], int(cols[-1]) + margin + 1)),
+    )
+
+
+def _band_outside(fg: np.ndarray, near: float, far: float) -> np.ndarray:
+    """Pixels whose Euclidean distance ``d`` to the nearest ``fg`` pixel (bool (H, W)) has
+    ``near < d <= far``: ``(d > near) & (d <= far)`` with ``d = ndi.distance_transform_edt(~fg)``.
+
+    The transform runs on ``fg``'s bounding box grown by ``far`` + 1 px: every pixel outside it is
+    farther than ``far``, and the exact transform gives the box's pixels the same distances (their
+    nearest ``fg`` pixel lies in the box).
+    """
+    if not fg.any():
+        d = ndi.distance_transform_edt(~fg)
+        return (d > near) & (d <= far)
+    box = _grown_box(fg, int(np.ceil(far)) + 1)
+    d = ndi.distance_transform_edt(~fg[box])
+    band = np.zeros(fg.shape, bool)
+    band[box] = (d > near) & (d <= far)
+    return band
+
+
+def _two_px_from_solid(loose: np.ndarray) -> np.ndarray:
+    """``ndi.distance_transform_edt(loose) >= 2`` for a bool (H, W) array (True: not solid): no solid
+    pixel on the pixel itself or among its 8 neighbours (the only offsets shorter than 2 px have squared
+    lengths 0, 1 and 2), by a 3 x 3 dilation instead of the distance transform. Without any solid pixel
+    the transform itself is returned (it then measures from outside the array)."""
+    if loose.all():
+        return ndi.distance_transform_edt(loose) >= 2
+    return ~ndi.binary_dilation(~loose, structure=np.ones((3, 3), bool))
+
+
+def _label_means(values: np.ndarray, flat_labels: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Mean of ``values`` (any (H, W) numeric or bool) per label 0..n of ``flat_labels`` (the labels
+    raveled, every label present): float64 (n + 1,), what ``ndi.mean(values, labels, np.arange(n + 1))``
+    computes (a float64 bincount of the values over the float64 pixel counts ``counts``), without its
+    three passes over the labels for every call."""
+    return np.bincount(flat_labels, weights=values.ravel(), minlength=len(counts)) / counts
 
 
 def _label_medians(values: np.ndarray, labels: np.ndarray, n: int) -> np.ndarray:
@@ -233,17 +304,18 @@ def clear_openings(
     size = (max(1, round(w * f)), max(1, round(h * f)))
     a_s = _resize_f(alpha, size)
     p_s = _resize_f(coarse if coarse is not None else alpha, size)
-    rgb_s = np.stack([_resize_f(small[..., c].astype(np.float32) / 255.0, size) for c in range(3)], axis=-1)
+    rgb_s = np.stack([_resize_f(_unit(small[..., c]), size) for c in range(3)], axis=-1)
     fg = a_s >= 0.5
-    dist_out = ndi.distance_transform_edt(~fg)
-    ring = (a_s < 0.05) & (dist_out > 2) & (dist_out <= 0.12 * float(np.hypot(*fg.shape)))
+    ring = (a_s < 0.05) & _band_outside(fg, 2, 0.12 * float(np.hypot(*fg.shape)))
     if ring.sum() < 200 or fg.sum() < 200:
         return out
     rng = np.random.default_rng(0)
-    bg_gmm = fit_colour_mixture(rgb_s[ring], 6, rng)
+    ring_rgb = rgb_s[ring]
+    bg_gmm = fit_colour_mixture(ring_rgb, 6, rng)
     fg_px = rgb_s[fg]
     fg_ld_bg = mixture_log_density(fg_px, bg_gmm)
-    typical = float(np.percentile(mixture_log_density(rgb_s[ring], bg_gmm), 30))
+    ring_ld_bg = mixture_log_density(ring_rgb, bg_gmm)
+    typical = float(np.percentile(ring_ld_bg, 30))
     unexplained = fg_ld_bg < typical
     out.ran = True
     out.bg_like = 1.0 - float(unexplained.mean())
@@ -255,13 +327,13 @@ def clear_openings(
         # too few background-like pixels in the matte for any opening: nothing more to do
         return out
     fg_gmm = fit_colour_mixture(fg_px[unexplained], 6, rng)
-    ring_px = rgb_s[ring]
+    ring_px, ring_px_bg = ring_rgb, ring_ld_bg
     if len(ring_px) > 4000:
-        ring_px = ring_px[rng.choice(len(ring_px), size=4000, replace=False)]
+        drawn = rng.choice(len(ring_px), size=4000, replace=False)
+        # the densities are computed pixel by pixel: those of the drawn pixels are already known
+        ring_px, ring_px_bg = ring_px[drawn], ring_ld_bg[drawn]
     # the colour models' disagreement with the matte outside it: background that looks like product
-    out.fg_outside = float(
-        (mixture_log_density(ring_px, fg_gmm) > mixture_log_density(ring_px, bg_gmm)).mean()
-    )
+    out.fg_outside = float((mixture_log_density(ring_px, fg_gmm) > ring_px_bg).mean())
     # posterior of background of every matte pixel (0 outside the matte)
     typical_px = np.zeros(fg.shape, bool)
     typical_px[fg] = fg_ld_bg >= typical
@@ -304,7 +376,7 @@ def clear_openings(
         out.cleared = 0.0
     out.doubtful = doubt / fg_area
     new = alpha.copy()
-    cut_w = _resize_f(cut.astype(np.float32), (w, h)) > 0.5
+    cut_w = _upsample_mask(cut, (w, h))
     new[cut_w] = 0.0
     inner = _resize_f((~outer).astype(np.float32), (w, h)) > 0.5
     out.ghosts = _clear_ghosts(small, new, inner, bg_gmm, fg_gmm) / float(area0)
@@ -312,7 +384,7 @@ def clear_openings(
         out.kept_thin = _keep_thin(small, new, cut_w, bg_gmm, fg_gmm, cfg) / float(area0)
     elif out.ghosts == 0:
         return out
-    out.alpha = new.astype(np.float32)
+    out.alpha = new.astype(np.float32, copy=False)  # new is already a copy of the matte
     return out
 
 
@@ -348,20 +420,29 @@ def _select(
     cut = np.zeros_like(cand)
     if not cand.any():
         return cut, 0.0
-    lab, n = ndi.label(cand)
-    idx = np.arange(n + 1)
-    sizes = np.bincount(lab.ravel(), minlength=n + 1)
-    edge = cand & ~ndi.binary_erosion(cand)
-    edge_n = ndi.sum_labels(edge, lab, idx)
-    edge_outer = ndi.sum_labels(edge & ndi.binary_dilation(outer, iterations=1), lab, idx)
-    mean_p = ndi.mean(p_s, lab, idx)
-    mean_a = ndi.mean(a_s, lab, idx)
-    typical_share = ndi.mean(typical_px.astype(np.float32), lab, idx)
+    # the regions are labelled and measured on the candidates' box grown by 1 px: the same labels (in the
+    # same raster order), outlines (every neighbour of a candidate is in the box) and sums (each region's
+    # pixels in the same order) as on the whole image
+    box = _grown_box(cand, 1)
+    cand_b = cand[box]
+    lab_b, n = ndi.label(cand_b)
+    flat = lab_b.ravel()
+    sizes = np.bincount(flat, minlength=n + 1)
+    counts = sizes.astype(np.float64)
+    counts[0] = max(counts[0], 1.0)  # label 0 (no candidate) is never read
+    edge = cand_b & ~ndi.binary_erosion(cand_b)
+    edge_n = np.bincount(flat, weights=edge.ravel(), minlength=n + 1)
+    edge_outer = np.bincount(
+        flat, weights=(edge & ndi.binary_dilation(outer[box], iterations=1)).ravel(), minlength=n + 1
+    )
+    mean_p = _label_means(p_s[box], flat, counts)
+    mean_a = _label_means(a_s[box], flat, counts)
+    typical_share = _label_means(typical_px[box].astype(np.float32), flat, counts)
     # local texture (grey standard deviation over 5 x 5 px): whether the background around the product is
     # textured at all (at the colour tests' resolution; on a plain backdrop colour alone proves little),
     # and each region's median texture over the background ring's at the working resolution (fine
     # enough to tell gravel or leaves from a car's smooth paint)
-    bg_tex = float(np.median(_texture(rgb_s.mean(-1))[ring]))
+    bg_tex = float(np.median(_texture(_grey(rgb_s))[ring]))
     lo, hi = cfg.texture_ratio
     tests: list[tuple[int, bool, bool]] = []  # (label, enclosed, background-like) of regions large enough
     for j in range(1, n + 1):
@@ -375,11 +456,11 @@ def _select(
     if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
         # only where the texture decides: the fine texture of the whole working image is the step's
         # largest single cost on photos whose candidates fail the cheaper tests
-        tex_f = _texture(small.astype(np.float32).mean(-1) / 255.0)
+        tex_f = _texture(_grey(small) / 255.0)
         size_f = (small.shape[1], small.shape[0])
-        lab_f = np.asarray(
-            Image.fromarray(lab.astype(np.int32), "I").resize(size_f, Image.Resampling.NEAREST)
-        )
+        lab = np.zeros(cand.shape, np.int32)
+        lab[box] = lab_b
+        lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
         ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
         fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
         tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
@@ -387,7 +468,7 @@ def _select(
     for j, enclosed, like_bg in tests:
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
         if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
-            cut |= lab == j
+            cut[box] |= lab_b == j
         elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
             # studio, a white label) is no evidence of an opening either way
@@ -417,7 +498,7 @@ def _clear_ghosts(
     sub, g = new[y0:y1, x0:x1], ghost[y0:y1, x0:x1]
     # 2 px or more from the solid matte (the box reaches 2 px beyond every candidate, so no nearer solid
     # pixel lies outside it)
-    g &= ndi.distance_transform_edt(sub < 0.5) >= 2
+    g &= _two_px_from_solid(sub < 0.5)
     if not g.any():
         return 0
     x = small[y0:y1, x0:x1][g].astype(np.float32) / 255.0
@@ -451,7 +532,7 @@ def _keep_thin(
     d = mixture_log_density(x, fg_gmm) - mixture_log_density(x, bg_gmm)
     prod = np.zeros(open_w.shape, bool)
     prod[open_w] = d >= np.log(cfg.thin_posterior / (1.0 - cfg.thin_posterior))
-    grey = box.astype(np.float32).mean(-1) / 255.0
+    grey = _grey(box) / 255.0
     line = np.maximum(ndi.grey_closing(grey, size=(5, 5)) - grey, grey - ndi.grey_opening(grey, size=(5, 5)))
     prod &= line >= cfg.thin_contrast
     thin = prod & ~ndi.binary_opening(prod, structure=np.ones((3, 3), bool))

@@ -1,0 +1,225 @@
+"""The openings step's faster helpers compute what the straightforward formulas compute, bit for bit.
+
+Each test runs the plain numpy / SciPy / Pillow expression the helper replaces on random data of the
+shapes the step sees (and on edge cases: one row, sizes across the chunk boundary, empty masks) and
+requires equal arrays of the same dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PIL import Image
+from scipy import ndimage as ndi
+
+from retouch import colors
+from retouch.colors import fit_colour_mixture, mixture_log_density, squared_distances
+from retouch.openings import (
+    _band_outside,
+    _grey,
+    _label_means,
+    _resize_f,
+    _two_px_from_solid,
+    _unit,
+    _upsample_mask,
+)
+
+
+def _direct_log_density(x: np.ndarray, gmm: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
+    mean, var, logw = gmm
+    comp = np.empty((len(x), len(mean)), np.float32)
+    for j in range(len(mean)):
+        z = ((x - mean[j]) ** 2 / var[j]).sum(1)
+        comp[:, j] = logw[j] - 0.5 * (z + np.log(var[j]).sum() + 3 * np.log(2 * np.pi))
+    top = comp.max(1)
+    return top + np.log(np.exp(comp - top[:, None]).sum(1))
+
+
+def _direct_fit(x: np.ndarray, k: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    if len(x) > 1500:
+        x = x[rng.choice(len(x), size=1500, replace=False)]
+    k = max(1, min(k, len(x)))
+    centres = [x[0]]
+    for _ in range(1, k):
+        d = squared_distances(x, np.array(centres)).min(1)
+        centres.append(x[int(np.argmax(d))])
+    c = np.array(centres, dtype=np.float32)
+    lab = np.zeros(len(x), np.intp)
+    for _ in range(8):
+        lab = squared_distances(x, c).argmin(1)
+        for j in range(k):
+            sel = lab == j
+            if sel.any():
+                c[j] = x[sel].mean(0)
+    var = np.full((k, 3), 4e-4, np.float32)
+    wts = np.full(k, 1e-6, np.float64)
+    for j in range(k):
+        sel = lab == j
+        if sel.sum() >= 2:
+            var[j] = np.maximum(x[sel].var(0), 4e-4)
+        wts[j] += sel.sum()
+    return c, var, np.log(wts / wts.sum()).astype(np.float32)
+
+
+def _colours(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Clustered colours in [0, 1] like a photo's: a few tints plus noise, some clipped."""
+    tints = rng.random((5, 3))
+    x = tints[rng.integers(0, 5, n)] + rng.normal(0.0, rng.uniform(0.005, 0.08), (n, 3))
+    return np.clip(x, 0.0, 1.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("n", [1, 2, 7, 1500, colors._DENSITY_CHUNK - 1, colors._DENSITY_CHUNK + 1, 40_000])
+def test_mixture_log_density_is_the_direct_formula(n: int) -> None:
+    rng = np.random.default_rng(n)
+    for k in (1, 3, 6):
+        gmm = fit_colour_mixture(_colours(rng, 3000), k, rng)
+        x = _colours(rng, n)
+        got, want = mixture_log_density(x, gmm), _direct_log_density(x, gmm)
+        assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
+        # pixel by pixel: the densities of a subset are the subset of the densities
+        pick = rng.permutation(n)[: max(1, n // 3)]
+        assert np.array_equal(mixture_log_density(x[pick], gmm), got[pick])
+
+
+def test_colour_mixture_fit_is_the_eight_iteration_fit() -> None:
+    for seed in range(40):
+        data = _colours(np.random.default_rng(seed), int(np.random.default_rng(seed).integers(3, 5000)))
+        for k in (1, 4, 6):
+            got = fit_colour_mixture(data, k, np.random.default_rng(seed))
+            want = _direct_fit(data, k, np.random.default_rng(seed))
+            for a, b in zip(got, want, strict=True):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_grey_and_unit_are_numpys_mean_and_division() -> None:
+    rng = np.random.default_rng(5)
+    for shape in [(1, 1, 3), (7, 9, 3), (413, 291, 3)]:
+        u8 = rng.integers(0, 256, shape).astype(np.uint8)
+        f32 = rng.random(shape).astype(np.float32)
+        for x in (u8, f32):
+            want = x.astype(np.float32).mean(-1)
+            got = _grey(x)
+            assert got.dtype == want.dtype and np.array_equal(got, want)
+        want_u = u8[..., 1].astype(np.float32) / 255.0
+        got_u = _unit(u8[..., 1])
+        assert got_u.dtype == want_u.dtype and np.array_equal(got_u, want_u)
+
+
+def _blobs(rng: np.random.Generator, h: int, w: int) -> np.ndarray:
+    m = ndi.uniform_filter(rng.random((h, w)), size=int(rng.integers(3, 15))) > rng.uniform(0.45, 0.6)
+    return m
+
+
+def test_band_outside_is_the_full_distance_transform() -> None:
+    rng = np.random.default_rng(8)
+    for i in range(60):
+        h, w = (int(v) for v in rng.integers(5, 160, 2))
+        fg = _blobs(rng, h, w) if i % 10 else np.zeros((h, w), bool)
+        if i % 7 == 0:
+            fg[:] = False
+            fg[int(rng.integers(0, h)), int(rng.integers(0, w))] = True
+        far = float(rng.uniform(1.0, 0.3 * np.hypot(h, w)))
+        d = ndi.distance_transform_edt(~fg)
+        assert np.array_equal(_band_outside(fg, 2, far), (d > 2) & (d <= far))
+
+
+def test_two_px_from_solid_is_the_distance_transform() -> None:
+    rng = np.random.default_rng(9)
+    for i in range(200):
+        h, w = (int(v) for v in rng.integers(1, 50, 2))
+        loose = rng.random((h, w)) > rng.uniform(0.0, 0.99) if i % 20 else np.ones((h, w), bool)
+        assert np.array_equal(_two_px_from_solid(loose), ndi.distance_transform_edt(loose) >= 2)
+
+
+def test_label_means_are_scipys() -> None:
+    rng = np.random.default_rng(10)
+    for _ in range(20):
+        lab, n = ndi.label(_blobs(rng, 120, 90))
+        if n == 0:
+            continue
+        flat = lab.ravel()
+        counts = np.bincount(flat, minlength=n + 1).astype(np.float64)
+        idx = np.arange(n + 1)
+        for values in (rng.random(lab.shape).astype(np.float32), rng.random(lab.shape) > 0.5):
+            got = _label_means(values, flat, counts)
+            want = ndi.mean(values, lab, idx)
+            assert got.dtype == want.dtype and np.array_equal(got, want, equal_nan=True)
+
+
+def test_upsample_mask_is_the_bilinear_resize() -> None:
+    rng = np.random.default_rng(12)
+    for i in range(20):
+        m = _blobs(rng, int(rng.integers(20, 120)), int(rng.integers(20, 120)))
+        if i % 5 == 0:
+            m[:] = False
+        size = (int(m.shape[1] * rng.uniform(1.0, 3.0)), int(m.shape[0] * rng.uniform(1.0, 3.0)))
+        want = (
+            np.asarray(Image.fromarray(m.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+            > 0.5
+        )
+        assert np.array_equal(_upsample_mask(m, size), want)
+        assert np.array_equal(_upsample_mask(m, size), _resize_f(m.astype(np.float32), size) > 0.5)
+
+
+def _reference_refine(rgb: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """:func:`retouch.matte.refine_matte` written out plainly: guide by ``astype`` and division, the guided
+    filter's output as one expression, the contrast curve on a new array."""
+    from retouch import matte
+
+    def resize(x: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        if (x.shape[1], x.shape[0]) == size:
+            return x
+        return np.asarray(Image.fromarray(x.astype(np.float32), "F").resize(size, Image.Resampling.BILINEAR))
+
+    h, w = coarse.shape
+    guide = rgb.astype(np.float32) / 255.0
+    p = matte.remove_trapped_background(guide, matte.suppress_ghosts(coarse.astype(np.float32)))
+    radius, eps = max(2, round(0.002 * float(np.hypot(h, w)))), 1e-4
+    sub = 2 if min(h, w) >= 400 else 1
+    full = [np.ascontiguousarray(guide[..., c], dtype=np.float32) for c in range(3)]
+    if sub > 1:
+        sw, sh = max(1, w // sub), max(1, h // sub)
+        g, p, r = [resize(ch, (sw, sh)) for ch in full], resize(p, (sw, sh)), max(1, round(radius / sub))
+    else:
+        g, r = full, radius
+    box = matte._box
+    mean_i = [box(ch, r) for ch in g]
+    mean_p = box(p, r)
+    v0, v1, v2 = (box(ch * p, r) - m * mean_p for ch, m in zip(g, mean_i, strict=True))
+    pairs = [(0, 0), (0, 1), (0, 2), (1, 1), (1, 2), (2, 2)]
+    a00, a01, a02, a11, a12, a22 = (box(g[i] * g[j], r) - mean_i[i] * mean_i[j] for i, j in pairs)
+    a00 += eps
+    a11 += eps
+    a22 += eps
+    c00, c01, c02 = a11 * a22 - a12 * a12, a02 * a12 - a01 * a22, a01 * a12 - a02 * a11
+    c11, c12, c22 = a00 * a22 - a02 * a02, a01 * a02 - a00 * a12, a00 * a11 - a01 * a01
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    inv_det = 1.0 / np.where(np.abs(det) < 1e-12, 1e-12, det)
+    a0 = (c00 * v0 + c01 * v1 + c02 * v2) * inv_det
+    a1 = (c01 * v0 + c11 * v1 + c12 * v2) * inv_det
+    a2 = (c02 * v0 + c12 * v1 + c22 * v2) * inv_det
+    b = mean_p - a0 * mean_i[0] - a1 * mean_i[1] - a2 * mean_i[2]
+    coeffs = [box(x, r) for x in (a0, a1, a2, b)]
+    if sub > 1:
+        coeffs = [resize(x, (w, h)) for x in coeffs]
+    m0, m1, m2, mb = coeffs
+    q = m0 * full[0] + m1 * full[1] + m2 * full[2] + mb
+    return np.clip((q - 0.55) * 4.0 + 0.5, 0.0, 1.0).astype(np.float32)
+
+
+@pytest.mark.parametrize("shape", [(300, 260), (520, 430)])
+def test_refine_matte_is_the_plain_computation(shape: tuple[int, int]) -> None:
+    from retouch.matte import refine_matte
+
+    rng = np.random.default_rng(shape[0])
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    inside = ((yy - h / 2) / (0.3 * h)) ** 2 + ((xx - w / 2) / (0.25 * w)) ** 2 < 1
+    rgb = np.where(inside[..., None], [180, 40, 60], [235, 235, 225]) + rng.normal(0, 4, (h, w, 3))
+    rgb = np.clip(rgb, 0, 255).astype(np.uint8)
+    coarse = ndi.gaussian_filter(inside.astype(np.float32), 3) * rng.uniform(0.9, 1.0, (h, w)).astype(
+        np.float32
+    )
+    got = refine_matte(rgb, coarse)
+    want = _reference_refine(rgb, coarse)
+    assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
