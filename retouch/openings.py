@@ -83,6 +83,19 @@ class OpeningsConfig:
         wheel_rim_bg: largest background-like share of that annulus.
         wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
+        clutter: whether flat pieces of a colour found nowhere else on the product, lying against a cut
+            opening, are cut with it (:func:`_clutter`); False gives main's step without it. The
+            ``clutter_*`` constants (record ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``;
+            colour tests' resolution, colours in [0, 1]) are:
+        clutter_step: largest colour step (max over R, G, B, to a 4-neighbour, after a 3 x 3 mean) inside a
+            flat piece.
+        clutter_px: smallest flat piece (px).
+        clutter_max: largest flat piece, as a multiple of the area cut so far.
+        clutter_cut: smallest share of the band 3-5 px around the piece that is cut opening.
+        clutter_colour: colour distance (max over R, G, B) within which another matte pixel has the piece's
+            colour.
+        clutter_similar: largest share of the rest of the matte (beyond 5 px of the piece) having the piece's
+            colour: a colour found nowhere else on the product.
     """
 
     work_pixels: int = 120_000
@@ -113,6 +126,13 @@ class OpeningsConfig:
     wheel_rim: float = 0.9
     wheel_rim_bg: float = 0.1
     wheel_typical: float = 0.1
+    clutter: bool = True
+    clutter_step: float = 0.04
+    clutter_px: int = 20
+    clutter_max: float = 1.0
+    clutter_cut: float = 0.3
+    clutter_colour: float = 0.08
+    clutter_similar: float = 0.02
 
 
 #: The configuration the pipeline uses.
@@ -297,6 +317,9 @@ def clear_openings(
         cut |= ok[low_lab]
         # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
         cut &= post_bg >= 0.5
+        if cfg.clutter:
+            # clutter seen through the opening, of colours the product model took for its own
+            cut |= _clutter(cut, fg, rgb_s, cfg)
     out.cleared = float(cut.sum()) / fg_area
     if out.cleared > cfg.max_share:
         doubt += float(cut.sum())
@@ -314,6 +337,73 @@ def clear_openings(
         return out
     out.alpha = new.astype(np.float32)
     return out
+
+
+def _clutter(cut: np.ndarray, fg: np.ndarray, rgb_s: np.ndarray, cfg: OpeningsConfig) -> np.ndarray:
+    """Flat pieces of clutter seen through a cut opening, to cut with it.
+
+    Clutter behind an opening (a poster, a toy, a coloured box) whose colour the ring around the product
+    does not show is explained by neither colour model; the product model, fitted to every matte pixel
+    the background model does not explain, takes it for product. Such a piece is flat (one colour), lies
+    against the cut opening and has a colour found nowhere else on the product. At the colour tests'
+    resolution: a *flat piece* is a connected region of the remaining matte (``fg`` and not ``cut``) whose
+    colour step to every 4-neighbour, after a 3 x 3 mean, is under ``cfg.clutter_step``; one is cut, with
+    the 3 px around it that are still matte, when it holds at least ``cfg.clutter_px`` px and at most
+    ``cfg.clutter_max`` times the area cut so far, is not thin (a 3 x 3 erosion keeps half of it: spokes and
+    straps are thin), at least ``cfg.clutter_cut`` of the band 3-5 px around it is cut opening, and under
+    ``cfg.clutter_similar`` of the rest of the matte (beyond 5 px of it) is within ``cfg.clutter_colour``
+    of its median colour.
+
+    Args:
+        cut: bool (H, W), the openings cut so far.
+        fg: bool (H, W), the matte (alpha >= 0.5).
+        rgb_s: float32 (H, W, 3) in [0, 1], the photo.
+        cfg: the step's constants.
+
+    Returns:
+        bool (H, W): the pixels to cut as well (all False when there are none).
+    """
+    sm = ndi.uniform_filter(rgb_s, size=(3, 3, 1), mode="nearest")
+    step = np.zeros(fg.shape, np.float32)
+    dy = np.abs(np.diff(sm, axis=0)).max(-1)
+    dx = np.abs(np.diff(sm, axis=1)).max(-1)
+    step[1:] = np.maximum(step[1:], dy)
+    step[:-1] = np.maximum(step[:-1], dy)
+    step[:, 1:] = np.maximum(step[:, 1:], dx)
+    step[:, :-1] = np.maximum(step[:, :-1], dx)
+    rest = fg & ~cut
+    flat = rest & (step < cfg.clutter_step)
+    lab, n = ndi.label(flat)
+    if n == 0:
+        return np.zeros_like(cut)
+    near = ndi.binary_dilation(cut, iterations=5)
+    touch = np.unique(lab[near & flat])
+    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    boxes = ndi.find_objects(lab)
+    add = np.zeros_like(cut)
+    cut_area = float(cut.sum())
+    h, w = fg.shape
+    for j in touch[touch > 0]:
+        area = float(sizes[j])
+        if area < cfg.clutter_px or area > cfg.clutter_max * cut_area:
+            continue
+        ys, xs = boxes[j - 1]
+        y0, y1 = max(0, ys.start - 6), min(h, ys.stop + 6)
+        x0, x1 = max(0, xs.start - 6), min(w, xs.stop + 6)
+        mm = lab[y0:y1, x0:x1] == j
+        if ndi.binary_erosion(mm).sum() < 0.5 * area:
+            continue
+        band = ndi.binary_dilation(mm, iterations=5) & ~ndi.binary_dilation(mm, iterations=2)
+        share = float((band & cut[y0:y1, x0:x1]).sum()) / max(float(band.sum()), 1.0)
+        if share < cfg.clutter_cut:
+            continue
+        colour = np.median(rgb_s[y0:y1, x0:x1][mm], axis=0)
+        far = rest.copy()
+        far[y0:y1, x0:x1] &= ~ndi.binary_dilation(mm, iterations=5)
+        similar = float((np.abs(rgb_s[far] - colour).max(-1) < cfg.clutter_colour).mean())
+        if similar < cfg.clutter_similar:
+            add[y0:y1, x0:x1] |= ndi.binary_dilation(mm, iterations=3) & rest[y0:y1, x0:x1]
+    return add
 
 
 def _select(
