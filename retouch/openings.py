@@ -319,7 +319,10 @@ def clear_openings(
         cut &= post_bg >= 0.5
         if cfg.clutter:
             # clutter seen through the opening, of colours the product model took for its own
-            cut |= _clutter(cut, fg, rgb_s, cfg)
+            hubs = (
+                None if wheels is None else ndi.binary_fill_holes(ndi.binary_dilation(wheels, iterations=2))
+            )
+            cut |= _clutter(cut, fg, rgb_s, cfg, hubs)
     out.cleared = float(cut.sum()) / fg_area
     if out.cleared > cfg.max_share:
         doubt += float(cut.sum())
@@ -339,7 +342,9 @@ def clear_openings(
     return out
 
 
-def _clutter(cut: np.ndarray, fg: np.ndarray, rgb_s: np.ndarray, cfg: OpeningsConfig) -> np.ndarray:
+def _clutter(
+    cut: np.ndarray, fg: np.ndarray, rgb_s: np.ndarray, cfg: OpeningsConfig, wheels: np.ndarray | None = None
+) -> np.ndarray:
     """Flat pieces of clutter seen through a cut opening, to cut with it.
 
     Clutter behind an opening (a poster, a toy, a coloured box) whose colour the ring around the product
@@ -352,13 +357,14 @@ def _clutter(cut: np.ndarray, fg: np.ndarray, rgb_s: np.ndarray, cfg: OpeningsCo
     ``cfg.clutter_max`` times the area cut so far, is not thin (a 3 x 3 erosion keeps half of it: spokes and
     straps are thin), at least ``cfg.clutter_cut`` of the band 3-5 px around it is cut opening, and under
     ``cfg.clutter_similar`` of the rest of the matte (beyond 5 px of it) is within ``cfg.clutter_colour``
-    of its median colour.
+    of its median colour. A piece reaching into a recognised wheel (``wheels``) is its hub and stays.
 
     Args:
         cut: bool (H, W), the openings cut so far.
         fg: bool (H, W), the matte (alpha >= 0.5).
         rgb_s: float32 (H, W, 3) in [0, 1], the photo.
         cfg: the step's constants.
+        wheels: bool (H, W), the recognised wheels' discs (sectors, spokes and hub), or ``None``.
 
     Returns:
         bool (H, W): the pixels to cut as well (all False when there are none).
@@ -391,7 +397,9 @@ def _clutter(cut: np.ndarray, fg: np.ndarray, rgb_s: np.ndarray, cfg: OpeningsCo
         y0, y1 = max(0, ys.start - 6), min(h, ys.stop + 6)
         x0, x1 = max(0, xs.start - 6), min(w, xs.stop + 6)
         mm = lab[y0:y1, x0:x1] == j
-        if ndi.binary_erosion(mm).sum() < 0.5 * area:
+        if ndi.binary_erosion(mm).sum() < 0.5 * area or (
+            wheels is not None and wheels[y0:y1, x0:x1][mm].any()
+        ):
             continue
         band = ndi.binary_dilation(mm, iterations=5) & ~ndi.binary_dilation(mm, iterations=2)
         share = float((band & cut[y0:y1, x0:x1]).sum()) / max(float(band.sum()), 1.0)
