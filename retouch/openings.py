@@ -83,6 +83,10 @@ class OpeningsConfig:
         wheel_rim_bg: largest background-like share of that annulus.
         wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
+        early_share: the step stops after the background model (before the product model is fitted) when
+            fewer than this share of the matte, divided by ``typical``, is as typical of the background as
+            70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; record
+            ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``).
         clutter: whether flat pieces of a colour found nowhere else on the product, lying against a cut
             opening, are cut with it (:func:`_clutter`); False gives main's step without it. The
             ``clutter_*`` constants (record ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``;
@@ -126,6 +130,7 @@ class OpeningsConfig:
     wheel_rim: float = 0.9
     wheel_rim_bg: float = 0.1
     wheel_typical: float = 0.1
+    early_share: float = 0.0025
     clutter: bool = True
     clutter_step: float = 0.04
     clutter_px: int = 20
@@ -271,7 +276,7 @@ def clear_openings(
         # the background model explains the whole product: no way to tell them apart by colour
         out.doubtful = 1.0
         return out
-    if (~unexplained).sum() * cfg.typical < cfg.min_share * len(fg_px):
+    if (~unexplained).sum() * cfg.typical < cfg.early_share * len(fg_px):
         # too few background-like pixels in the matte for any opening: nothing more to do
         return out
     fg_gmm = fit_colour_mixture(fg_px[unexplained], 6, rng)
