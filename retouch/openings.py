@@ -358,7 +358,7 @@ def _clutter(
     against the cut opening and has a colour found nowhere else on the product. At the colour tests'
     resolution: a *flat piece* is a connected region of the remaining matte (``fg`` and not ``cut``) whose
     colour step to every 4-neighbour, after a 3 x 3 mean, is under ``cfg.clutter_step``; one is cut, with
-    the 3 px around it that are still matte, when it holds at least ``cfg.clutter_px`` px and at most
+    the seam (pixels within 3 px of both the piece and the cut) between them, when it holds at least ``cfg.clutter_px`` px and at most
     ``cfg.clutter_max`` times the area cut so far, is not thin (a 3 x 3 erosion keeps half of it: spokes and
     straps are thin), at least ``cfg.clutter_cut`` of the band 3-5 px around it is cut opening, and under
     ``cfg.clutter_similar`` of the rest of the matte (beyond 5 px of it) is within ``cfg.clutter_colour``
@@ -388,6 +388,7 @@ def _clutter(
     if n == 0:
         return np.zeros_like(cut)
     near = ndi.binary_dilation(cut, iterations=5)
+    near3 = ndi.binary_dilation(cut, iterations=3)
     touch = np.unique(lab[near & flat])
     sizes = np.bincount(lab.ravel(), minlength=n + 1)
     boxes = ndi.find_objects(lab)
@@ -415,7 +416,9 @@ def _clutter(
         far[y0:y1, x0:x1] &= ~ndi.binary_dilation(mm, iterations=5)
         similar = float((np.abs(rgb_s[far] - colour).max(-1) < cfg.clutter_colour).mean())
         if similar < cfg.clutter_similar:
-            add[y0:y1, x0:x1] |= ndi.binary_dilation(mm, iterations=3) & rest[y0:y1, x0:x1]
+            # with the piece, the blurred seam between it and the opening (not the one along the product)
+            seam = ndi.binary_dilation(mm, iterations=3) & near3[y0:y1, x0:x1] & rest[y0:y1, x0:x1]
+            add[y0:y1, x0:x1] |= mm | seam
     return add
 
 
