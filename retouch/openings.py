@@ -231,12 +231,14 @@ def clear_openings(
     from the pixels in a ring outside the matte (alpha < 0.05, 2 px to ~12 % of the diagonal from it);
     (2) a product mixture (6 components) from the matte's pixels (alpha >= 0.5) that the background
     model does not explain (log density under the 30th percentile of the ring's own); a matte with too
-    few background-like pixels for any opening stops here; (3) each matte pixel's posterior of
+    few background-like pixels for any opening (``cfg.early_share``) stops here; (3) each matte pixel's posterior of
     "background", averaged over 5 x 5 px (an opening is a region, not a pixel); (4) regions above
     ``cfg.posterior`` are cut (:func:`_select`), and with them the sectors of the wheels recognised by their
     shape (:func:`retouch.wheel_openings.wheel_sectors`, from the unsmoothed posterior); pixels joined to them down to
     ``cfg.grow`` go with them, product-coloured pixels never, and a region whose joined component is
-    more than ``cfg.grow_max`` times its size is not cut at all (doubtful); (5) half-transparent
+    more than ``cfg.grow_max`` times its size is not cut at all (doubtful); flat pieces of clutter of a
+    colour found nowhere else on the product, lying against a cut opening, go with it (:func:`_clutter`,
+    ``cfg.clutter``); (5) half-transparent
     background-coloured pixels inside the outline are cleared (:func:`_clear_ghosts`); (6) thin product
     parts crossing a cut opening are kept (:func:`_keep_thin`).
 
