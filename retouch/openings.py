@@ -83,6 +83,23 @@ class OpeningsConfig:
         wheel_rim_bg: largest background-like share of that annulus.
         wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
+        early_share: the step stops after the background model (before the product model is fitted) when
+            fewer than this share of the matte, divided by ``typical``, is as typical of the background as
+            70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; record
+            ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``).
+        clutter: whether flat pieces of a colour found nowhere else on the product, lying against a cut
+            opening, are cut with it (:func:`_clutter`); False gives main's step without it. The
+            ``clutter_*`` constants (record ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``;
+            colour tests' resolution, colours in [0, 1]) are:
+        clutter_step: largest colour step (max over R, G, B, to a 4-neighbour, after a 3 x 3 mean) inside a
+            flat piece.
+        clutter_px: smallest flat piece (px).
+        clutter_max: largest flat piece, as a multiple of the area cut so far.
+        clutter_cut: smallest share of the band 3-5 px around the piece that is cut opening.
+        clutter_colour: colour distance (max over R, G, B) within which another matte pixel has the piece's
+            colour.
+        clutter_similar: largest share of the rest of the matte (beyond 5 px of the piece) having the piece's
+            colour: a colour found nowhere else on the product.
     """
 
     work_pixels: int = 120_000
@@ -113,6 +130,14 @@ class OpeningsConfig:
     wheel_rim: float = 0.9
     wheel_rim_bg: float = 0.1
     wheel_typical: float = 0.1
+    early_share: float = 0.0025
+    clutter: bool = True
+    clutter_step: float = 0.04
+    clutter_px: int = 20
+    clutter_max: float = 1.0
+    clutter_cut: float = 0.3
+    clutter_colour: float = 0.08
+    clutter_similar: float = 0.02
 
 
 #: The configuration the pipeline uses.
@@ -277,12 +302,14 @@ def clear_openings(
     from the pixels in a ring outside the matte (alpha < 0.05, 2 px to ~12 % of the diagonal from it);
     (2) a product mixture (6 components) from the matte's pixels (alpha >= 0.5) that the background
     model does not explain (log density under the 30th percentile of the ring's own); a matte with too
-    few background-like pixels for any opening stops here; (3) each matte pixel's posterior of
+    few background-like pixels for any opening (``cfg.early_share``) stops here; (3) each matte pixel's posterior of
     "background", averaged over 5 x 5 px (an opening is a region, not a pixel); (4) regions above
     ``cfg.posterior`` are cut (:func:`_select`), and with them the sectors of the wheels recognised by their
     shape (:func:`retouch.wheel_openings.wheel_sectors`, from the unsmoothed posterior); pixels joined to them down to
     ``cfg.grow`` go with them, product-coloured pixels never, and a region whose joined component is
-    more than ``cfg.grow_max`` times its size is not cut at all (doubtful); (5) half-transparent
+    more than ``cfg.grow_max`` times its size is not cut at all (doubtful); flat pieces of clutter of a
+    colour found nowhere else on the product, lying against a cut opening, go with it (:func:`_clutter`,
+    ``cfg.clutter``); (5) half-transparent
     background-coloured pixels inside the outline are cleared (:func:`_clear_ghosts`); (6) thin product
     parts crossing a cut opening are kept (:func:`_keep_thin`).
 
@@ -323,7 +350,7 @@ def clear_openings(
         # the background model explains the whole product: no way to tell them apart by colour
         out.doubtful = 1.0
         return out
-    if (~unexplained).sum() * cfg.typical < cfg.min_share * len(fg_px):
+    if (~unexplained).sum() * cfg.typical < cfg.early_share * len(fg_px):
         # too few background-like pixels in the matte for any opening: nothing more to do
         return out
     fg_gmm = fit_colour_mixture(fg_px[unexplained], 6, rng)
@@ -369,6 +396,12 @@ def clear_openings(
         cut |= ok[low_lab]
         # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
         cut &= post_bg >= 0.5
+        if cfg.clutter:
+            # clutter seen through the opening, of colours the product model took for its own
+            hubs = (
+                None if wheels is None else ndi.binary_fill_holes(ndi.binary_dilation(wheels, iterations=2))
+            )
+            cut |= _clutter(cut, fg, rgb_s, cfg, hubs)
     out.cleared = float(cut.sum()) / fg_area
     if out.cleared > cfg.max_share:
         doubt += float(cut.sum())
@@ -386,6 +419,81 @@ def clear_openings(
         return out
     out.alpha = new.astype(np.float32, copy=False)  # new is already a copy of the matte
     return out
+
+
+def _clutter(
+    cut: np.ndarray, fg: np.ndarray, rgb_s: np.ndarray, cfg: OpeningsConfig, wheels: np.ndarray | None = None
+) -> np.ndarray:
+    """Flat pieces of clutter seen through a cut opening, to cut with it.
+
+    Clutter behind an opening (a poster, a toy, a coloured box) whose colour the ring around the product
+    does not show is explained by neither colour model; the product model, fitted to every matte pixel
+    the background model does not explain, takes it for product. Such a piece is flat (one colour), lies
+    against the cut opening and has a colour found nowhere else on the product. At the colour tests'
+    resolution: a *flat piece* is a connected region of the remaining matte (``fg`` and not ``cut``) whose
+    colour step to every 4-neighbour, after a 3 x 3 mean, is under ``cfg.clutter_step``; one is cut, with
+    the seam (pixels within 3 px of both the piece and the cut) between them, when it holds at least ``cfg.clutter_px`` px and at most
+    ``cfg.clutter_max`` times the area cut so far, is not thin (a 3 x 3 erosion keeps half of it: spokes and
+    straps are thin), at least ``cfg.clutter_cut`` of the band 3-5 px around it is cut opening, and under
+    ``cfg.clutter_similar`` of the rest of the matte (beyond 5 px of it) is within ``cfg.clutter_colour``
+    of its median colour. A piece reaching into a recognised wheel (``wheels``) is its hub and stays.
+
+    Args:
+        cut: bool (H, W), the openings cut so far.
+        fg: bool (H, W), the matte (alpha >= 0.5).
+        rgb_s: float32 (H, W, 3) in [0, 1], the photo.
+        cfg: the step's constants.
+        wheels: bool (H, W), the recognised wheels' discs (sectors, spokes and hub), or ``None``.
+
+    Returns:
+        bool (H, W): the pixels to cut as well (all False when there are none).
+    """
+    sm = ndi.uniform_filter(rgb_s, size=(3, 3, 1), mode="nearest")
+    step = np.zeros(fg.shape, np.float32)
+    dy = np.abs(np.diff(sm, axis=0)).max(-1)
+    dx = np.abs(np.diff(sm, axis=1)).max(-1)
+    step[1:] = np.maximum(step[1:], dy)
+    step[:-1] = np.maximum(step[:-1], dy)
+    step[:, 1:] = np.maximum(step[:, 1:], dx)
+    step[:, :-1] = np.maximum(step[:, :-1], dx)
+    rest = fg & ~cut
+    flat = rest & (step < cfg.clutter_step)
+    lab, n = ndi.label(flat)
+    if n == 0:
+        return np.zeros_like(cut)
+    near = ndi.binary_dilation(cut, iterations=5)
+    near3 = ndi.binary_dilation(cut, iterations=3)
+    touch = np.unique(lab[near & flat])
+    sizes = np.bincount(lab.ravel(), minlength=n + 1)
+    boxes = ndi.find_objects(lab)
+    add = np.zeros_like(cut)
+    cut_area = float(cut.sum())
+    h, w = fg.shape
+    for j in touch[touch > 0]:
+        area = float(sizes[j])
+        if area < cfg.clutter_px or area > cfg.clutter_max * cut_area:
+            continue
+        ys, xs = boxes[j - 1]
+        y0, y1 = max(0, ys.start - 6), min(h, ys.stop + 6)
+        x0, x1 = max(0, xs.start - 6), min(w, xs.stop + 6)
+        mm = lab[y0:y1, x0:x1] == j
+        if ndi.binary_erosion(mm).sum() < 0.5 * area or (
+            wheels is not None and wheels[y0:y1, x0:x1][mm].any()
+        ):
+            continue
+        band = ndi.binary_dilation(mm, iterations=5) & ~ndi.binary_dilation(mm, iterations=2)
+        share = float((band & cut[y0:y1, x0:x1]).sum()) / max(float(band.sum()), 1.0)
+        if share < cfg.clutter_cut:
+            continue
+        colour = np.median(rgb_s[y0:y1, x0:x1][mm], axis=0)
+        far = rest.copy()
+        far[y0:y1, x0:x1] &= ~ndi.binary_dilation(mm, iterations=5)
+        similar = float((np.abs(rgb_s[far] - colour).max(-1) < cfg.clutter_colour).mean())
+        if similar < cfg.clutter_similar:
+            # with the piece, the blurred seam between it and the opening (not the one along the product)
+            seam = ndi.binary_dilation(mm, iterations=3) & near3[y0:y1, x0:x1] & rest[y0:y1, x0:x1]
+            add[y0:y1, x0:x1] |= mm | seam
+    return add
 
 
 def _select(
