@@ -35,7 +35,9 @@ from retouch.pick.signals import iou  # noqa: E402
 from retouch.segment import predict_mask  # noqa: E402
 
 
-def candidates(small: np.ndarray, alpha: np.ndarray, first: np.ndarray | None, **net: Any) -> dict[str, float]:
+def candidates(
+    small: np.ndarray, alpha: np.ndarray, first: np.ndarray | None, **net: Any
+) -> dict[str, float]:
     """The ``so_*`` signals of one photo (see the module docstring)."""
     out: dict[str, float] = {}
     b = alpha >= 0.5
