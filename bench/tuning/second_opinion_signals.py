@@ -9,8 +9,11 @@ tuning photo's ``segmentation.signals`` also carries ``so_*`` candidates measure
 * ``so_centre``: IoU, inside the central 70 % crop, with the network's mask of that crop at 256 px;
 * ``so_rest_area`` / ``so_rest_mean``: the photo with the matte filled with the border's median colour, looked at
   again at 256 px: the share of the frame it calls product (over the matte's share) and its mean value there;
-* ``so_first_out``: share of the first network mask (>= 0.5) outside the final matte;
-  ``so_first_parts``: parts of the first mask at 0.3 larger than 0.5 % of the frame.
+* ``so_mcrop`` / ``so_crop``: IoU, inside the matte's box grown by half its size per side (at least 16 px; its
+  share of the frame ``so_crop_share``), with the 256 px network mask of that box mirrored / as it is (the
+  shipped ``retouch.pick.second.second_opinion`` is ``so_mcrop``);
+* ``so_first_out``: share of the first network mask (>= 0.5) outside the final matte; ``so_first_iou``: its IoU
+  with the matte; ``so_first_parts``: parts of the first mask at 0.3 larger than 0.5 % of the frame.
 
 Usage: ``python -m bench.tuning.second_opinion_signals TUNE_PICK_ARGS...`` (tuning seeds only: tune_pick
 refuses the others). Not product code; the record ``docs/decisions/2026-11-26-review-second-opinion.md`` says
@@ -47,6 +50,27 @@ def candidates(
     m = predict_mask(np.ascontiguousarray(small[:, ::-1]), **net)[:, ::-1] >= 0.5
     out["so_mirror"] = iou(b, m)
     out["so_ms_mirror"] = 1000 * (time.perf_counter() - t)
+
+    t = time.perf_counter()
+    m = predict_mask(small, input_px=320, lanczos=True, **net) >= 0.5
+    out["so_s320"] = iou(b, m)
+    out["so_ms_s320"] = 1000 * (time.perf_counter() - t)
+
+    t = time.perf_counter()
+    y0, y1, x0, x1 = int(0.15 * h), int(0.85 * h), int(0.15 * w), int(0.85 * w)
+    m = predict_mask(np.ascontiguousarray(small[y0:y1, x0:x1]), **net) >= 0.5
+    out["so_centre"] = iou(b[y0:y1, x0:x1], m)
+    out["so_ms_centre"] = 1000 * (time.perf_counter() - t)
+
+    t = time.perf_counter()
+    border = np.concatenate([small[0], small[-1], small[:, 0], small[:, -1]])
+    filled = small.copy()
+    filled[ndi.binary_dilation(b, iterations=3)] = np.median(border, axis=0).astype(np.uint8)
+    rest = predict_mask(filled, **net)
+    rb = (rest >= 0.5) & ~b
+    out["so_rest_area"] = float(rb.mean()) / max(float(b.mean()), 1e-3)
+    out["so_rest_mean"] = float(rest[rb].mean()) if rb.any() else 0.0
+    out["so_ms_rest"] = 1000 * (time.perf_counter() - t)
 
     ys, xs = np.flatnonzero(b.any(axis=1)), np.flatnonzero(b.any(axis=0))
     if ys.size:
@@ -85,7 +109,7 @@ def main(argv: list[str]) -> int:
         pick.signals.update(candidates(small, alpha, pick.first, **net))
         return alpha, fell_back, pick
 
-    pipeline.product_matte = wrapped  # type: ignore[assignment]
+    pipeline.product_matte = wrapped
     from bench.tuning import tune_pick
 
     return tune_pick.main(argv)
