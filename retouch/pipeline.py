@@ -28,7 +28,7 @@ from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .models import DEFAULT_NETWORK, NetworkConfig
 from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
-from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback
+from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback, with_second_opinion
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import FULL_RES_BUDGET, RUNTIME, release_free_heap, tune_malloc
@@ -143,7 +143,8 @@ def product_matte(
     :func:`retouch.pick.pick_product` -> :func:`retouch.matte.refine_matte` -> :func:`retouch.pick.guard`
     (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
     the product inside the safe mask, whose crop mask is then refined and used; then the background seen
-    through the product's openings is cleared (:func:`retouch.openings.clear_openings`).
+    through the product's openings is cleared (:func:`retouch.openings.clear_openings`); a small product's result
+    the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -171,6 +172,7 @@ def product_matte(
         found = clear_openings(small, alpha, coarse, openings)
         pick.signals.update(found.signals())
         alpha = found.alpha
+    pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
     return alpha, fell_back, pick
 
 

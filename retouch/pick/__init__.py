@@ -8,9 +8,11 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.passes`: the doubt test and the multi-pass pick (:func:`pick_product`);
 * :mod:`.crops`: second looks on a crop (the zoom on a small product, the refocus on a soft one);
 * :mod:`.guard`: never much less than plain rembg (:func:`guard`, :func:`refocus_fallback`);
-* :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries.
+* :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries;
+* :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored).
 
-``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback.
+``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
+-> second opinion.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
 from .guard import guard, refocus_fallback
 from .passes import in_doubt, pick_product
+from .second import second_opinion, wants_second_opinion, with_second_opinion
 from .signals import Pick, edge_sharpness, focus_contrast, mask_signals
 
 __all__ = [
@@ -37,4 +40,7 @@ __all__ = [
     "mask_signals",
     "pick_product",
     "refocus_fallback",
+    "second_opinion",
+    "wants_second_opinion",
+    "with_second_opinion",
 ]

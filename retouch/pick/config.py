@@ -164,6 +164,19 @@ class PickConfig:
     #: most 10 % of the results at IoU >= 0.95 (the second see-through openings record in ``docs/decisions/``).
     openings_review_doubt: float = 0.05
 
+    # --- second opinion (retouch.pick.second) -------------------------------------------------------
+    #: Look again at a small product's result that the confidence does not flag (the zoom was taken): the
+    #: network on the matte's box, mirrored (:func:`retouch.pick.second.second_opinion`).
+    second_opinion: bool = True
+    #: IoU between the matte and that look below which the result is flagged for review. Chosen on the tuning
+    #: data only (``bench/tuning/second_opinion_signals.py``: GT tuning fold, composites seeds 1, 3, 4, 5, 16, 18,
+    #: 19, see-through seeds 21, 23, 25, 26; 200 photos): among the unflagged results the highest IoU of one under
+    #: IoU 0.8 against the hand mask is 0.665, the lowest of one at 0.95 or above 0.707; 0.69 lies between them and
+    #: flags 6 more of the 39 results under 0.8 and none of the 130 at 0.95 or above (product-grouped out of fold,
+    #: thresholds chosen on the other folds: 6 more and 2 more). The second opinions review record in
+    #: ``docs/decisions/``.
+    second_opinion_iou: float = 0.69
+
     @property
     def safe_source(self) -> str:
         """``Pick.source`` of a result that fell back to plain rembg's mask, e.g. ``"320-safe"``."""

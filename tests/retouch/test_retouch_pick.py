@@ -289,9 +289,9 @@ def test_a_small_product_is_zoomed_into(photos_dir, save_failure):
     if zoomed < 0.9:
         save_failure("scena.jpg", comp.data)
         save_failure("matte", res.matte)
-    # the first pass, the zoom
+    # the first pass, the zoom (and the second opinion where the result is not flagged)
     assert seg["source"] == ZOOM_SOURCE
-    assert seg["network_evaluations"] == 2
+    assert seg["network_evaluations"] == 2 + ("second_iou" in seg["signals"])
     assert zoomed >= 0.9, f"IoU {zoomed:.3f} with the zoom"
     assert zoomed >= unzoomed + 0.2, f"IoU {unzoomed:.3f} -> {zoomed:.3f}: the zoom did not help"
     assert res.details["needs_review"] is False
@@ -411,3 +411,53 @@ def test_the_pick_is_driven_by_the_configuration_passed_in():
     assert not review
     assert confidence(sure, config=dataclasses.replace(SHIPPED_PICK, review_below=c + 0.01)) == (c, True)
     assert confidence({**sure, "fallback": 1.0})[0] <= SHIPPED_PICK.fallback_confidence
+
+
+@needs_model
+def test_a_small_products_wrong_object_is_flagged_by_the_second_opinion(photos_dir, save_failure):
+    """Tuning composite ``c16-09`` (a small product on a salient background): the zoom keeps the wrong object
+    (IoU 0.13 against the hand mask) with a sharp outline and a sure network, so every signal of the one view
+    looks good (confidence 0.895 without the second opinion: not flagged). The network's look at the matte's
+    box, mirrored, overlaps the matte by ~0.14: flagged. A clean small product of the same seed (``c16-11``,
+    IoU 0.99) gets the same look, which agrees (~0.99): not flagged."""
+    from retouch.pick import SHIPPED_PICK
+
+    opts = RetouchOptions(preset="amazon", shadow=False)
+    wrong = _tuning_composite(12, 16, 9, "c16-09-salient-cf5add31c130_11")
+    res = retouch(wrong.data, opts)
+    seg = res.details["segmentation"]
+    if not res.details["needs_review"]:
+        save_failure("scena.jpg", wrong.data)
+        save_failure("matte", res.matte)
+    assert metrics.iou(res.matte, wrong.gt) < 0.5  # the wrong object, as the test assumes
+    assert seg["signals"]["zoom"] == 1.0 and seg["network_evaluations"] == 3
+    assert seg["signals"]["second_iou"] < SHIPPED_PICK.second_opinion_iou
+    assert res.details["needs_review"] is True
+    assert res.details["confidence"] <= SHIPPED_PICK.fallback_confidence
+    # without the second opinion the same result goes out unflagged
+    off = dataclasses.replace(SHIPPED_PICK, second_opinion=False)
+    assert retouch(wrong.data, opts, pick_config=off).details["needs_review"] is False
+
+    clean = _tuning_composite(12, 16, 11, "c16-11-studio-c502287be9f6_11")
+    res = retouch(clean.data, opts)
+    seg = res.details["segmentation"]
+    assert metrics.iou(res.matte, clean.gt) >= 0.95
+    assert seg["signals"]["second_iou"] >= 0.9
+    assert res.details["needs_review"] is False
+
+
+def test_the_second_opinion_runs_only_where_it_can_change_the_flag():
+    """The look runs on a small product (``zoom``) the confidence does not flag already; its cap flags a result
+    below ``second_opinion_iou`` and leaves one above it alone."""
+    from retouch.pick import SHIPPED_PICK, wants_second_opinion
+
+    sure = {"sharp": 1.0, "uncertain": 0.05, "area": 0.05, "border": 0.0, "centre": 0.2, "doubt": 0.0}
+    sure |= {"agreement": 1.0, "focus": 2.0, "zoom": 1.0}
+    assert confidence(sure)[1] is False
+    assert wants_second_opinion(sure)
+    assert not wants_second_opinion({**sure, "zoom": 0.0})  # not a small product: no extra evaluation
+    assert not wants_second_opinion({**sure, "fallback": 1.0})  # flagged already
+    assert not wants_second_opinion(sure, config=dataclasses.replace(SHIPPED_PICK, second_opinion=False))
+    low, high = SHIPPED_PICK.second_opinion_iou - 0.05, SHIPPED_PICK.second_opinion_iou + 0.05
+    assert confidence({**sure, "second_iou": low}) == (SHIPPED_PICK.fallback_confidence, True)
+    assert confidence({**sure, "second_iou": high}) == confidence(sure)
