@@ -4,6 +4,8 @@
   other folder of ours: what they share with the benchmarks lives in ``validation_sets/``, which uses
   only shipped code.
 * The shipped packages (the folders ``infra/Dockerfile`` copies) use only each other.
+* The research tools' own tests live beside them in ``bench/tests`` (pytest's ``testpaths``), so the
+  product's tests never depend on ``bench/``.
 
 "Ours" is every folder of the repository with an ``__init__.py``; imports are read from the source with
 :mod:`ast` (:func:`tests.test_import_floors._imported_modules`), so a lazy import counts too.

@@ -48,9 +48,7 @@ setup()
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
-#: Seeds that are tuning or reporting data, never fresh (``bench/README.md``): the composites' tuning seeds
-#: 1, 3, 4, 5, 8, 9 and held-out seed 2, the see-through seeds 21 and 22.
-NOT_FRESH = frozenset({1, 2, 3, 4, 5, 8, 9, 21, 22})
+from validation_sets.seeds import used  # noqa: E402
 
 #: IoU below plain rembg's by more than this counts as a loss (``_below``).
 BELOW_REMBG = 0.05
@@ -185,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.kind != "gt" and args.seed is None:
         raise SystemExit("--seed è obbligatorio per le foto generate")
-    if args.kind != "gt" and args.fold == "holdout" and args.seed in NOT_FRESH:
+    if args.kind != "gt" and args.fold == "holdout" and args.seed in used(args.kind):
         raise SystemExit(f"il seed {args.seed} è di taratura o di report, non nuovo")
     configs = []
     for pairs in (args.before, args.after):

@@ -56,12 +56,6 @@ FEATURES = ("sharp", "uncertain", "area", "border", "centre", "agreement", "doub
 POOR, GOOD = 0.8, 0.95
 
 
-#: Seeds no tuning tool may read: the generators' held-out seeds and every seed spent by a confirmation run
-#: (``bench/README.md``, seeds table).
-REPORTED_COMPOSITE_SEEDS = frozenset({2, 6, 7, *range(10, 16), 17, 20, 21, 22, 24})
-REPORTED_SEE_THROUGH_SEEDS = frozenset({22, 24, 27, 29, 30, 31, 36})
-
-
 def tuning_inputs(
     n_composites: int,
     seeds: list[int] | None = None,
@@ -73,17 +67,16 @@ def tuning_inputs(
     composites per seed (default: :data:`validation_sets.composites.TUNE_SEED` only) and ``n_openings``
     tuning see-through photos per seed of ``open_seeds`` (``validation_sets/see_through.py``, names
     ``o{seed}-{i:02d}-{stem}`` as in ``bench.pipeline.quality``). Held-out and spent seeds are refused
-    (:data:`REPORTED_COMPOSITE_SEEDS`, :data:`REPORTED_SEE_THROUGH_SEEDS`)."""
+    (:func:`validation_sets.seeds.spent`)."""
     from validation_sets.composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
     from validation_sets.see_through import HOLDOUT_SEED as OPEN_HOLDOUT_SEED
     from validation_sets.see_through import make_see_through, see_through_set
+    from validation_sets.seeds import spent
 
     bad = [
-        s
-        for s in ([TUNE_SEED] if seeds is None else seeds)
-        if s == HOLDOUT_SEED or s in REPORTED_COMPOSITE_SEEDS
+        s for s in ([TUNE_SEED] if seeds is None else seeds) if s == HOLDOUT_SEED or s in spent("composites")
     ]
-    bad_open = [s for s in open_seeds or [] if s == OPEN_HOLDOUT_SEED or s in REPORTED_SEE_THROUGH_SEEDS]
+    bad_open = [s for s in open_seeds or [] if s == OPEN_HOLDOUT_SEED or s in spent("see-through")]
     if bad or bad_open:
         raise SystemExit(f"held-out or spent seeds: composites {bad}, see-through {bad_open}")
     tune = set(gt_folds()["tune"])

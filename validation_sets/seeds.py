@@ -1,0 +1,50 @@
+"""Which generator seeds are already used, so no tool takes a used seed for fresh data.
+
+One home for the seeds table of ``bench/README.md``: a seed is *tuning* data once a tuning tool or a
+research round has looked at its photos, and *spent* once a confirmation or report run has measured its
+held-out photos. A tuning tool may read tuning seeds but never spent ones; a confirmation run needs a seed
+that is neither. Update both sets (and the README's table) whenever a round uses a new seed.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "TUNING_COMPOSITE_SEEDS",
+    "SPENT_COMPOSITE_SEEDS",
+    "TUNING_SEE_THROUGH_SEEDS",
+    "SPENT_SEE_THROUGH_SEEDS",
+    "spent",
+    "used",
+]
+
+#: Composites seeds whose photos were looked at while tuning (:mod:`validation_sets.composites`).
+TUNING_COMPOSITE_SEEDS = frozenset({1, 3, 4, 5, 8, 9, 16, 18, 19})
+#: Composites seeds measured by a held-out, confirmation or report run (2 is the default held-out seed).
+SPENT_COMPOSITE_SEEDS = frozenset({2, 6, 7, *range(10, 16), 17, *range(20, 26)})
+#: See-through seeds whose photos were looked at while tuning (:mod:`validation_sets.see_through`).
+TUNING_SEE_THROUGH_SEEDS = frozenset({21, 23, 25, 26, 28, 32, 33})
+#: See-through seeds measured by a held-out, confirmation or report run (22 is the default held-out seed).
+SPENT_SEE_THROUGH_SEEDS = frozenset({22, 24, 27, 29, 30, 31, 34, 35, 36, 37, 38})
+
+
+def spent(kind: str) -> frozenset[int]:
+    """Seeds of generator ``kind`` (``"composites"`` or ``"see-through"``) that no tuning tool may read.
+
+    Raises:
+        ValueError: an unknown ``kind``.
+    """
+    if kind == "composites":
+        return SPENT_COMPOSITE_SEEDS
+    if kind == "see-through":
+        return SPENT_SEE_THROUGH_SEEDS
+    raise ValueError(f"unknown generator {kind!r}")
+
+
+def used(kind: str) -> frozenset[int]:
+    """Seeds of generator ``kind`` that are not fresh (tuning or spent): a confirmation run refuses them.
+
+    Raises:
+        ValueError: an unknown ``kind``.
+    """
+    tuning = TUNING_COMPOSITE_SEEDS if kind == "composites" else TUNING_SEE_THROUGH_SEEDS
+    return spent(kind) | tuning
