@@ -9,6 +9,7 @@ run crosses the rear wheel's opening along ``CHAIN``.
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -41,6 +42,13 @@ def _polygon_mask(shape: tuple[int, int], poly: list[tuple[int, int]]) -> np.nda
     m = Image.new("L", (shape[1], shape[0]), 0)
     ImageDraw.Draw(m).polygon(poly, fill=255)
     return np.asarray(m) > 0
+
+
+def _working_photo(path: Path | io.BytesIO) -> np.ndarray:
+    """A photo (a file or its bytes) as uint8 (H, W, 3) sRGB at the pipeline's working resolution (bilinear)."""
+    rgb = np.asarray(Image.open(path).convert("RGB"))
+    size = _working_size(rgb.shape[1], rgb.shape[0])
+    return np.asarray(Image.fromarray(rgb).resize(size, Image.Resampling.BILINEAR))
 
 
 def _decode(jpeg: bytes) -> np.ndarray:
@@ -163,9 +171,7 @@ def test_a_silver_car_on_grey_ground_keeps_its_body(name):
     path = PHOTOS / "nomask" / name
     if not path.is_file():
         pytest.skip(f"foto condivisa assente: {path}")
-    rgb = np.asarray(Image.open(path).convert("RGB"))
-    size = _working_size(rgb.shape[1], rgb.shape[0])
-    small = np.asarray(Image.fromarray(rgb).resize(size, Image.Resampling.BILINEAR))
+    small = _working_photo(path)
     alpha, _, pick = product_matte(small)
     plain, _, plain_pick = product_matte(small, openings=None)
     changed = float(((alpha >= 0.5) != (plain >= 0.5)).sum()) / float((plain >= 0.5).sum())
@@ -278,9 +284,7 @@ def test_a_carvana_car_keeps_its_wheels(stem):
     path = GT_IMAGES / f"{stem}.jpg"
     if not path.is_file():
         pytest.skip(f"foto condivisa assente: {path}")
-    rgb = np.asarray(Image.open(path).convert("RGB"))
-    size = _working_size(rgb.shape[1], rgb.shape[0])
-    small = np.asarray(Image.fromarray(rgb).resize(size, Image.Resampling.BILINEAR))
+    small = _working_photo(path)
     alpha, _, _ = product_matte(small)
     off, _, _ = product_matte(small, openings=OpeningsConfig(wheels=False))
     assert np.array_equal(alpha, off)
@@ -322,9 +326,8 @@ def test_a_wheel_on_a_studio_backdrop_reaches_the_wheel_test():
         pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
     stem = dict((i, s) for s, i in see_through_set("tune", 24, 26))[6]
     photo = make_see_through(stem, 26, 6)
-    rgb = np.asarray(Image.open(io.BytesIO(photo.data)).convert("RGB"))
-    size = _working_size(rgb.shape[1], rgb.shape[0])
-    small = np.asarray(Image.fromarray(rgb).resize(size, Image.Resampling.BILINEAR))
+    small = _working_photo(io.BytesIO(photo.data))
+    size = (small.shape[1], small.shape[0])
     opening = np.asarray(Image.fromarray(photo.opening.astype(np.uint8) * 255).resize(size)) > 127
     product = np.asarray(Image.fromarray(photo.gt).resize(size, Image.Resampling.NEAREST)) == 255
     product &= ~ndi.binary_dilation(opening, iterations=3)
