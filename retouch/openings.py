@@ -23,7 +23,6 @@ from PIL import Image
 from scipy import ndimage as ndi
 
 from .colors import fit_colour_mixture, mixture_log_density
-from .ring_openings import round_holes
 from .wheel_openings import wheel_sectors
 
 __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
@@ -101,21 +100,6 @@ class OpeningsConfig:
             colour.
         clutter_similar: largest share of the rest of the matte (beyond 5 px of the piece) having the piece's
             colour: a colour found nowhere else on the product.
-        holes: whether holes punched through the product on a plain backdrop (a ring, a hoop, a frame)
-            are recognised by their shape and surface among the regions the colour tests refuse
-            (:func:`retouch.ring_openings.round_holes`); False gives the step without it. The ``hole_*``
-            constants (record ``docs/decisions/2026-11-26-round-holes-plain-backdrops.md``; shape at the
-            colour tests' resolution, texture at the working resolution) are:
-        hole_fit: smallest IoU of the region (holes filled) and the ellipse of its second moments.
-        hole_solidity: smallest area over convex hull area (a frame's rectangle), instead of ``hole_fit``.
-        hole_radius: smallest minor semi-axis of that ellipse (px).
-        hole_band: smallest share of the band 4-6 px around the region that is product (matte, not typical
-            of the background).
-        hole_colour: largest difference (max over R, G, B, in [0, 1]) between the region's median colour
-            and the background ring's.
-        hole_texture: range of the region's median fine texture over the background ring's.
-        hole_busy: largest share of the region's pixels whose fine texture exceeds 3 times the background
-            ring's median (a hubcap's bolts, a window's reflections).
     """
 
     work_pixels: int = 120_000
@@ -154,14 +138,6 @@ class OpeningsConfig:
     clutter_cut: float = 0.3
     clutter_colour: float = 0.08
     clutter_similar: float = 0.02
-    holes: bool = True
-    hole_fit: float = 0.85
-    hole_solidity: float = 0.9
-    hole_radius: float = 4.0
-    hole_band: float = 0.9
-    hole_colour: float = 0.03
-    hole_texture: tuple[float, float] = (0.8, 1.25)
-    hole_busy: float = 0.02
 
 
 #: The configuration the pipeline uses.
@@ -543,10 +519,8 @@ def _select(
     ``p_s`` < ``cfg.unsure``), or the
     background around the product (``ring``) is textured (median 5 x 5 grey standard deviation >=
     ``cfg.texture``) and the region's median fine texture is within ``cfg.texture_ratio`` of the
-    background's. A region fully enclosed by the matte that these tests refuse on a plain backdrop, or as
-    not typical of the background, is cut when its shape and surface are a hole's
-    (:func:`retouch.ring_openings.round_holes`, ``cfg.holes``). Regions large enough but refused count
-    as doubtful.
+    background's. Regions large
+    enough but refused count as doubtful.
 
     Returns:
         ``(cut, doubtful_pixels)``: bool array like ``cand`` and a pixel count.
@@ -578,55 +552,30 @@ def _select(
     # enough to tell gravel or leaves from a car's smooth paint)
     bg_tex = float(np.median(_texture(_grey(rgb_s))[ring]))
     lo, hi = cfg.texture_ratio
-    # (label, enclosed, background-like, no contact with the outside at all) of regions large enough
-    tests: list[tuple[int, bool, bool, bool]] = []
+    tests: list[tuple[int, bool, bool]] = []  # (label, enclosed, background-like) of regions large enough
     for j in range(1, n + 1):
         # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
         # (the leaves in a frame's narrow corner)
         soft = mean_a[j] < cfg.soft_alpha and mean_p[j] < cfg.unsure
         if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
             enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
-            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical), bool(edge_outer[j] == 0)))
-    fine_cache: list[tuple[np.ndarray, np.ndarray, float]] = []
-
-    def fine() -> tuple[np.ndarray, np.ndarray, float]:
-        # the fine texture of the whole working image (the step's largest single cost on photos whose
-        # candidates fail the cheaper tests), the labels at its resolution and the ring's median texture
-        if not fine_cache:
-            tex_f = _texture(_grey(small) / 255.0)
-            size_f = (small.shape[1], small.shape[0])
-            lab = np.zeros(cand.shape, np.int32)
-            lab[box] = lab_b
-            lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
-            ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
-            fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
-            fine_cache.append((tex_f, lab_f, fine_bg))
-        return fine_cache[0]
-
+            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical)))
     tex_ratio = np.zeros(n + 1, np.float64)
-    if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b, _ in tests):
-        # only where the texture decides
-        tex_f, lab_f, fine_bg = fine()
+    if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
+        # only where the texture decides: the fine texture of the whole working image is the step's
+        # largest single cost on photos whose candidates fail the cheaper tests
+        tex_f = _texture(_grey(small) / 255.0)
+        size_f = (small.shape[1], small.shape[0])
+        lab = np.zeros(cand.shape, np.int32)
+        lab[box] = lab_b
+        lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
+        ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
+        fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
         tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
-    holes: set[int] = set()
-    if cfg.holes:
-        # fully enclosed regions refused on a plain backdrop with a confident network, or as atypical
-        refused = [
-            j
-            for j, _, like_bg, closed in tests
-            if closed and (not like_bg or (bg_tex < cfg.texture and mean_p[j] >= cfg.unsure))
-        ]
-        if refused:
-            # on the whole image: the band around a region may reach beyond the candidates' box
-            lab = np.zeros(cand.shape, np.int32)
-            lab[box] = lab_b
-            product = (a_s >= 0.5) & ~typical_px
-            bg_colour = np.median(rgb_s[ring], axis=0)
-            holes = set(round_holes(lab, refused, product, rgb_s, bg_colour, fine, cfg))
     doubt = 0.0
-    for j, enclosed, like_bg, _ in tests:
+    for j, enclosed, like_bg in tests:
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
-        if (enclosed and like_bg and (textured or mean_p[j] < cfg.unsure)) or j in holes:
+        if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
             cut[box] |= lab_b == j
         elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey

@@ -253,7 +253,7 @@ def _wheel_photo(rng: np.random.Generator, rim: str) -> tuple[np.ndarray, np.nda
 
 def test_a_wheel_on_a_plain_backdrop_is_cleared_between_its_spokes():
     """The sectors between the spokes are each small and the backdrop plain, so the region tests keep
-    them (checked with the wheel and hole tests off); the wheel's shape clears them and the spokes stay."""
+    them (checked with the wheel test off); the wheel's shape clears them and the spokes stay."""
     img, matte, opening, spokes = _wheel_photo(np.random.default_rng(6), "open")
     found = clear_openings(img, matte, matte)
     cut = float((found.alpha[opening] < 0.5).mean())
@@ -266,7 +266,7 @@ def test_a_wheel_on_a_plain_backdrop_is_cleared_between_its_spokes():
         == 1.0
     )
     assert found.cleared > 0.05
-    off = clear_openings(img, matte, matte, OpeningsConfig(wheels=False, holes=False))
+    off = clear_openings(img, matte, matte, OpeningsConfig(wheels=False))
     assert float((off.alpha[opening] < 0.5).mean()) < 0.1
 
 
@@ -336,64 +336,3 @@ def test_a_wheel_on_a_studio_backdrop_reaches_the_wheel_test():
     assert float((early[opening] >= 0.5).mean()) > 0.8  # the early exit left it whole
     assert float((alpha[opening] >= 0.5).mean()) < 0.3
     assert float((alpha[product] >= 0.5).mean()) >= float((early[product] >= 0.5).mean()) - 0.002
-
-
-def _holed_product(rng: np.random.Generator, shape: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A navy product on a light grey studio backdrop (plain, with sensor noise) with a hole punched
-    through it: ``shape="round"`` a disc, ``"frame"`` a rectangle (a picture frame's opening), showing the
-    backdrop. Returns (uint8 RGB, the network's matte with the hole filled, the hole)."""
-    h, w = 360, 480
-    grey = np.array([205, 205, 210], np.float32)
-    back = np.clip(np.broadcast_to(grey, (h, w, 3)) + rng.normal(0, 1.5, (h, w, 1)), 0, 255).astype(np.uint8)
-    img = back.copy()
-    yy, xx = np.mgrid[0:h, 0:w]
-    body = (np.abs(yy - 180) < 140) & (np.abs(xx - 240) < 190)
-    img[body] = (30, 45, 110)
-    if shape == "round":
-        hole = np.hypot(yy - 170, xx - 250) < 70
-    else:
-        hole = (np.abs(yy - 180) < 90) & (np.abs(xx - 240) < 130)
-    img[hole] = back[hole]
-    return img, body.astype(np.float32), hole
-
-
-@pytest.mark.parametrize("shape", ["round", "frame"])
-def test_a_hole_through_a_product_on_a_plain_backdrop_is_cut(shape):
-    """The network fills the hole with product; on a plain backdrop a confidently matted region of the
-    backdrop's colour is no evidence by colour (checked with the hole test off: the hole is kept whole).
-    The hole is fully enclosed, round or convex, ringed by product and as smooth as the backdrop: it is
-    cut, and no product pixel with it."""
-    img, matte, hole = _holed_product(np.random.default_rng(9), shape)
-    off = clear_openings(img, matte, matte, OpeningsConfig(holes=False))
-    assert float((off.alpha[hole] >= 0.5).mean()) == 1.0
-    found = clear_openings(img, matte, matte)
-    assert float((found.alpha[hole] < 0.5).mean()) >= 0.95
-    product = (matte > 0) & ~ndi.binary_dilation(hole, iterations=2)
-    assert float((found.alpha[product] >= 0.5).mean()) == 1.0
-    assert found.cleared > 0.1
-
-
-def test_a_smooth_disc_the_colour_of_the_backdrop_is_not_cut():
-    """A round silver disc (a hubcap, a printed dot) the backdrop's mean colour, but without the
-    backdrop's sensor noise, inside a navy product: round and ringed by product, yet its surface is not
-    the backdrop's, so it stays."""
-    rng = np.random.default_rng(10)
-    img, matte, hole = _holed_product(rng, "round")
-    img[hole] = (205, 205, 210)
-    found = clear_openings(img, matte, matte)
-    assert float((found.alpha[matte > 0] >= 0.5).mean()) == 1.0 and found.cleared == 0.0
-
-
-@needs_model
-@pytest.mark.parametrize("stem", ["cf5add31c130_11", "0ce66b539f52_03", "c502287be9f6_03", "cf89c3220bc4_11"])
-def test_a_carvana_car_is_unchanged_by_the_hole_test(stem):
-    """Grey and silver cars in the Carvana studio: round hubcaps and windows ringed by dark tyres and
-    frames, panels of the backdrop's grey. None is taken for a hole: the matte is the one without the
-    hole test, bit for bit."""
-    path = GT_IMAGES / f"{stem}.jpg"
-    if not path.is_file():
-        pytest.skip(f"foto condivisa assente: {path}")
-    small = _working_photo(path)
-    alpha, _, _ = product_matte(small)
-    off, _, _ = product_matte(small, openings=OpeningsConfig(holes=False))
-    assert np.array_equal(alpha, off)
