@@ -67,8 +67,8 @@ class OpeningsConfig:
         thin_contrast: grey-level contrast (in [0, 1], top-hat over 5 x 5 px) of a thin structure
             against its surroundings.
         wheels: whether wheels are recognised by their shape (:func:`retouch.wheel_openings.wheel_sectors`);
-            False gives the region tests alone. The ``wheel_*`` constants (record
-            ``docs/decisions/2026-11-26-wheel-openings.md``; colour tests' resolution) are:
+            False gives the region tests alone. The ``wheel_*`` constants (the wheel
+            openings record in ``docs/decisions/``; colour tests' resolution) are:
         wheel_posterior: unsmoothed posterior of "background" from which a matte pixel can be a sector's.
         wheel_sector_px: smallest sector piece (px).
         wheel_sectors: fewest sectors (runs of angles) around the wheel's centre.
@@ -85,11 +85,11 @@ class OpeningsConfig:
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
         early_share: the step stops after the background model (before the product model is fitted) when
             fewer than this share of the matte, divided by ``typical``, is as typical of the background as
-            70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; record
-            ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``).
+            70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; the
+            see-through openings' fourth-round record in ``docs/decisions/``).
         clutter: whether flat pieces of a colour found nowhere else on the product, lying against a cut
-            opening, are cut with it (:func:`_clutter`); False gives main's step without it. The
-            ``clutter_*`` constants (record ``docs/decisions/2026-11-26-see-through-openings-fourth-round.md``;
+            opening, are cut with it (:func:`_clutter`); False leaves them to the region tests. The
+            ``clutter_*`` constants (the fourth-round record in ``docs/decisions/``;
             colour tests' resolution, colours in [0, 1]) are:
         clutter_step: largest colour step (max over R, G, B, to a 4-neighbour, after a 3 x 3 mean) inside a
             flat piece.

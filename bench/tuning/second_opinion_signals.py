@@ -16,7 +16,7 @@ tuning photo's ``segmentation.signals`` also carries ``so_*`` candidates measure
   with the matte; ``so_first_parts``: parts of the first mask at 0.3 larger than 0.5 % of the frame.
 
 Usage: ``python -m bench.tuning.second_opinion_signals TUNE_PICK_ARGS...`` (tuning seeds only: tune_pick
-refuses the others). Not product code; the record ``docs/decisions/2026-11-26-review-second-opinion.md`` says
+refuses the others). Not product code; the review second-opinion record in ``docs/decisions/`` says
 which candidate was kept.
 """
 

@@ -17,7 +17,16 @@ from ..segment import NETWORK_INPUT_PX, predict_mask
 from .config import SHIPPED_PICK, PickConfig
 from .signals import Pick, focus_contrast, luma, mask_signals, sharpness_near
 
-__all__ = ["REFOCUS_SOURCE", "ZOOM_SOURCE", "focus_crop", "leaves_crop", "refocus", "wants_zoom", "zoom"]
+__all__ = [
+    "REFOCUS_SOURCE",
+    "ZOOM_SOURCE",
+    "focus_crop",
+    "leaves_crop",
+    "refocus",
+    "wants_zoom",
+    "zoom",
+    "zoom_box",
+]
 
 #: :attr:`Pick.source` of a zoomed mask.
 ZOOM_SOURCE = f"{NETWORK_INPUT_PX}-zoom"
@@ -107,6 +116,26 @@ def leaves_crop(
     return bool(sides) and float(np.concatenate(sides).mean()) > config.zoom_border
 
 
+def zoom_box(mask: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> tuple[int, int, int, int] | None:
+    """The box a zoomed look crops: ``mask``'s bounding box grown on every side by
+    :attr:`~PickConfig.zoom_margin` of its size (at least 16 px), clipped to the image.
+
+    Args:
+        mask: bool (H, W).
+        config: the margin.
+
+    Returns:
+        ``(x0, y0, x1, y1)`` in px (end exclusive), or ``None`` when ``mask`` is empty.
+    """
+    ys, xs = np.flatnonzero(mask.any(axis=1)), np.flatnonzero(mask.any(axis=0))
+    if ys.size == 0:
+        return None
+    h, w = mask.shape
+    y0, y1, x0, x1 = int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
+    gy, gx = max(16.0, config.zoom_margin * (y1 - y0)), max(16.0, config.zoom_margin * (x1 - x0))
+    return int(max(0, x0 - gx)), int(max(0, y0 - gy)), int(min(w, x1 + gx)), int(min(h, y1 + gy))
+
+
 def zoom(
     small: np.ndarray,
     first: np.ndarray,
@@ -133,14 +162,10 @@ def zoom(
         grown by :attr:`~PickConfig.zoom_margin`) and 0 outside; ``None`` when the first mask is empty, or the
         zoomed mask is empty or leaves its crop (:attr:`~PickConfig.zoom_border`).
     """
-    b = first >= 0.2
-    ys, xs = np.flatnonzero(b.any(axis=1)), np.flatnonzero(b.any(axis=0))
-    if ys.size == 0:
+    box = zoom_box(first >= 0.2, config=config)
+    if box is None:
         return None
     h, w = first.shape
-    y0, y1, x0, x1 = int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
-    gy, gx = max(16.0, config.zoom_margin * (y1 - y0)), max(16.0, config.zoom_margin * (x1 - x0))
-    box = (int(max(0, x0 - gx)), int(max(0, y0 - gy)), int(min(w, x1 + gx)), int(min(h, y1 + gy)))
     cx0, cy0, cx1, cy1 = box
     crop = predict_mask(np.ascontiguousarray(small[cy0:cy1, cx0:cx1]), model_name, network=network)
     cb = crop >= 0.5

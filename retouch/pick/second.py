@@ -20,6 +20,7 @@ from ..models import DEFAULT_NETWORK, NetworkConfig
 from ..segment import U2NET_FAMILY, predict_mask
 from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
+from .crops import zoom_box
 from .signals import Pick, iou
 
 __all__ = ["second_opinion", "wants_second_opinion", "with_second_opinion"]
@@ -63,14 +64,10 @@ def second_opinion(
         as :func:`retouch.segment.predict_mask`.
     """
     b = alpha >= 0.5
-    ys, xs = np.flatnonzero(b.any(axis=1)), np.flatnonzero(b.any(axis=0))
-    if ys.size == 0:
+    box = zoom_box(b, config=config)
+    if box is None:
         return 1.0
-    h, w = b.shape
-    y0, y1, x0, x1 = int(ys[0]), int(ys[-1]) + 1, int(xs[0]), int(xs[-1]) + 1
-    gy, gx = max(16.0, config.zoom_margin * (y1 - y0)), max(16.0, config.zoom_margin * (x1 - x0))
-    y0, y1 = int(max(0, y0 - gy)), int(min(h, y1 + gy))
-    x0, x1 = int(max(0, x0 - gx)), int(min(w, x1 + gx))
+    x0, y0, x1, y1 = box
     mirrored = np.ascontiguousarray(small[y0:y1, x0:x1, :][:, ::-1])
     look = predict_mask(mirrored, model_name, network=network)[:, ::-1] >= 0.5
     return iou(b[y0:y1, x0:x1], look)
