@@ -83,6 +83,11 @@ class OpeningsConfig:
         wheel_rim_bg: largest background-like share of that annulus.
         wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
+        wheel_round_fit: smallest fit of a *round* wheel (a near-perfect ellipse), whose lines between
+            sectors may take up to ``wheel_round_gaps`` of the angles instead of ``wheel_gaps`` (a wheel
+            with many spokes); the wheels' round-fit record in ``docs/decisions/``.
+        wheel_round_aspect: smallest axis ratio of a round wheel.
+        wheel_round_gaps: largest share of the angles taken by a round wheel's lines between sectors.
         early_share: the step stops after the background model (before the product model is fitted) when
             fewer than this share of the matte, divided by ``typical``, is as typical of the background as
             70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; the
@@ -130,6 +135,9 @@ class OpeningsConfig:
     wheel_rim: float = 0.9
     wheel_rim_bg: float = 0.1
     wheel_typical: float = 0.1
+    wheel_round_fit: float = 0.9
+    wheel_round_aspect: float = 0.9
+    wheel_round_gaps: float = 0.45
     early_share: float = 0.0025
     clutter: bool = True
     clutter_step: float = 0.04

@@ -168,7 +168,8 @@ def wheel_sectors(
     (:func:`wheel_features`): it holds at least ``cfg.wheel_sectors`` sectors around its centre; it fills
     an ellipse (fit >= ``cfg.wheel_fit``, minor semi-axis >= ``cfg.wheel_radius`` px, axis ratio >=
     ``cfg.wheel_aspect``); it covers at least ``cfg.wheel_cover`` of it; the lines between its sectors take
-    at most ``cfg.wheel_gaps`` of the angles and hold at least ``cfg.wheel_radial`` of the band's other
+    at most ``cfg.wheel_gaps`` of the angles (``cfg.wheel_round_gaps`` for a near-perfect ellipse: fit >=
+    ``cfg.wheel_round_fit`` and axis ratio >= ``cfg.wheel_round_aspect``, a wheel with many spokes) and hold at least ``cfg.wheel_radial`` of the band's other
     pixels (they run toward the centre); the annulus outside it is product (matte share >=
     ``cfg.wheel_rim``, background-like share <= ``cfg.wheel_rim_bg``); and at least ``cfg.wheel_typical``
     of its pixels are typical of the background.
@@ -194,13 +195,15 @@ def wheel_sectors(
 
 def _is_wheel(f: dict[str, float], cfg: OpeningsConfig) -> bool:
     """Whether :func:`wheel_features`' measurements pass ``cfg``'s wheel tests."""
+    # a near-perfect ellipse allows wider lines between its sectors (many spokes)
+    round_ = f["fit"] >= cfg.wheel_round_fit and f["aspect"] >= cfg.wheel_round_aspect
     return (
         f["sectors"] >= cfg.wheel_sectors
         and f["radius"] >= cfg.wheel_radius
         and f["aspect"] >= cfg.wheel_aspect
         and f["fit"] >= cfg.wheel_fit
         and f["cover"] >= cfg.wheel_cover
-        and f["gaps"] <= cfg.wheel_gaps
+        and f["gaps"] <= (cfg.wheel_round_gaps if round_ else cfg.wheel_gaps)
         and f["radial"] >= cfg.wheel_radial
         and f["rim_product"] >= cfg.wheel_rim
         and f["rim_bg"] <= cfg.wheel_rim_bg

@@ -336,3 +336,55 @@ def test_a_wheel_on_a_studio_backdrop_reaches_the_wheel_test():
     assert float((early[opening] >= 0.5).mean()) > 0.8  # the early exit left it whole
     assert float((alpha[opening] >= 0.5).mean()) < 0.3
     assert float((alpha[product] >= 0.5).mean()) >= float((early[product] >= 0.5).mean()) - 0.002
+
+
+def _many_spokes(
+    rng: np.random.Generator, printed: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A navy product on a sharp leafy texture with a round wheel of 32 dark spokes 3 px wide and a hub
+    (the spokes take ~0.38 of the angles at the colour tests' resolution). ``printed=True`` is the
+    negative: a navy disc with 32 thin lines of the texture printed on it (nothing seen through it).
+    Returns (uint8 RGB, the network's matte with the wheel filled, the opening, the spokes and hub)."""
+    h, w = 360, 480
+    back = _textured(rng, h, w)
+    img = back.copy()
+    yy, xx = np.mgrid[0:h, 0:w]
+    body = (np.abs(yy - 180) < 140) & (np.abs(xx - 240) < 190)
+    img[body] = (30, 45, 110)
+    hole = np.hypot(yy - 180, xx - 240) < 85
+    lines = np.zeros((h, w), bool)
+    for k in range(32):
+        a = 0.3 + k * 2 * np.pi / 32
+        across = np.abs(-(xx - 240) * np.sin(a) + (yy - 180) * np.cos(a))
+        along = (xx - 240) * np.cos(a) + (yy - 180) * np.sin(a)
+        lines |= hole & (across <= 1.5) & (along > 0)
+    hub = np.hypot(yy - 180, xx - 240) < 12
+    if printed:
+        print_ = lines & ~hub
+        img[print_] = back[print_]
+        return img, body.astype(np.float32), np.zeros((h, w), bool), hole & ~print_
+    spokes = lines | hub
+    opening = hole & ~spokes
+    img[opening] = back[opening]
+    img[spokes] = (40, 40, 45)
+    return img, body.astype(np.float32), opening, spokes
+
+
+def test_a_round_wheel_with_many_spokes_on_a_sharp_texture_is_cleared_and_its_spokes_kept():
+    """32 spokes leave narrow sectors: the lines between them take more of the angles than a wheel seen
+    at an angle may (``wheel_gaps``), which once kept the whole opening; a near-perfect round wheel may
+    have wider lines (``wheel_round_gaps``)."""
+    img, matte, opening, spokes = _many_spokes(np.random.default_rng(3), printed=False)
+    found = clear_openings(img, matte, matte)
+    assert float((found.alpha[opening] < 0.5).mean()) >= 0.8
+    assert float((found.alpha[spokes] >= 0.5).mean()) >= 0.95
+    outside = (matte > 0) & ~ndi.binary_dilation(opening | spokes, iterations=2)
+    assert float((found.alpha[outside] >= 0.5).mean()) == 1.0
+    strict = clear_openings(img, matte, matte, OpeningsConfig(wheel_round_gaps=OpeningsConfig().wheel_gaps))
+    assert float((strict.alpha[opening] < 0.5).mean()) < 0.1
+
+
+def test_a_disc_with_texture_coloured_lines_printed_on_it_is_not_cut():
+    img, matte, _, disc = _many_spokes(np.random.default_rng(3), printed=True)
+    found = clear_openings(img, matte, matte)
+    assert float((found.alpha[disc] >= 0.5).mean()) == 1.0
