@@ -85,7 +85,7 @@ class OpeningsConfig:
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
         wheel_round_fit: smallest fit of a *round* wheel (a near-perfect ellipse), whose lines between
             sectors may take up to ``wheel_round_gaps`` of the angles instead of ``wheel_gaps`` (a wheel
-            with many spokes); the wheels' round-fit record in ``docs/decisions/``.
+            with many spokes); the wheel openings' second-round record in ``docs/decisions/``.
         wheel_round_aspect: smallest axis ratio of a round wheel.
         wheel_round_gaps: largest share of the angles taken by a round wheel's lines between sectors.
         wheel_trim_rounds: a group failing the wheel tests is measured again on its core: its pixels
