@@ -83,16 +83,6 @@ class OpeningsConfig:
         wheel_rim_bg: largest background-like share of that annulus.
         wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
-        wheel_round_fit: smallest fit of a *round* wheel (a near-perfect ellipse), whose lines between
-            sectors may take up to ``wheel_round_gaps`` of the angles instead of ``wheel_gaps`` (a wheel
-            with many spokes); the wheel openings' second-round record in ``docs/decisions/``.
-        wheel_round_aspect: smallest axis ratio of a round wheel.
-        wheel_round_gaps: largest share of the angles taken by a round wheel's lines between sectors.
-        wheel_trim_rounds: a group failing the wheel tests is measured again on its core: its pixels
-            beyond ``wheel_trim_reach`` of its fitted ellipse's radius are dropped and the ellipse refitted,
-            up to this many times (background-like streaks of a car's body joined to its wheel); 0: no
-            second measurement.
-        wheel_trim_reach: see ``wheel_trim_rounds``.
         early_share: the step stops after the background model (before the product model is fitted) when
             fewer than this share of the matte, divided by ``typical``, is as typical of the background as
             70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; the
@@ -140,11 +130,6 @@ class OpeningsConfig:
     wheel_rim: float = 0.9
     wheel_rim_bg: float = 0.1
     wheel_typical: float = 0.1
-    wheel_round_fit: float = 0.9
-    wheel_round_aspect: float = 0.9
-    wheel_round_gaps: float = 0.45
-    wheel_trim_rounds: int = 3
-    wheel_trim_reach: float = 1.1
     early_share: float = 0.0025
     clutter: bool = True
     clutter_step: float = 0.04
@@ -389,8 +374,7 @@ def clear_openings(
     outer = np.isin(outside_lab, border[border > 0])
     fg_area = float(fg.sum())
     cand = fg & (smooth >= cfg.posterior)
-    found_wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
-    wheels, fence = found_wheels if found_wheels is not None else (None, None)
+    wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
     if wheels is not None:
         cand &= ~wheels  # a wheel's sectors are cut together, not judged one by one
     cut, doubt = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
@@ -409,14 +393,7 @@ def clear_openings(
         if spread.any():
             doubt += float(all_n[spread].sum())
             cut &= ~spread[low_lab]
-        grown = ok[low_lab]
-        if fence is not None and wheels is not None:
-            # not along a trimmed wheel's streaks: their components grow only inside the wheels' discs
-            touched = np.unique(low_lab[fence])
-            grown &= ~np.isin(low_lab, touched[touched > 0]) | ndi.binary_fill_holes(
-                ndi.binary_dilation(wheels, iterations=2)
-            )
-        cut |= grown
+        cut |= ok[low_lab]
         # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
         cut &= post_bg >= 0.5
         if cfg.clutter:

@@ -41,33 +41,6 @@ def _runs(flags: np.ndarray) -> list[int]:
     return (np.flatnonzero(d == -1) - np.flatnonzero(d == 1)).tolist()
 
 
-def _filled(u: np.ndarray) -> np.ndarray:
-    """A bool (h, w) group filled: gaps of up to ~4 px closed, holes filled."""
-    return ndi.binary_fill_holes(ndi.binary_closing(u, iterations=2, border_value=0))
-
-
-def _moments(filled: np.ndarray) -> tuple[float, float, np.ndarray, float, float] | None:
-    """Ellipse of a filled bool (h, w) group by its second moments (a uniform ellipse of semi-axes a, b
-    has variances a^2/4, b^2/4): ``(cy, cx, axes, a, b)`` with the centre in the array's px and ``axes``
-    the eigenvectors (columns: minor, major axis); ``None`` under 30 px or when too thin to measure."""
-    fy, fx = np.nonzero(filled)
-    if len(fy) < 30:
-        return None
-    cy, cx = fy.mean(), fx.mean()
-    evals, evecs = np.linalg.eigh(np.cov(np.stack([fy - cy, fx - cx])))
-    if evals[0] <= 1.0:
-        return None
-    return float(cy), float(cx), evecs, 2.0 * float(np.sqrt(evals[1])), 2.0 * float(np.sqrt(evals[0]))
-
-
-def _along_axes(
-    dy: np.ndarray, dx: np.ndarray, axes: np.ndarray, a: float, b: float
-) -> tuple[np.ndarray, np.ndarray]:
-    """Offsets from an ellipse's centre (float arrays, px) in coordinates along its minor and major axes
-    (``axes``' columns), each scaled to its semi-axis (b, a): the unit circle is the ellipse."""
-    return (dy * axes[0, 0] + dx * axes[1, 0]) / b, (dy * axes[0, 1] + dx * axes[1, 1]) / a
-
-
 def wheel_features(
     sectors: np.ndarray, fg: np.ndarray, bg_like: np.ndarray, typical_px: np.ndarray
 ) -> tuple[dict[str, float], tuple[int, int, int, int], np.ndarray] | None:
@@ -103,13 +76,19 @@ def wheel_features(
         min(w, xs.max() + pad + 1),
     )
     u = sectors[y0:y1, x0:x1]
-    filled = _filled(u)
-    moments = _moments(filled)
-    if moments is None:
+    filled = ndi.binary_fill_holes(ndi.binary_closing(u, iterations=2, border_value=0))
+    fy, fx = np.nonzero(filled)
+    cy, cx = fy.mean(), fx.mean()
+    cov = np.cov(np.stack([fy - cy, fx - cx]))
+    evals, evecs = np.linalg.eigh(cov)
+    if evals[0] <= 1.0:
         return None
-    cy, cx, evecs, a, b = moments
-    yy, xx = np.mgrid[0 : u.shape[0], 0 : u.shape[1]]
-    p0, p1 = _along_axes(yy - cy, xx - cx, evecs, a, b)
+    a, b = 2.0 * np.sqrt(evals[1]), 2.0 * np.sqrt(evals[0])
+    yy, xx = np.mgrid[y0:y1, x0:x1]
+    dy, dx = yy - (cy + y0), xx - (cx + x0)
+    # coordinates along the ellipse's axes, each scaled to its semi-axis (unit circle = the ellipse)
+    p0 = (dy * evecs[0, 0] + dx * evecs[1, 0]) / b
+    p1 = (dy * evecs[0, 1] + dx * evecs[1, 1]) / a
     rho = np.hypot(p0, p1)
     ell = rho <= 1.0
     inter = float((filled & ell).sum())
@@ -175,7 +154,7 @@ def _groups(
 
 def wheel_sectors(
     fg: np.ndarray, post_bg: np.ndarray, typical_px: np.ndarray, cfg: OpeningsConfig
-) -> tuple[np.ndarray, np.ndarray | None] | None:
+) -> np.ndarray | None:
     """The sectors of the wheels found in the matte, to cut as openings; ``None`` when there are none.
 
     Args:
@@ -189,89 +168,39 @@ def wheel_sectors(
     (:func:`wheel_features`): it holds at least ``cfg.wheel_sectors`` sectors around its centre; it fills
     an ellipse (fit >= ``cfg.wheel_fit``, minor semi-axis >= ``cfg.wheel_radius`` px, axis ratio >=
     ``cfg.wheel_aspect``); it covers at least ``cfg.wheel_cover`` of it; the lines between its sectors take
-    at most ``cfg.wheel_gaps`` of the angles (``cfg.wheel_round_gaps`` for a near-perfect ellipse: fit >=
-    ``cfg.wheel_round_fit`` and axis ratio >= ``cfg.wheel_round_aspect``, a wheel with many spokes) and hold at least ``cfg.wheel_radial`` of the band's other
+    at most ``cfg.wheel_gaps`` of the angles and hold at least ``cfg.wheel_radial`` of the band's other
     pixels (they run toward the centre); the annulus outside it is product (matte share >=
     ``cfg.wheel_rim``, background-like share <= ``cfg.wheel_rim_bg``); and at least ``cfg.wheel_typical``
-    of its pixels are typical of the background. A group that fails is measured once more on its core
-    (:func:`_trim`, ``cfg.wheel_trim_rounds``), and only the core's sectors are cut.
+    of its pixels are typical of the background.
 
     Returns:
-        ``(sectors, fence)`` or ``None``: bool (H, W), the wheels' sectors inside their ellipses; and
-        the pixels that were trimmed off a wheel's group, with 2 px around them outside its ellipse
-        (bool (H, W); ``None`` when no wheel was trimmed): background-like streaks of the product that
-        the openings step must not cut by growing the wheel's opening into them.
+        bool (H, W): the wheels' sectors inside their ellipses, or ``None``.
     """
     found = _groups(fg, post_bg, cfg)
     if found is None:
         return None
     bg_like, groups = found
     cut: np.ndarray | None = None
-    fence: np.ndarray | None = None
     for g in groups:
         measured = wheel_features(g, fg, bg_like, typical_px)
-        trimmed = None
-        if (measured is None or not _is_wheel(measured[0], cfg)) and cfg.wheel_trim_rounds:
-            core = _trim(g, cfg.wheel_trim_rounds, cfg.wheel_trim_reach)
-            if core is not None:
-                trimmed, g, measured = g & ~core, core, wheel_features(core, fg, bg_like, typical_px)
         if measured is None or not _is_wheel(measured[0], cfg):
             continue
         (y0, y1, x0, x1), ell = measured[1], measured[2]
         if cut is None:
             cut = np.zeros_like(fg)
         cut[y0:y1, x0:x1] |= g[y0:y1, x0:x1] & ell
-        if trimmed is not None:
-            if fence is None:
-                fence = np.zeros_like(fg)
-            fence |= ndi.binary_dilation(trimmed, iterations=2)
-            fence[y0:y1, x0:x1] &= ~ell
-    return None if cut is None else (cut, fence)
-
-
-def _trim(g: np.ndarray, rounds: int, reach: float) -> np.ndarray | None:
-    """The core of a group that failed the wheel tests (bool like ``g``), or ``None`` when nothing was
-    trimmed or too little is left.
-
-    Background-like streaks next to a wheel (a car's side mouldings, its windows) join its sectors and
-    pull the group's fitted ellipse off the wheel. An ellipse is fitted to the group filled (as
-    :func:`wheel_features` does); the group's pixels beyond ``reach`` of its normalised radius are dropped
-    and the ellipse refitted, up to ``rounds`` times.
-    """
-    ys, xs = np.nonzero(g)
-    alive = np.ones(len(ys), bool)
-    y0, x0 = max(0, int(ys.min()) - 4), max(0, int(xs.min()) - 4)
-    y1, x1 = min(g.shape[0], int(ys.max()) + 5), min(g.shape[1], int(xs.max()) + 5)
-    for _ in range(rounds):
-        u = np.zeros((y1 - y0, x1 - x0), bool)
-        u[ys[alive] - y0, xs[alive] - x0] = True
-        moments = _moments(_filled(u))
-        if moments is None:
-            return None
-        cy, cx, axes, a, b = moments
-        p0, p1 = _along_axes(ys - y0 - cy, xs - x0 - cx, axes, a, b)
-        out = alive & (np.hypot(p0, p1) > reach)
-        if not out.any():
-            break
-        alive &= ~out
-    if alive.all() or alive.sum() < 30:
-        return None
-    core = np.zeros_like(g)
-    core[ys[alive], xs[alive]] = True
-    return core
+    return cut
 
 
 def _is_wheel(f: dict[str, float], cfg: OpeningsConfig) -> bool:
     """Whether :func:`wheel_features`' measurements pass ``cfg``'s wheel tests."""
-    # a near-perfect ellipse allows wider lines between its sectors (many spokes)
-    round_ = f["fit"] >= cfg.wheel_round_fit and f["aspect"] >= cfg.wheel_round_aspect
     return (
         f["sectors"] >= cfg.wheel_sectors
         and f["radius"] >= cfg.wheel_radius
         and f["aspect"] >= cfg.wheel_aspect
         and f["fit"] >= cfg.wheel_fit
         and f["cover"] >= cfg.wheel_cover
-        and f["gaps"] <= (cfg.wheel_round_gaps if round_ else cfg.wheel_gaps)
+        and f["gaps"] <= cfg.wheel_gaps
         and f["radial"] >= cfg.wheel_radial
         and f["rim_product"] >= cfg.wheel_rim
         and f["rim_bg"] <= cfg.wheel_rim_bg
