@@ -23,6 +23,7 @@ from PIL import Image
 from scipy import ndimage as ndi
 
 from .colors import fit_colour_mixture, mixture_log_density
+from .ring_openings import round_holes
 from .wheel_openings import wheel_sectors
 
 __all__ = ["DEFAULT_OPENINGS", "Openings", "OpeningsConfig", "clear_openings"]
@@ -100,6 +101,28 @@ class OpeningsConfig:
             colour.
         clutter_similar: largest share of the rest of the matte (beyond 5 px of the piece) having the piece's
             colour: a colour found nowhere else on the product.
+        holes: whether holes punched through the product (a ring, a hoop, a frame) are recognised by their
+            shape and surface around the enclosed regions the colour tests refuse on a plain backdrop or as
+            atypical (:func:`retouch.ring_openings.round_holes`); False gives the step without it. The
+            ``hole_*`` constants (the ring and frame openings record in ``docs/decisions/``; shape at the
+            colour tests' resolution, colours in [0, 1], texture at the working resolution) are:
+        hole_fit: smallest IoU of a piece (holes filled) and the ellipse of its second moments.
+        hole_solidity: smallest area over convex hull area (a frame's rectangle), instead of ``hole_fit``.
+        hole_radius: smallest minor semi-axis of that ellipse (px).
+        hole_band: smallest share of the band 4-6 px around the piece that is product (matte, not typical
+            of the background).
+        hole_colour: largest median distance (max over R, G, B) of the piece's pixels to the backdrop's
+            quadratic surface fitted over the background ring (a studio sweep's gradient continues behind
+            the product) ...
+        hole_typical: ... or smallest share of its pixels typical of the background's colour mixture (a
+            patterned backdrop no smooth surface follows).
+        hole_pixel: distance to that surface within which a matte pixel has the backdrop's colour (it, or
+            being typical of the background, makes a pixel part of a piece).
+        hole_core: smallest share of a piece that is refused candidate region (the rest: backdrop-coloured
+            matte pixels joined to it, which the product's colour model claimed).
+        hole_texture: range of the piece's median fine texture over the background ring's.
+        hole_busy: largest share of the piece's pixels whose fine texture exceeds 3 times the background
+            ring's median (a hubcap's bolts, a window's reflections).
     """
 
     work_pixels: int = 120_000
@@ -138,6 +161,17 @@ class OpeningsConfig:
     clutter_cut: float = 0.3
     clutter_colour: float = 0.08
     clutter_similar: float = 0.02
+    holes: bool = True
+    hole_fit: float = 0.85
+    hole_solidity: float = 0.9
+    hole_radius: float = 4.0
+    hole_band: float = 0.9
+    hole_colour: float = 0.03
+    hole_texture: tuple[float, float] = (0.7, 1.25)
+    hole_busy: float = 0.02
+    hole_pixel: float = 0.06
+    hole_core: float = 0.2
+    hole_typical: float = 0.5
 
 
 #: The configuration the pipeline uses.
@@ -377,7 +411,7 @@ def clear_openings(
     wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
     if wheels is not None:
         cand &= ~wheels  # a wheel's sectors are cut together, not judged one by one
-    cut, doubt = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
+    cut, doubt, holes = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
     if wheels is not None:
         cut |= wheels
     if cut.any():
@@ -395,7 +429,7 @@ def clear_openings(
             cut &= ~spread[low_lab]
         cut |= ok[low_lab]
         # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
-        cut &= post_bg >= 0.5
+        cut &= (post_bg >= 0.5) | holes  # a hole's pixels follow the backdrop's own colour surface
         if cfg.clutter:
             # clutter seen through the opening, of colours the product model took for its own
             hubs = (
@@ -507,8 +541,8 @@ def _select(
     fg_area: float,
     small: np.ndarray,
     cfg: OpeningsConfig,
-) -> tuple[np.ndarray, float]:
-    """The candidate regions to cut as openings, and the area of those left in doubt.
+) -> tuple[np.ndarray, float, np.ndarray]:
+    """The candidate regions to cut as openings, the area of those left in doubt, and the holes.
 
     A connected region of ``cand`` (bool, the matte's background-like pixels at the colour tests'
     resolution) is cut when it covers at least ``cfg.min_share`` of the matte (or
@@ -519,15 +553,18 @@ def _select(
     ``p_s`` < ``cfg.unsure``), or the
     background around the product (``ring``) is textured (median 5 x 5 grey standard deviation >=
     ``cfg.texture``) and the region's median fine texture is within ``cfg.texture_ratio`` of the
-    background's. Regions large
-    enough but refused count as doubtful.
+    background's. A region fully enclosed by the matte that these tests refuse on a plain backdrop, or as
+    not typical of the background, is cut when its shape and surface are a hole's
+    (:func:`retouch.ring_openings.round_holes`, ``cfg.holes``). Regions large enough but refused count
+    as doubtful.
 
     Returns:
-        ``(cut, doubtful_pixels)``: bool array like ``cand`` and a pixel count.
+        ``(cut, doubtful_pixels, holes)``: bool array like ``cand``, a pixel count, and the part of
+        ``cut`` that is holes (a separate bool array like ``cand``).
     """
     cut = np.zeros_like(cand)
     if not cand.any():
-        return cut, 0.0
+        return cut, 0.0, np.zeros_like(cand)
     # the regions are labelled and measured on the candidates' box grown by 1 px: the same labels (in the
     # same raster order), outlines (every neighbour of a candidate is in the box) and sums (each region's
     # pixels in the same order) as on the whole image
@@ -552,36 +589,69 @@ def _select(
     # enough to tell gravel or leaves from a car's smooth paint)
     bg_tex = float(np.median(_texture(_grey(rgb_s))[ring]))
     lo, hi = cfg.texture_ratio
-    tests: list[tuple[int, bool, bool]] = []  # (label, enclosed, background-like) of regions large enough
+    # (label, enclosed, background-like, no contact with the outside at all) of regions large enough
+    tests: list[tuple[int, bool, bool, bool]] = []
     for j in range(1, n + 1):
         # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
         # (the leaves in a frame's narrow corner)
         soft = mean_a[j] < cfg.soft_alpha and mean_p[j] < cfg.unsure
         if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
             enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
-            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical)))
+            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical), bool(edge_outer[j] == 0)))
+    fine_cache: list[tuple[np.ndarray, np.ndarray, float]] = []
+
+    def fine() -> tuple[np.ndarray, np.ndarray, float]:
+        # the fine texture of the whole working image (the step's largest single cost on photos whose
+        # candidates fail the cheaper tests), the labels at its resolution and the ring's median texture
+        if not fine_cache:
+            tex_f = _texture(_grey(small) / 255.0)
+            size_f = (small.shape[1], small.shape[0])
+            lab = np.zeros(cand.shape, np.int32)
+            lab[box] = lab_b
+            lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
+            ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
+            fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
+            fine_cache.append((tex_f, lab_f, fine_bg))
+        return fine_cache[0]
+
     tex_ratio = np.zeros(n + 1, np.float64)
-    if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b in tests):
-        # only where the texture decides: the fine texture of the whole working image is the step's
-        # largest single cost on photos whose candidates fail the cheaper tests
-        tex_f = _texture(_grey(small) / 255.0)
-        size_f = (small.shape[1], small.shape[0])
-        lab = np.zeros(cand.shape, np.int32)
-        lab[box] = lab_b
-        lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
-        ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
-        fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
+    if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b, _ in tests):
+        # only where the texture decides
+        tex_f, lab_f, fine_bg = fine()
         tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
+    holes = np.zeros(cand.shape, bool)
+    if cfg.holes:
+        # fully enclosed regions refused on a plain backdrop with a confident network, or as atypical
+        refused = [
+            j
+            for j, _, like_bg, closed in tests
+            if closed and (not like_bg or (bg_tex < cfg.texture and mean_p[j] >= cfg.unsure))
+        ]
+        if refused:
+            # on the whole image: the band around a region may reach beyond the candidates' box
+            lab = np.zeros(cand.shape, np.int32)
+            lab[box] = lab_b
+            product = (a_s >= 0.5) & ~typical_px
+
+            def fine_size() -> tuple[np.ndarray, tuple[int, int], float]:
+                tex_f, _, fine_bg = fine()
+                return tex_f, (small.shape[1], small.shape[0]), fine_bg
+
+            holes = round_holes(lab, refused, product, rgb_s, ring, typical_px, a_s >= 0.5, fine_size, cfg)
+    holed = np.unique(lab_b[holes[box]]) if holes.any() else np.zeros(0, np.int32)
+    cut |= holes
     doubt = 0.0
-    for j, enclosed, like_bg in tests:
+    for j, enclosed, like_bg, _ in tests:
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
         if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
             cut[box] |= lab_b == j
+        elif j in holed:
+            continue
         elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
             # studio, a white label) is no evidence of an opening either way
             doubt += float(sizes[j])
-    return cut, doubt
+    return cut, doubt, holes
 
 
 def _clear_ghosts(
