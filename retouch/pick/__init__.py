@@ -9,10 +9,13 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.crops`: second looks on a crop (the zoom on a small product, the refocus on a soft one);
 * :mod:`.guard`: never much less than plain rembg (:func:`guard`, :func:`refocus_fallback`);
 * :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries;
-* :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored).
+* :mod:`.second`: a second opinion on a small or doubtfully drawn product's matte (the network on its box,
+  mirrored);
+* :mod:`.inside`: the backdrop seen inside the product (a local model of the background next to it).
 
 ``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
--> second opinion.
+-> second opinion
+-> background inside.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
 from .guard import guard, refocus_fallback
+from .inside import background_inside, with_inside_background
 from .passes import in_doubt, pick_product
 from .second import second_opinion, wants_second_opinion, with_second_opinion
 from .signals import Pick, edge_sharpness, focus_contrast, mask_signals
@@ -31,6 +35,7 @@ __all__ = [
     "ZOOM_SOURCE",
     "Pick",
     "PickConfig",
+    "background_inside",
     "confidence",
     "details",
     "edge_sharpness",
@@ -42,5 +47,6 @@ __all__ = [
     "refocus_fallback",
     "second_opinion",
     "wants_second_opinion",
+    "with_inside_background",
     "with_second_opinion",
 ]
