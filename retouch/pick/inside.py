@@ -10,8 +10,8 @@ just outside the matte, spread inwards by normalised Gaussian convolution, so ea
 compared with the backdrop seen on the same side and rows. Pixels of the matte that match it in colour and are
 no more textured than that ring are "background-like"; the connected regions of them that lie *inside* the
 product (bordered by product-coloured pixels, not by the matte's outline) are background seen through an opening
-the matte kept. A product that merely shares the backdrop's colour (a grey stone on grey) has its
-background-like pixels along its own outline, so they do not count.
+the matte kept. Background-like pixels that reach the matte's outline (a product that merely shares the
+backdrop's colour, a halo) are not enclosed and do not count.
 
 Works on the matte's bounding box at most :data:`WORK_SIDE` px on its long side: a few ms per photo.
 """
@@ -82,15 +82,19 @@ def background_inside(
     """How much of the matte shows the local backdrop inside the product.
 
     Steps, on the matte's box (grown by a third of its size, at least 8 px) resized to at most
-    :data:`WORK_SIDE` px: the ring of clear background (``alpha < 0.05``) 2 px to ``R`` px outside the matte
-    (``R`` = 12 % of the matte's box, at least 4 px) gives, by normalised Gaussian convolution (sigma 15 % of
-    the matte's box; 3x that where the ring is far), the backdrop's local colour, its spread (RMS over the
-    channels) and its texture (grey standard deviation over 3 x 3 px). A matte pixel at least 2 px inside the
-    outline is background-like when its colour is within ``max(colour_tol, spread_k * spread)`` (0..255 RGB,
-    Euclidean) of the local colour and its texture is at most ``texture_k`` times the local texture plus 2
+    :data:`WORK_SIDE` px and blurred by ``pre_blur`` px: the ring of clear background (``alpha < 0.05``) 2 px
+    to ``R`` px outside the matte (``R`` = 12 % of the matte's box, at least 4 px) gives, by normalised
+    Gaussian convolution (sigma ``sigma_frac`` of the matte's box; 3x that where the ring is far), the
+    backdrop's local colour, its spread (RMS over the channels) and its texture (grey standard deviation over
+    3 x 3 px); the band of the matte 1 px to ``rim_frac`` of the box inside its outline gives the product's
+    own local colour the same way. A matte pixel more than ``inner_px`` px inside the outline is
+    background-like when its colour is within ``spread_k`` times the spread of the local backdrop colour
+    (clipped to ``colour_tol``..``colour_cap``; 0..255 RGB, Euclidean), closer to it than to the product's
+    local colour (``versus_product``), and its texture is at most ``texture_k`` times the local texture plus 2
     grey levels. A connected (8-neighbour) region of background-like pixels is *enclosed* when fewer than
-    ``enclosed_edge`` of its boundary pixels lie within 3.5 px of the matte's outline (the rest of its boundary
-    is product), and counts when it covers at least 0.3 % of the matte (and 9 px).
+    ``enclosed_edge`` of the pixels around it lie outside the matte (the rest is product: the rim of a hoop,
+    a wheel's tyre), and counts when it covers at least ``min_share`` of the matte (and 9 px). The defaults
+    are the ones chosen on the tuning photos (the local backdrop review record in ``docs/decisions/``).
 
     Args:
         small: uint8 (H, W, 3) photo at the working resolution.
@@ -98,7 +102,8 @@ def background_inside(
         colour_tol: smallest colour tolerance (RGB levels 0..255).
         spread_k: colour tolerance in units of the backdrop's local spread.
         texture_k: texture tolerance in units of the backdrop's local texture.
-        enclosed_edge: largest share of a region's boundary on the matte's outline for it to be enclosed.
+        enclosed_edge: largest share of a region's surroundings outside the matte (``inner_px`` 0) or of its
+            boundary within 3.5 px of the outline (``inner_px`` > 0) for it to be enclosed.
         colour_cap: largest colour tolerance (RGB levels).
         sigma_frac: sigma of the local model as a share of the matte's box.
         min_share: smallest region counted, as a share of the matte.
