@@ -28,16 +28,7 @@ from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .models import DEFAULT_NETWORK, NetworkConfig
 from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
-from .pick import (
-    SHIPPED_PICK,
-    Pick,
-    PickConfig,
-    guard,
-    pick_product,
-    refocus_fallback,
-    with_inside_background,
-    with_second_opinion,
-)
+from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback, with_second_opinion
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import FULL_RES_BUDGET, RUNTIME, release_free_heap, tune_malloc
@@ -153,9 +144,7 @@ def product_matte(
     (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
     the product inside the safe mask, whose crop mask is then refined and used; then the background seen
     through the product's openings is cleared (:func:`retouch.openings.clear_openings`); a small product's result
-    the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`; a large one too
-    where its first mask was half-confident), and a result still unflagged is searched for the backdrop seen
-    inside the product (:func:`retouch.pick.with_inside_background`).
+    the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -184,7 +173,6 @@ def product_matte(
         pick.signals.update(found.signals())
         alpha = found.alpha
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
-    pick = with_inside_background(small, alpha, pick, config=pick_config)
     return alpha, fell_back, pick
 
 

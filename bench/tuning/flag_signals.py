@@ -4,14 +4,18 @@ Runs :func:`bench.tuning.tune_pick.main` with :func:`retouch.pipeline.product_ma
 tuning photo's ``segmentation.signals`` also carries ``fs_*`` candidates measured on the final matte (working
 resolution), each family with its wall-clock cost in ms (``fs_ms_*``, noisy):
 
-* ``fs_ib*``: :func:`retouch.pick.inside.background_inside` (background seen inside the product, local
+* ``fs_ib*``: :func:`bench.tuning.inside_background.background_inside` (background seen inside the product, local
   backdrop model) with its defaults (``fs_ib``, ``fs_ib_max``, ``fs_ib_all``) and variants: colour tolerance 8
   / 18 (``fs_ib_t8``, ``fs_ib_t18``), enclosed up to 35 % of the boundary on the outline (``fs_ib_e35``);
-* ``fs_sides``: :func:`retouch.pick.inside.frame_sides`;
+* ``fs_sides``: :func:`bench.tuning.inside_background.frame_sides`;
 * ``fs_neck``: the matte opened by a disc of radius 8 % of the square root of its area: the share of the matte
   outside its largest part (an object joined by a narrow neck), ``fs_neck_parts`` its parts over 10 % of the
   largest;
 * ``fs_so``: :func:`retouch.pick.second.second_opinion` on every photo (not only small products).
+
+The local backdrop review record's recording was made with the first form of ``background_inside`` (colour within
+twice the ring's spread, uncapped, regions more than 2 px inside the outline); the defaults it has now were chosen
+offline from the saved mattes, so ``fs_ib*`` recorded today read those defaults and their variants.
 
 With ``FLAG_SIGNALS_DUMP=DIR`` set, every photo's working-resolution image and final matte are also saved to
 ``DIR/NNNN.npz`` (``small`` uint8, ``alpha`` uint8 0..255, in the order of the recording's rows), so candidates
@@ -36,7 +40,7 @@ import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
 import retouch.pipeline as pipeline  # noqa: E402
-from retouch.pick.inside import background_inside, frame_sides  # noqa: E402
+from bench.tuning.inside_background import background_inside, frame_sides  # noqa: E402
 from retouch.pick.second import second_opinion  # noqa: E402
 
 

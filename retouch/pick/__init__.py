@@ -9,13 +9,10 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.crops`: second looks on a crop (the zoom on a small product, the refocus on a soft one);
 * :mod:`.guard`: never much less than plain rembg (:func:`guard`, :func:`refocus_fallback`);
 * :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries;
-* :mod:`.second`: a second opinion on a small or doubtfully drawn product's matte (the network on its box,
-  mirrored);
-* :mod:`.inside`: the backdrop seen inside the product (a local model of the background next to it).
+* :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored).
 
 ``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
--> second opinion
--> background inside.
+-> second opinion.
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
 from .guard import guard, refocus_fallback
-from .inside import background_inside, with_inside_background
 from .passes import in_doubt, pick_product
 from .second import second_opinion, wants_second_opinion, with_second_opinion
 from .signals import Pick, edge_sharpness, focus_contrast, mask_signals
@@ -35,7 +31,6 @@ __all__ = [
     "ZOOM_SOURCE",
     "Pick",
     "PickConfig",
-    "background_inside",
     "confidence",
     "details",
     "edge_sharpness",
@@ -47,6 +42,5 @@ __all__ = [
     "refocus_fallback",
     "second_opinion",
     "wants_second_opinion",
-    "with_inside_background",
     "with_second_opinion",
 ]

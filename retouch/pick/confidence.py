@@ -22,9 +22,7 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     :attr:`~PickConfig.openings_review_doubt` of the matte looks like the background around it but was not
     cut as an opening (``openings_doubtful``), and where the network's second look at the matte's box, mirrored,
     overlaps the matte by less than :attr:`~PickConfig.second_opinion_iou` (``second_iou``,
-    :func:`retouch.pick.second.second_opinion`), and where at least :attr:`~PickConfig.inside_review` of the
-    matte lies in enclosed regions that show the backdrop seen next to the product (``inside_bg``,
-    :func:`retouch.pick.inside.background_inside`).
+    :func:`retouch.pick.second.second_opinion`).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -52,9 +50,6 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline
-        c = min(c, config.fallback_confidence)
-    if signals.get("inside_bg", 0.0) >= config.inside_review:
-        # regions inside the product show the backdrop seen next to it: an opening kept as product
         c = min(c, config.fallback_confidence)
     return round(c, 3), bool(c < config.review_below)
 

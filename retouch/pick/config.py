@@ -176,26 +176,6 @@ class PickConfig:
     #: thresholds chosen on the other folds: 6 more and 2 more). The second opinions review record in
     #: ``docs/decisions/``.
     second_opinion_iou: float = 0.69
-    #: A result without the zoom (a large product) gets the second opinion too when at least this share of its
-    #: first mask is half-confident (signal ``uncertain``) and the confidence does not flag it. Chosen on the
-    #: tuning data only (``bench/tuning/flag_signals.py``: GT tuning fold, composites seeds 1, 3, 4, 5, 8, 9, 16,
-    #: 18, 19, see-through seeds 21, 23, 25, 26, 28, 32, 33, 39, 40): with :attr:`second_opinion_iou` unchanged,
-    #: every value from 0.08 to 0.15 flags the same results (the two failures a look at every large product
-    #: catches), while the look runs on 3 of the 18 GT tuning photos instead of 15. The local backdrop review
-    #: record in ``docs/decisions/``.
-    second_opinion_uncertain: float = 0.1
-
-    # --- background seen inside the product (retouch.pick.inside) ----------------------------------
-    #: Look, on a result the confidence does not flag, for regions inside the product that show the backdrop
-    #: next to it (:func:`retouch.pick.inside.background_inside`: an opening kept whole).
-    inside_background: bool = True
-    #: Share of the matte in such enclosed regions (``inside_bg``) from which the result is flagged for review.
-    #: Chosen on the tuning data only (``bench/tuning/flag_signals.py``, the 344 photos of
-    #: :attr:`second_opinion_uncertain`): the highest value among the unflagged results at IoU >= 0.95 is 0.0997;
-    #: 0.1 flags 3 more of the 65 results under IoU 0.8 (car wheels kept whole on studio backdrops) and none of
-    #: the 211 at 0.95 or above (product-grouped out of fold, threshold chosen on the other folds: 3 more and 1
-    #: more). The local backdrop review record in ``docs/decisions/``.
-    inside_review: float = 0.1
 
     @property
     def safe_source(self) -> str:

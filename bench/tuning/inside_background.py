@@ -1,4 +1,9 @@
-"""Background seen inside the matte: a local model of the backdrop next to the product, compared inside it.
+"""Research candidate (not product code): the backdrop seen inside the matte, from a local model of it.
+
+Measured as a review-flag cap on the tuning photos by ``bench/tuning/flag_signals.py`` and tried in the product
+(the local backdrop review record in ``docs/decisions/``); it failed its held-out rule (on the held-out GT fold it
+flagged two good photos of a silver car whose hood and doors have the grey turntable's colour), so the product
+does not run it.
 
 The openings step (:mod:`retouch.openings`) cuts regions inside the product's outline whose colour the
 background's *global* colour model explains. On a studio gradient or a blurred photo the background seen
@@ -22,11 +27,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-from .confidence import confidence
-from .config import SHIPPED_PICK, PickConfig
-from .signals import Pick
-
-__all__ = ["WORK_SIDE", "background_inside", "frame_sides", "with_inside_background"]
+__all__ = ["WORK_SIDE", "background_inside", "frame_sides"]
 
 #: Long side (px) of the box the local model works at: openings worth flagging are several px wide at it.
 WORK_SIDE = 128
@@ -95,6 +96,7 @@ def background_inside(
     ``enclosed_edge`` of the pixels around it lie outside the matte (the rest is product: the rim of a hoop,
     a wheel's tyre), and counts when it covers at least ``min_share`` of the matte (and 9 px). The defaults
     are the ones chosen on the tuning photos (the local backdrop review record in ``docs/decisions/``).
+    Cost: ~7 ms CPU per photo, no network pass.
 
     Args:
         small: uint8 (H, W, 3) photo at the working resolution.
@@ -206,17 +208,3 @@ def frame_sides(alpha: np.ndarray, share: float = 0.02) -> float:
     ``share`` of the side's length."""
     fg = alpha >= 0.5
     return float(sum(float(e.mean()) > share for e in (fg[0], fg[-1], fg[:, 0], fg[:, -1])))
-
-
-def with_inside_background(
-    small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
-) -> Pick:
-    """``pick`` with the signals ``inside_bg``, ``inside_bg_max`` and ``inside_bg_all``
-    (:func:`background_inside` of the final matte ``alpha``, float32 (H, W) at the working resolution of
-    ``small``) where :attr:`~PickConfig.inside_background` is on and :func:`retouch.pick.confidence` does not
-    flag the result already (a flagged result gains nothing from more evidence); else ``pick`` unchanged.
-    :func:`retouch.pick.confidence` caps ``inside_bg`` at or above :attr:`~PickConfig.inside_review`."""
-    if not config.inside_background or confidence(pick.signals, config=config)[1]:
-        return pick
-    pick.signals.update(background_inside(small, alpha))
-    return pick
