@@ -281,7 +281,7 @@ def located_wheel(
         edges: bool (H, W), edges of the posterior of "background" (Canny, sigma 1 px) on the matte.
         cfg: the openings step's constants.
 
-    Circles of radius 0.2-0.6 of the group's larger extent (at least ``cfg.wheel_radius`` px) are voted
+    Circles of radius 0.2-0.6 of the group's larger extent (at least ``cfg.wheel_radius`` px; ~20 radii) are voted
     for by ``edges`` around the group (``skimage.transform.hough_circle``); the ``cfg.wheel_circles``
     strongest are measured in turn (:func:`_circle_features`) and the first that passes is the wheel:
     at least ``cfg.wheel_sectors`` sectors, lines between them taking at most ``cfg.wheel_gaps`` of the
@@ -295,7 +295,7 @@ def located_wheel(
     Returns:
         bool (H, W): the disc (0.97 of the circle's radius), or ``None``.
     """
-    from skimage.transform import hough_circle, hough_circle_peaks
+    from skimage.transform import hough_circle
 
     ys, xs = np.nonzero(group)
     extent = int(max(ys.max() - ys.min(), xs.max() - xs.min()))
@@ -303,16 +303,20 @@ def located_wheel(
     r_min = max(int(np.ceil(cfg.wheel_radius)), int(0.2 * extent))
     if r_max < r_min:
         return None
-    radii = np.arange(r_min, r_max + 1)
+    radii = np.arange(r_min, r_max + 1, max(1, (r_max - r_min) // 20))  # ~20 radii: the votes' cost
     h, w = fg.shape
     y0, y1 = max(0, int(ys.min()) - r_max - 2), min(h, int(ys.max()) + r_max + 3)
     x0, x1 = max(0, int(xs.min()) - r_max - 2), min(w, int(xs.max()) + r_max + 3)
     votes = hough_circle(edges[y0:y1, x0:x1], radii, normalize=True)
-    _, pcx, pcy, prad = hough_circle_peaks(
-        votes, radii, min_xdistance=3, min_ydistance=3, total_num_peaks=cfg.wheel_circles
-    )
-    for cy, cx, r in zip(pcy, pcx, prad, strict=True):
-        f, disc = _circle_features(float(cy + y0), float(cx + x0), float(r), bg_like, fg, typical_px, edges)
+    # the best radius at each centre, then the strongest centres at least 4 px apart
+    best, best_r = votes.max(axis=0), votes.argmax(axis=0)
+    for _ in range(cfg.wheel_circles):
+        cy, cx = np.unravel_index(int(np.argmax(best)), best.shape)
+        if best[cy, cx] <= 0:
+            break
+        r = float(radii[best_r[cy, cx]])
+        best[max(0, cy - 3) : cy + 4, max(0, cx - 3) : cx + 4] = 0
+        f, disc = _circle_features(float(cy + y0), float(cx + x0), r, bg_like, fg, typical_px, edges)
         if (
             f["sectors"] >= cfg.wheel_sectors
             and f["gaps"] <= cfg.wheel_gaps
