@@ -184,6 +184,11 @@ class PickConfig:
     #: catches), while the look runs on 3 of the 18 GT tuning photos instead of 15. The local backdrop review
     #: record and the review flags' second look gate record in ``docs/decisions/``.
     second_opinion_uncertain: float = 0.1
+    #: The openings-doubt cap (:attr:`openings_review_doubt`) needs the second look to agree: a result whose
+    #: second look (``second_iou``, run on such a result too) overlaps the matte by at least this much is not
+    #: capped for its doubtful openings; one without a second look stays capped. Chosen on the tuning data only
+    #: (the review flags' second look gate record in ``docs/decisions/``).
+    openings_doubt_look_iou: float = 0.955
 
     @property
     def safe_source(self) -> str:

@@ -33,13 +33,19 @@ def wants_second_opinion(signals: dict[str, float], *, config: PickConfig = SHIP
     """Whether the second opinion can change the review flag and is worth its network evaluation: it is
     switched on (:attr:`~PickConfig.second_opinion`), the zoom was taken (signal ``zoom``: a small product) or
     at least :attr:`~PickConfig.second_opinion_uncertain` of the first mask is half-confident (signal
-    ``uncertain``: a large product the network drew with doubt), and :func:`retouch.pick.confidence` does not
-    flag the result already."""
+    ``uncertain``: a large product the network drew with doubt) or at least
+    :attr:`~PickConfig.openings_review_doubt` of the matte is doubtful openings (the look decides whether that
+    doubt flags it, :attr:`~PickConfig.openings_doubt_look_iou`), and :func:`retouch.pick.confidence` would not
+    flag the result even with a look that agrees fully."""
     if not config.second_opinion:
         return False
-    if signals.get("zoom", 0.0) < 0.5 and signals.get("uncertain", 0.0) < config.second_opinion_uncertain:
+    small = signals.get("zoom", 0.0) >= 0.5
+    drawn_with_doubt = signals.get("uncertain", 0.0) >= config.second_opinion_uncertain
+    doubtful_openings = signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt
+    if not (small or drawn_with_doubt or doubtful_openings):
         return False
-    return not confidence(signals, config=config)[1]
+    # flagged whatever the look says (a look that agrees fully still leaves the result flagged): not worth it
+    return not confidence({**signals, "second_iou": 1.0}, config=config)[1]
 
 
 def second_opinion(
