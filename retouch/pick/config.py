@@ -187,7 +187,11 @@ class PickConfig:
     #: The openings-doubt cap (:attr:`openings_review_doubt`) needs the second look to agree: a result whose
     #: second look (``second_iou``, run on such a result too) overlaps the matte by at least this much is not
     #: capped for its doubtful openings; one without a second look stays capped. Chosen on the tuning data only
-    #: (the review flags' second look gate record in ``docs/decisions/``).
+    #: (``bench/tuning/flag_signals.py``, 440 photos: GT tuning fold, composites seeds 1, 3, 4, 5, 8, 9, 16, 18,
+    #: 19, see-through seeds 21-48 of the tuning list): among the results this cap alone decides, the good ones
+    #: (IoU >= 0.95) have looks 0.959-0.990 and two of four failures 0.891 and 0.947; 0.955 spares 8 of the 262
+    #: good results and loses 2 of the 87 failures (the other two, looks 0.985 and 0.994). The review flags'
+    #: second look gate record in ``docs/decisions/``.
     openings_doubt_look_iou: float = 0.955
 
     @property
