@@ -144,7 +144,8 @@ def product_matte(
     (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
     the product inside the safe mask, whose crop mask is then refined and used; then the background seen
     through the product's openings is cleared (:func:`retouch.openings.clear_openings`); a small product's result
-    the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`).
+    the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`; a large one too
+    where its first mask was half-confident).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.

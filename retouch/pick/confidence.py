@@ -20,7 +20,8 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     :attr:`~PickConfig.fallback_confidence` (so flagged) where the guard fell back to the safe mask or where the kept
     mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`) where the refocus ran, and where at least
     :attr:`~PickConfig.openings_review_doubt` of the matte looks like the background around it but was not
-    cut as an opening (``openings_doubtful``), and where the network's second look at the matte's box, mirrored,
+    cut as an opening (``openings_doubtful``) unless the second look confirms the outline (``second_iou`` at least
+    :attr:`~PickConfig.openings_doubt_look_iou`), and where the network's second look at the matte's box, mirrored,
     overlaps the matte by less than :attr:`~PickConfig.second_opinion_iou` (``second_iou``,
     :func:`retouch.pick.second.second_opinion`).
 
@@ -45,8 +46,12 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         c = min(c, config.fallback_confidence)
     if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
         c = min(c, config.fallback_confidence)
-    if signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt:
-        # part of the matte looks like the background seen around it but could not be cut safely
+    if (
+        signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt
+        and signals.get("second_iou", 0.0) < config.openings_doubt_look_iou
+    ):
+        # part of the matte looks like the background seen around it but could not be cut safely, and the
+        # network's second look (where it ran) does not confirm the outline
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

@@ -461,3 +461,91 @@ def test_the_second_opinion_runs_only_where_it_can_change_the_flag():
     low, high = SHIPPED_PICK.second_opinion_iou - 0.05, SHIPPED_PICK.second_opinion_iou + 0.05
     assert confidence({**sure, "second_iou": low}) == (SHIPPED_PICK.fallback_confidence, True)
     assert confidence({**sure, "second_iou": high}) == confidence(sure)
+
+
+def test_a_large_product_drawn_with_doubt_gets_the_second_opinion():
+    """A large product (no zoom) the confidence does not flag gets the look when at least
+    ``second_opinion_uncertain`` of its first mask is half-confident; a sure large product does not pay for it."""
+    from retouch.pick import SHIPPED_PICK, wants_second_opinion
+
+    large = {"sharp": 1.0, "uncertain": 0.05, "area": 0.2, "border": 0.0, "centre": 0.2, "doubt": 0.0}
+    large |= {"agreement": 1.0, "focus": 2.0, "zoom": 0.0}
+    assert confidence(large)[1] is False
+    assert not wants_second_opinion(large)  # sure: one network evaluation, as before
+    doubtful = {**large, "uncertain": SHIPPED_PICK.second_opinion_uncertain + 0.05}
+    assert confidence(doubtful)[1] is False
+    assert wants_second_opinion(doubtful)
+    assert not wants_second_opinion({**doubtful, "fallback": 1.0})  # flagged already
+
+
+@needs_model
+def test_a_large_products_wrong_outline_is_flagged_by_the_second_opinion(save_failure):
+    """Tuning see-through photo ``o28-20`` (a large product with an opening, on a busy real background, built at
+    run time): the matte holds under a third of the product (IoU ~0.3 against the hand mask) with a sharp
+    outline, confidence ~0.90 from the one view, and no zoom (a large product), so the look at the matte's box
+    once never ran. Its first mask is half-confident over ~17 % of it: the look runs, draws another outline
+    (IoU with the matte ~0.3) and the result is flagged."""
+    from retouch.pick import SHIPPED_PICK
+    from validation_sets.composites import gt_folds
+    from validation_sets.see_through import make_see_through, see_through_set
+
+    if not GT_IMAGES.is_dir() or not gt_folds()["tune"]:
+        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
+    stem = dict((i, s) for s, i in see_through_set("tune", 24, 28))[20]
+    assert stem == "227092"
+    photo = make_see_through(stem, 28, 20)
+    opts = RetouchOptions(preset="amazon", shadow=False)
+    res = retouch(photo.data, opts)
+    seg = res.details["segmentation"]
+    if not res.details["needs_review"]:
+        save_failure("scena.jpg", photo.data)
+        save_failure("matte", res.matte)
+    assert metrics.iou(res.matte, photo.gt) < 0.5  # the wrong outline, as the test assumes
+    assert seg["signals"].get("zoom", 0.0) == 0.0
+    assert seg["signals"]["uncertain"] >= SHIPPED_PICK.second_opinion_uncertain
+    assert seg["signals"]["second_iou"] < SHIPPED_PICK.second_opinion_iou
+    assert res.details["needs_review"] is True
+    # as before (the look only on small products) the same result goes out unflagged
+    before = dataclasses.replace(SHIPPED_PICK, second_opinion_uncertain=2.0)
+    assert retouch(photo.data, opts, pick_config=before).details["needs_review"] is False
+
+
+def test_doubtful_openings_flag_only_where_the_second_look_does_not_confirm_the_outline():
+    """A sure result with doubtful openings gets the second look (so it pays one network evaluation) and is
+    capped only if the look draws another outline (``second_iou`` below ``openings_doubt_look_iou``); without a
+    look it stays capped, as before."""
+    from retouch.pick import SHIPPED_PICK, wants_second_opinion
+
+    large = {"sharp": 1.0, "uncertain": 0.05, "area": 0.2, "border": 0.0, "centre": 0.2, "doubt": 0.0}
+    large |= {"agreement": 1.0, "focus": 2.0, "zoom": 0.0}
+    assert not wants_second_opinion(large) and confidence(large)[1] is False
+    doubtful = {**large, "openings_doubtful": SHIPPED_PICK.openings_review_doubt + 0.1}
+    assert confidence(doubtful) == (SHIPPED_PICK.fallback_confidence, True)  # no look: capped
+    assert wants_second_opinion(doubtful)
+    agrees = SHIPPED_PICK.openings_doubt_look_iou + 0.01
+    assert confidence({**doubtful, "second_iou": agrees}) == confidence(large)
+    differs = SHIPPED_PICK.openings_doubt_look_iou - 0.01
+    assert confidence({**doubtful, "second_iou": differs}) == (SHIPPED_PICK.fallback_confidence, True)
+    # flagged whatever the look says: no look
+    assert not wants_second_opinion({**doubtful, "fallback": 1.0})
+
+
+@needs_model
+def test_a_good_result_with_doubtful_openings_the_second_look_confirms_is_not_flagged():
+    """Tuning composite ``c1-00-salient`` (a tuning-fold GT car on a background with a salient object, built at
+    run time): the matte is right (IoU ~0.985 against the hand mask), but ~23 % of it has the background's
+    colour and was not cut as an opening, so the openings doubt alone sent it to a designer. The second look
+    at the matte's box draws the same outline (IoU ~0.98 with the matte): it is no longer flagged."""
+    from retouch.pick import SHIPPED_PICK
+
+    comp = _tuning_composite(12, 1, 0, "c1-00-salient-0ce66b539f52_11")
+    opts = RetouchOptions(preset="amazon", shadow=False)
+    res = retouch(comp.data, opts)
+    seg = res.details["segmentation"]
+    assert metrics.iou(res.matte, comp.gt) >= 0.95
+    assert seg["signals"]["openings_doubtful"] >= SHIPPED_PICK.openings_review_doubt
+    assert seg["signals"]["second_iou"] >= SHIPPED_PICK.openings_doubt_look_iou
+    assert res.details["needs_review"] is False
+    # with the openings doubt capping on its own, the same good result is flagged
+    before = dataclasses.replace(SHIPPED_PICK, openings_doubt_look_iou=2.0)
+    assert retouch(comp.data, opts, pick_config=before).details["needs_review"] is True
