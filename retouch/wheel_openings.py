@@ -10,12 +10,6 @@ groups and returns their sectors, which the openings step then cuts as one openi
 hub are not candidates and stay product; thin spokes inside the cut are put back by its thin-structure
 test).
 
-A group that fails these tests because its background-like pixels spill beyond the wheel (product of the
-background's colour around it) or cover only part of it is looked at again through the wheel's own
-rim: :func:`located_wheel` tries the circles that the edges of the posterior draw around the group
-(a circular Hough transform) and cuts the background-like pixels inside a circle that passes the same
-tests measured on the circle instead of the group's moments.
-
 Works at the colour tests' resolution (<= ~0.12 MP) on the matte, the per-pixel posterior of
 "background" and the "typical of the background" mask that :func:`retouch.openings.clear_openings`
 computes. A matte with too few background-like pixels for several sectors returns at once.
@@ -31,7 +25,7 @@ from scipy import ndimage as ndi
 if TYPE_CHECKING:
     from .openings import OpeningsConfig
 
-__all__ = ["located_wheel", "wheel_features", "wheel_sectors"]
+__all__ = ["wheel_sectors", "wheel_features"]
 
 
 def _runs(flags: np.ndarray) -> list[int]:
@@ -187,148 +181,15 @@ def wheel_sectors(
         return None
     bg_like, groups = found
     cut: np.ndarray | None = None
-    edges: np.ndarray | None = None
     for g in groups:
         measured = wheel_features(g, fg, bg_like, typical_px)
-        if measured is not None and _is_wheel(measured[0], cfg):
-            (y0, y1, x0, x1), ell = measured[1], measured[2]
-            if cut is None:
-                cut = np.zeros_like(fg)
-            cut[y0:y1, x0:x1] |= g[y0:y1, x0:x1] & ell
+        if measured is None or not _is_wheel(measured[0], cfg):
             continue
-        if not cfg.wheel_locate:
-            continue
-        if edges is None:
-            from skimage.feature import canny
-
-            edges = canny(post_bg.astype(np.float64), sigma=1.0) & ndi.binary_dilation(fg, iterations=2)
-        disc = located_wheel(g, fg, bg_like, typical_px, edges, cfg)
-        if disc is not None:
-            if cut is None:
-                cut = np.zeros_like(fg)
-            cut |= bg_like & disc
+        (y0, y1, x0, x1), ell = measured[1], measured[2]
+        if cut is None:
+            cut = np.zeros_like(fg)
+        cut[y0:y1, x0:x1] |= g[y0:y1, x0:x1] & ell
     return cut
-
-
-def _circle_features(
-    cy: float,
-    cx: float,
-    r: float,
-    bg_like: np.ndarray,
-    fg: np.ndarray,
-    typical_px: np.ndarray,
-    edges: np.ndarray,
-) -> tuple[dict[str, float], np.ndarray]:
-    """The wheel tests' measurements on a given circle (centre ``(cy, cx)``, radius ``r``, px).
-
-    Same bins and bands as :func:`wheel_features` with the circle in place of the moments' ellipse and
-    every background-like pixel (``bg_like``) in place of one group's. Returns ``(features, disc)``:
-    ``sectors``, ``gaps``, ``radial``, ``cover`` (share of the disc that is background-like),
-    ``rim_product`` (matte share of the annulus 1.1-1.35 of the radius), ``typical`` (share of the disc's
-    background-like pixels typical of the background), ``edge`` (share of the angle bins holding an
-    ``edges`` pixel within 0.9-1.1 of the radius), ``taper`` (product share of the band 0.6-0.9 of the
-    radius over that of the band 0.3-0.6); and the bool (H, W) disc ``rho <= 0.97`` (the cut stays off
-    the rim's blended edge).
-    """
-    h, w = fg.shape
-    y0, y1 = max(0, int(cy - 1.4 * r) - 1), min(h, int(cy + 1.4 * r) + 2)
-    x0, x1 = max(0, int(cx - 1.4 * r) - 1), min(w, int(cx + 1.4 * r) + 2)
-    yy, xx = np.mgrid[y0:y1, x0:x1]
-    rho = np.hypot(yy - cy, xx - cx) / r
-    u = bg_like[y0:y1, x0:x1]
-    band = (rho >= 0.3) & (rho <= 0.9)
-    nb = int(np.clip(round(2 * np.pi * 0.9 * r / 1.5), 24, 180))
-    theta = ((np.arctan2(yy - cy, xx - cx) + np.pi) / (2 * np.pi) * nb).astype(np.int64) % nb
-    tot = np.bincount(theta[band], minlength=nb).astype(np.float64)
-    grp = np.bincount(theta[band & u], minlength=nb).astype(np.float64)
-    sector_bin = np.where(tot > 0, grp / np.maximum(tot, 1.0), 0.0) >= 0.5
-    other = band & ~u
-    n_other = float(other.sum())
-    inner, outer = (rho >= 0.3) & (rho < 0.6), (rho >= 0.6) & (rho <= 0.9)
-    inside = (rho <= 1.0) & u
-    rim = (rho >= 1.1) & (rho <= 1.35)
-    ring = (rho >= 0.9) & (rho <= 1.1)
-    features = {
-        "sectors": float(len(_runs(sector_bin))),
-        "gaps": float(1.0 - sector_bin.mean()),
-        "radial": float((~sector_bin[theta[other]]).sum()) / n_other if n_other else 1.0,
-        "cover": float(u[rho <= 1.0].mean()),
-        "rim_product": float(fg[y0:y1, x0:x1][rim].mean()) if rim.any() else 0.0,
-        "typical": float(typical_px[y0:y1, x0:x1][inside].mean()) if inside.any() else 0.0,
-        "edge": float((np.bincount(theta[ring & edges[y0:y1, x0:x1]], minlength=nb) > 0).mean()),
-        "taper": float((~u[outer]).mean()) / max(float((~u[inner]).mean()), 1e-3),
-    }
-    disc = np.zeros_like(fg)
-    disc[y0:y1, x0:x1] = rho <= 0.97
-    return features, disc
-
-
-def located_wheel(
-    group: np.ndarray,
-    fg: np.ndarray,
-    bg_like: np.ndarray,
-    typical_px: np.ndarray,
-    edges: np.ndarray,
-    cfg: OpeningsConfig,
-) -> np.ndarray | None:
-    """The disc of a wheel located by its rim around a group of background-like pixels, or ``None``.
-
-    Args:
-        group: bool (H, W), one group of sectors (:func:`wheel_sectors`) that failed the moments' tests.
-        fg: bool (H, W), the matte.
-        bg_like: bool (H, W), every background-like matte pixel.
-        typical_px: bool (H, W), matte pixels as typical of the background as 70 % of its own.
-        edges: bool (H, W), edges of the posterior of "background" (Canny, sigma 1 px) on the matte.
-        cfg: the openings step's constants.
-
-    Circles of radius 0.2-0.6 of the group's larger extent (at least ``cfg.wheel_radius`` px; ~20 radii) are voted
-    for by ``edges`` around the group (``skimage.transform.hough_circle``); the ``cfg.wheel_circles``
-    strongest are measured in turn (:func:`_circle_features`) and the first that passes is the wheel:
-    at least ``cfg.wheel_sectors`` sectors, lines between them taking at most ``cfg.wheel_gaps`` of the
-    angles and holding at least ``cfg.wheel_radial`` of the band's other pixels, at least
-    ``cfg.wheel_cover`` of the disc background-like, the annulus outside at least ``cfg.wheel_rim``
-    matte, at least ``cfg.wheel_typical`` of the disc's background-like pixels typical, an edge on at
-    least ``cfg.wheel_edge`` of the circle's angles, and a product share tapering outward
-    (``cfg.wheel_taper``). Pixels beyond the circle are never returned: spill outside the wheel does not
-    count against it and is not cut with it.
-
-    Returns:
-        bool (H, W): the disc (0.97 of the circle's radius), or ``None``.
-    """
-    from skimage.transform import hough_circle
-
-    ys, xs = np.nonzero(group)
-    extent = int(max(ys.max() - ys.min(), xs.max() - xs.min()))
-    r_max = int(0.6 * extent)
-    r_min = max(int(np.ceil(cfg.wheel_radius)), int(0.2 * extent))
-    if r_max < r_min:
-        return None
-    radii = np.arange(r_min, r_max + 1, max(1, (r_max - r_min) // 20))  # ~20 radii: the votes' cost
-    h, w = fg.shape
-    y0, y1 = max(0, int(ys.min()) - r_max - 2), min(h, int(ys.max()) + r_max + 3)
-    x0, x1 = max(0, int(xs.min()) - r_max - 2), min(w, int(xs.max()) + r_max + 3)
-    votes = hough_circle(edges[y0:y1, x0:x1], radii, normalize=True)
-    # the best radius at each centre, then the strongest centres at least 4 px apart
-    best, best_r = votes.max(axis=0), votes.argmax(axis=0)
-    for _ in range(cfg.wheel_circles):
-        cy, cx = np.unravel_index(int(np.argmax(best)), best.shape)
-        if best[cy, cx] <= 0:
-            break
-        r = float(radii[best_r[cy, cx]])
-        best[max(0, cy - 3) : cy + 4, max(0, cx - 3) : cx + 4] = 0
-        f, disc = _circle_features(float(cy + y0), float(cx + x0), r, bg_like, fg, typical_px, edges)
-        if (
-            f["sectors"] >= cfg.wheel_sectors
-            and f["gaps"] <= cfg.wheel_gaps
-            and f["radial"] >= cfg.wheel_radial
-            and f["cover"] >= cfg.wheel_cover
-            and f["rim_product"] >= cfg.wheel_rim
-            and f["typical"] >= cfg.wheel_typical
-            and f["edge"] >= cfg.wheel_edge
-            and f["taper"] <= cfg.wheel_taper
-        ):
-            return disc
-    return None
 
 
 def _is_wheel(f: dict[str, float], cfg: OpeningsConfig) -> bool:

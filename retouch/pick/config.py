@@ -176,14 +176,6 @@ class PickConfig:
     #: thresholds chosen on the other folds: 6 more and 2 more). The second opinions review record in
     #: ``docs/decisions/``.
     second_opinion_iou: float = 0.69
-    #: A result without the zoom (a large product) gets the second opinion too when at least this share of its
-    #: first mask is half-confident (signal ``uncertain``) and the confidence does not flag it. Chosen on the
-    #: tuning data only (``bench/tuning/flag_signals.py``: GT tuning fold, composites seeds 1, 3, 4, 5, 8, 9, 16,
-    #: 18, 19, see-through seeds 21, 23, 25, 26, 28, 32, 33, 39, 40): with :attr:`second_opinion_iou` unchanged,
-    #: every value from 0.08 to 0.15 flags the same results (the two failures a look at every large product
-    #: catches), while the look runs on 3 of the 18 GT tuning photos instead of 15. The local backdrop review
-    #: record and the review flags' second look gate record in ``docs/decisions/``.
-    second_opinion_uncertain: float = 0.1
     #: The openings-doubt cap (:attr:`openings_review_doubt`) needs the second look to agree: a result whose
     #: second look (``second_iou``, run on such a result too) overlaps the matte by at least this much is not
     #: capped for its doubtful openings; one without a second look stays capped. Chosen on the tuning data only

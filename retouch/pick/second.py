@@ -1,5 +1,5 @@
-"""A second opinion on a small or doubtfully drawn product's matte: the network looks again at the matte's box,
-mirrored.
+"""A second opinion on a small product's matte, or on one with doubtful openings: the network looks again at the
+matte's box, mirrored.
 
 Most results the confidence does not flag but that are wrong show a small product (the zoom was taken,
 :func:`retouch.pick.crops.zoom`) whose matte holds the wrong object, clutter beside the product, or only part
@@ -10,9 +10,8 @@ right it draws (almost) the same outline; where the first view was a fragile gue
 :func:`second_opinion` measures that agreement (one network evaluation at
 :data:`retouch.segment.NETWORK_INPUT_PX`, on the crop only); :func:`with_second_opinion` runs it where it can
 change the flag and stores it as the signal ``second_iou``, which :func:`retouch.pick.confidence` caps below
-:attr:`~retouch.pick.PickConfig.second_opinion_iou`. A large product's matte gets the same look where the first
-mask was half-confident over at least :attr:`~retouch.pick.PickConfig.second_opinion_uncertain` of it (the wrong
-object taken whole, or a part missing, with a sharp outline).
+:attr:`~retouch.pick.PickConfig.second_opinion_iou`. A matte with doubtful openings gets the same look, which
+decides whether that doubt flags it (:attr:`~retouch.pick.PickConfig.openings_doubt_look_iou`).
 """
 
 from __future__ import annotations
@@ -31,18 +30,15 @@ __all__ = ["second_opinion", "wants_second_opinion", "with_second_opinion"]
 
 def wants_second_opinion(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> bool:
     """Whether the second opinion can change the review flag and is worth its network evaluation: it is
-    switched on (:attr:`~PickConfig.second_opinion`), the zoom was taken (signal ``zoom``: a small product) or
-    at least :attr:`~PickConfig.second_opinion_uncertain` of the first mask is half-confident (signal
-    ``uncertain``: a large product the network drew with doubt) or at least
-    :attr:`~PickConfig.openings_review_doubt` of the matte is doubtful openings (the look decides whether that
-    doubt flags it, :attr:`~PickConfig.openings_doubt_look_iou`), and :func:`retouch.pick.confidence` would not
+    switched on (:attr:`~PickConfig.second_opinion`), the zoom was taken (signal ``zoom``: a small product) or at
+    least :attr:`~PickConfig.openings_review_doubt` of the matte is doubtful openings (the look decides whether
+    that doubt flags it, :attr:`~PickConfig.openings_doubt_look_iou`), and :func:`retouch.pick.confidence` would not
     flag the result even with a look that agrees fully."""
     if not config.second_opinion:
         return False
     small = signals.get("zoom", 0.0) >= 0.5
-    drawn_with_doubt = signals.get("uncertain", 0.0) >= config.second_opinion_uncertain
     doubtful_openings = signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt
-    if not (small or drawn_with_doubt or doubtful_openings):
+    if not (small or doubtful_openings):
         return False
     # flagged whatever the look says (a look that agrees fully still leaves the result flagged): not worth it
     return not confidence({**signals, "second_iou": 1.0}, config=config)[1]

@@ -463,53 +463,6 @@ def test_the_second_opinion_runs_only_where_it_can_change_the_flag():
     assert confidence({**sure, "second_iou": high}) == confidence(sure)
 
 
-def test_a_large_product_drawn_with_doubt_gets_the_second_opinion():
-    """A large product (no zoom) the confidence does not flag gets the look when at least
-    ``second_opinion_uncertain`` of its first mask is half-confident; a sure large product does not pay for it."""
-    from retouch.pick import SHIPPED_PICK, wants_second_opinion
-
-    large = {"sharp": 1.0, "uncertain": 0.05, "area": 0.2, "border": 0.0, "centre": 0.2, "doubt": 0.0}
-    large |= {"agreement": 1.0, "focus": 2.0, "zoom": 0.0}
-    assert confidence(large)[1] is False
-    assert not wants_second_opinion(large)  # sure: one network evaluation, as before
-    doubtful = {**large, "uncertain": SHIPPED_PICK.second_opinion_uncertain + 0.05}
-    assert confidence(doubtful)[1] is False
-    assert wants_second_opinion(doubtful)
-    assert not wants_second_opinion({**doubtful, "fallback": 1.0})  # flagged already
-
-
-@needs_model
-def test_a_large_products_wrong_outline_is_flagged_by_the_second_opinion(save_failure):
-    """Tuning see-through photo ``o28-20`` (a large product with an opening, on a busy real background, built at
-    run time): the matte holds under a third of the product (IoU ~0.3 against the hand mask) with a sharp
-    outline, confidence ~0.90 from the one view, and no zoom (a large product), so the look at the matte's box
-    once never ran. Its first mask is half-confident over ~17 % of it: the look runs, draws another outline
-    (IoU with the matte ~0.3) and the result is flagged."""
-    from retouch.pick import SHIPPED_PICK
-    from validation_sets.composites import gt_folds
-    from validation_sets.see_through import make_see_through, see_through_set
-
-    if not GT_IMAGES.is_dir() or not gt_folds()["tune"]:
-        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
-    stem = dict((i, s) for s, i in see_through_set("tune", 24, 28))[20]
-    assert stem == "227092"
-    photo = make_see_through(stem, 28, 20)
-    opts = RetouchOptions(preset="amazon", shadow=False)
-    res = retouch(photo.data, opts)
-    seg = res.details["segmentation"]
-    if not res.details["needs_review"]:
-        save_failure("scena.jpg", photo.data)
-        save_failure("matte", res.matte)
-    assert metrics.iou(res.matte, photo.gt) < 0.5  # the wrong outline, as the test assumes
-    assert seg["signals"].get("zoom", 0.0) == 0.0
-    assert seg["signals"]["uncertain"] >= SHIPPED_PICK.second_opinion_uncertain
-    assert seg["signals"]["second_iou"] < SHIPPED_PICK.second_opinion_iou
-    assert res.details["needs_review"] is True
-    # as before (the look only on small products) the same result goes out unflagged
-    before = dataclasses.replace(SHIPPED_PICK, second_opinion_uncertain=2.0)
-    assert retouch(photo.data, opts, pick_config=before).details["needs_review"] is False
-
-
 def test_doubtful_openings_flag_only_where_the_second_look_does_not_confirm_the_outline():
     """A sure result with doubtful openings gets the second look (so it pays one network evaluation) and is
     capped only if the look draws another outline (``second_iou`` below ``openings_doubt_look_iou``); without a
