@@ -487,8 +487,8 @@ def test_doubtful_openings_flag_only_where_the_second_look_does_not_confirm_the_
 def test_a_good_result_with_doubtful_openings_the_second_look_confirms_is_not_flagged():
     """Tuning composite ``c1-00-salient`` (a tuning-fold GT car on a background with a salient object, built at
     run time): the matte is right (IoU ~0.985 against the hand mask), but ~23 % of it has the background's
-    colour and was not cut as an opening, so the openings doubt alone sent it to a designer. The second look
-    at the matte's box draws the same outline (IoU ~0.98 with the matte): it is no longer flagged."""
+    colour and was not cut as an opening, so the openings doubt alone would send it to a designer. The second
+    look at the matte's box draws the same outline (IoU ~0.98 with the matte): it is not flagged."""
     from retouch.pick import SHIPPED_PICK
 
     comp = _tuning_composite(12, 1, 0, "c1-00-salient-0ce66b539f52_11")
