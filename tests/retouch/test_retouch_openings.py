@@ -280,7 +280,16 @@ def test_a_car_wheel_whose_silver_spokes_match_the_backdrop_is_not_cut():
 @pytest.mark.parametrize(
     ("stem", "test"),
     [
-        *[(stem, "wheels") for stem in ("cf5add31c130_11", "0ce66b539f52_03", "cf89c3220bc4_03")],
+        *[
+            (stem, "wheels")
+            for stem in (
+                "cf5add31c130_11",
+                "0ce66b539f52_03",
+                "0ce66b539f52_11",
+                "c502287be9f6_11",
+                "cf89c3220bc4_03",
+            )
+        ],
         *[
             (stem, "holes")
             for stem in ("cf5add31c130_11", "0ce66b539f52_03", "c502287be9f6_03", "cf89c3220bc4_11")
@@ -472,3 +481,109 @@ def test_a_matte_without_refused_regions_never_fits_the_backdrop(monkeypatch):
     img[hole] = (30, 45, 110)
     found = clear_openings(img, matte, matte)
     assert found.cleared == 0.0
+
+
+def _spilled_wheel(
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The wheel of :func:`_wheel_photo` (``rim="open"``) with a band of the backdrop's grey painted
+    across the product through the wheel (a moulding): the background-like pixels spill beyond the wheel
+    on both sides. Returns (uint8 RGB, the network's matte with the wheel filled, the opening, the spokes
+    and hub, the plain navy product away from the band and the wheel)."""
+    img, matte, opening, spokes = _wheel_photo(rng, "open")
+    h, w = matte.shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    body = matte > 0
+    band = body & (np.abs(yy - 180) < 16) & ~opening & ~spokes
+    img[band] = np.clip(205 + rng.normal(0, 1.5, (int(band.sum()), 1)), 0, 255).astype(np.uint8)
+    hole = np.hypot(yy - 180, xx - 240) < 85
+    plain = body & ~ndi.binary_dilation(band | hole, iterations=4)
+    return img, matte, opening, spokes, plain
+
+
+def test_a_wheel_whose_background_like_pixels_spill_beyond_it_is_cut_inside_its_rim():
+    """The band joins the wheel's sectors into one group reaching far beyond the wheel, so the group's
+    moments fit no ellipse and neither the groups' own tests nor the region tests cut the wheel (checked
+    with the circle search off); the wheel's rim, an edge of the posterior on most of a circle around
+    the group, locates it, and its sectors are cut while the spokes, the hub and the plain product stay."""
+    img, matte, opening, spokes, plain = _spilled_wheel(np.random.default_rng(6))
+    off = clear_openings(img, matte, matte, OpeningsConfig(wheel_locate=False))
+    assert float((off.alpha[opening] < 0.5).mean()) < 0.1
+    found = clear_openings(img, matte, matte)
+    cut = float((found.alpha[opening] < 0.5).mean())
+    kept_spokes = float((found.alpha[spokes] >= 0.5).mean())
+    assert cut >= 0.7 and kept_spokes >= 0.7, (cut, kept_spokes)
+    assert float((found.alpha[plain] >= 0.5).mean()) == 1.0
+    # the gate before the search passes this group on: the cut is the ungated search's, bit for bit
+    ungated = clear_openings(img, matte, matte, OpeningsConfig(wheel_gate_radii=0))
+    assert np.array_equal(found.alpha, ungated.alpha)
+
+
+@pytest.mark.parametrize("spokes", ["lines", "wedges"])
+def test_a_located_circle_is_a_wheel_only_when_its_spokes_taper(spokes):
+    """:func:`retouch.wheel_openings.located_wheel` on a matte whose background-like pixels (a band
+    through a disc) spill beyond a circle that the edges draw: between 10 lines 3 px wide and a hub the
+    disc is a wheel and only the disc is returned; between 5 wedges of constant angle (the dark holes of
+    a car's alloy wheel, whose silver spokes match the backdrop) the product share does not fall outward
+    and nothing is."""
+    from retouch.openings import DEFAULT_OPENINGS
+    from retouch.wheel_openings import located_wheel
+
+    h, w = 300, 400
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot(yy - 150, xx - 200)
+    ang = np.arctan2(yy - 150, xx - 200)
+    fg = (np.abs(yy - 150) < 130) & (np.abs(xx - 200) < 180)
+    if spokes == "lines":
+        product = r < 10
+        for k in range(10):
+            a = 0.3 + k * 2 * np.pi / 10
+            across = np.abs(-(xx - 200) * np.sin(a) + (yy - 150) * np.cos(a))
+            product |= (across <= 1.5) & ((xx - 200) * np.cos(a) + (yy - 150) * np.sin(a) > 0)
+    else:
+        product = r < 10
+        for k in range(5):
+            product |= np.abs(np.angle(np.exp(1j * (ang - 0.3 - k * 2 * np.pi / 5)))) < 0.2
+    bg_like = fg & (((r < 60) & ~product) | ((np.abs(yy - 150) < 12) & (np.abs(xx - 200) < 110) & (r >= 60)))
+    edges = np.abs(r - 60) < 1.0
+    disc = located_wheel(bg_like, fg, bg_like, bg_like, edges, DEFAULT_OPENINGS)
+    if spokes == "wedges":
+        assert disc is None
+    else:
+        assert disc is not None and not disc[r > 60].any() and disc[(r < 55) & ~product].all()
+
+
+def test_a_group_that_cannot_hold_a_wheel_never_pays_for_the_edges_and_the_circle_search(monkeypatch):
+    """A grille of background-like slats 2 px tall, 4 px apart, across a product: one group of many
+    pieces whose moments' ellipse it covers by a third, so it fails the wheel tests and (gate off) goes to
+    the circle search. No circle around it can be half background-like, so the gate stops it before
+    the posterior's edges are computed or a single circle is voted for, and the result is the same."""
+    import skimage.feature
+
+    import retouch.wheel_openings as wo
+    from retouch.openings import DEFAULT_OPENINGS
+
+    h, w = 300, 400
+    yy, xx = np.mgrid[0:h, 0:w]
+    fg = (np.abs(yy - 150) < 130) & (np.abs(xx - 200) < 180)
+    slats = fg & (np.abs(yy - 150) < 60) & (np.abs(xx - 200) < 90) & ((yy % 6) < 2)
+    post_bg = slats.astype(np.float32)
+    calls: list[str] = []
+    search, canny = wo.located_wheel, skimage.feature.canny
+
+    def counted_search(*args: object, **kwargs: object) -> object:
+        calls.append("search")
+        return search(*args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_canny(*args: object, **kwargs: object) -> object:
+        calls.append("edges")
+        return canny(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(wo, "located_wheel", counted_search)
+    monkeypatch.setattr(skimage.feature, "canny", counted_canny)
+    ungated = wo.wheel_sectors(fg, post_bg, slats, OpeningsConfig(wheel_gate_radii=0))
+    assert calls == ["edges", "search"]  # the group reaches the search without the gate
+    calls.clear()
+    gated = wo.wheel_sectors(fg, post_bg, slats, DEFAULT_OPENINGS)
+    assert calls == []
+    assert ungated is None and gated is None
