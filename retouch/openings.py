@@ -84,27 +84,6 @@ class OpeningsConfig:
         wheel_rim_bg: largest background-like share of that annulus.
         wheel_typical: smallest share of the sectors' pixels as typical of the background as 70 % of its
             own (a smooth studio backdrop makes few pixels "typical": the shape carries the evidence).
-        wheel_locate: whether a group that fails the wheel tests is looked at again through the circles its
-            edges draw (:func:`retouch.wheel_openings.located_wheel`: a wheel whose background-like pixels
-            spill beyond it, or cover only part of it); False gives the groups' own tests alone. The
-            circle's tests reuse ``wheel_sectors``, ``wheel_gaps``, ``wheel_radial``, ``wheel_cover``,
-            ``wheel_rim`` and ``wheel_typical``, and add (the wheel openings' third-round record):
-        wheel_circles: how many circles (strongest Hough peaks) are tried per group.
-        wheel_edge: smallest share of the circle's angles holding an edge of the posterior within
-            0.9-1.1 of its radius (the rim seen as a circle).
-        wheel_taper: largest ratio of the product share of the band 0.6-0.9 of the radius to that of the
-            band 0.3-0.6 (spokes of constant width and a hub take a share falling as 1 / radius; the
-            wedge-shaped holes between a car's alloy spokes do not).
-        wheel_gate_radii: before the edges and the circle search are paid for, a group must hold a circle that
-            may pass the cover, rim, typical and taper tests, measured on squares of the same areas read
-            from summed-area tables (the rim search's gate in :func:`retouch.wheel_openings.wheel_sectors`) on
-            this many radii; 0
-            sends every group to the search. The gate only skips groups: where it passes a group, the search
-            is the same (the wheel openings' fast rim record: the same cut as the ungated search on every
-            tuning input, at about a seventh of its cost on ``make bench-speed``'s photos).
-        wheel_gate_step: spacing of the gate's grid of centres, as a share of the radius.
-        wheel_gate_slack: how far below a threshold (in its own units) the gate's best square may fall and
-            still pass the group on.
         early_share: the step stops after the background model (before the product model is fitted) when
             fewer than this share of the matte, divided by ``typical``, is as typical of the background as
             70 % of its own pixels: too few for any opening (a wheel on a studio backdrop has 0.4 %; the
@@ -174,13 +153,6 @@ class OpeningsConfig:
     wheel_rim: float = 0.9
     wheel_rim_bg: float = 0.1
     wheel_typical: float = 0.1
-    wheel_locate: bool = True
-    wheel_circles: int = 8
-    wheel_edge: float = 0.75
-    wheel_taper: float = 0.7
-    wheel_gate_radii: int = 6
-    wheel_gate_step: float = 0.25
-    wheel_gate_slack: float = 0.0
     early_share: float = 0.0025
     clutter: bool = True
     clutter_step: float = 0.04

@@ -5,8 +5,8 @@ Two steps, one process each:
 * ``--cache DIR``: runs ``retouch(data, RetouchOptions())`` on a set of photos and saves, for every call of
   :func:`retouch.wheel_openings.wheel_sectors`, its inputs (matte, posterior of "background", typical
   pixels) as ``DIR/NAME-K.npz``; prints, per photo, the process time of the whole pipeline, of the wheel
-  step and of :func:`retouch.wheel_openings.located_wheel` inside it (``time.process_time``), and how many
-  times the rim search ran. Sets: ``speed`` (``make bench-speed``'s photos: ``gt/images`` then
+  step and of the rim search inside it (``located_wheel``, on code that has it: the commits of the wheel
+  openings' fast rim record; ``time.process_time``), and how many times the rim search ran. Sets: ``speed`` (``make bench-speed``'s photos: ``gt/images`` then
   ``nomask/``), ``gt-tune`` (the GT tuning fold), ``open:SEED`` (see-through tuning photos; ``--slots 2``
   keeps the wheel slots only), ``comp:SEED`` (tuning composites). Held-out seeds are refused.
 * ``--compare DIR``: re-runs the wheel step on the cached inputs with the shipped config and with
@@ -14,8 +14,9 @@ Two steps, one process each:
   (pixels only in one of the two) and the step's process time per photo for both.
 
 Usage: ``python -m bench.tuning.wheel_rim_cost --cache /tmp/wc --sets speed open:21 --slots 2``, then
-``python -m bench.tuning.wheel_rim_cost --compare /tmp/wc --ref wheel_gate_radii=0`` (the search without its
-gate) or ``--ref wheel_locate=False`` (no rim search).
+``python -m bench.tuning.wheel_rim_cost --compare /tmp/wc --new FIELD=VALUE --ref FIELD=VALUE`` (fields of
+:class:`retouch.openings.OpeningsConfig`; on the record's code ``--ref wheel_gate_radii=0`` was the search
+without its gate and ``--ref wheel_locate=False`` no rim search).
 """
 
 from __future__ import annotations
@@ -91,11 +92,12 @@ def cache(out: Path, sets: list[str], slots: int | None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     clock: dict[str, float] = {"step": 0.0, "locate": 0.0, "locate_calls": 0}
     calls: list[dict[str, Any]] = []
-    step, locate = wo.wheel_sectors, wo.located_wheel
+    step, locate = wo.wheel_sectors, getattr(wo, "located_wheel", None)
 
     def timed_locate(*a: Any, **k: Any) -> Any:
         t = time.process_time()
         try:
+            assert locate is not None
             return locate(*a, **k)
         finally:
             clock["locate"] += time.process_time() - t
@@ -109,7 +111,8 @@ def cache(out: Path, sets: list[str], slots: int | None) -> None:
         finally:
             clock["step"] += time.process_time() - t
 
-    wo.located_wheel = timed_locate
+    if locate is not None:  # a branch with the rim search (the wheel openings' fast rim record)
+        wo.__dict__["located_wheel"] = timed_locate
     openings.wheel_sectors = timed_step
     rows: list[tuple[str, float, float, float, float]] = []
     for spec in sets:
