@@ -28,7 +28,16 @@ from .matte import refine_matte, upsample_matte
 from .metrics import corner_min
 from .models import DEFAULT_NETWORK, NetworkConfig
 from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
-from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback, with_second_opinion
+from .pick import (
+    SHIPPED_PICK,
+    Pick,
+    PickConfig,
+    frame_sides,
+    guard,
+    pick_product,
+    refocus_fallback,
+    with_second_opinion,
+)
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import FULL_RES_BUDGET, RUNTIME, release_free_heap, tune_malloc
@@ -173,6 +182,7 @@ def product_matte(
         found = clear_openings(small, alpha, coarse, openings)
         pick.signals.update(found.signals())
         alpha = found.alpha
+    pick.signals["frame_sides"] = frame_sides(alpha, config=pick_config)
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
     return alpha, fell_back, pick
 

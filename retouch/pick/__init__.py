@@ -23,7 +23,7 @@ from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
 from .guard import guard, refocus_fallback
 from .passes import in_doubt, pick_product
 from .second import second_opinion, wants_second_opinion, with_second_opinion
-from .signals import Pick, edge_sharpness, focus_contrast, mask_signals
+from .signals import Pick, edge_sharpness, focus_contrast, frame_sides, mask_signals
 
 __all__ = [
     "REFOCUS_SOURCE",
@@ -35,6 +35,7 @@ __all__ = [
     "details",
     "edge_sharpness",
     "focus_contrast",
+    "frame_sides",
     "guard",
     "in_doubt",
     "mask_signals",

@@ -23,7 +23,8 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     cut as an opening (``openings_doubtful``) unless the second look confirms the outline (``second_iou`` at least
     :attr:`~PickConfig.openings_doubt_look_iou`), and where the network's second look at the matte's box, mirrored,
     overlaps the matte by less than :attr:`~PickConfig.second_opinion_iou` (``second_iou``,
-    :func:`retouch.pick.second.second_opinion`).
+    :func:`retouch.pick.second.second_opinion`), and where the matte runs out of the frame on at least
+    :attr:`~PickConfig.review_frame_sides` sides (``frame_sides``, :func:`retouch.pick.signals.frame_sides`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -52,6 +53,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     ):
         # part of the matte looks like the background seen around it but could not be cut safely, and the
         # network's second look (where it ran) does not confirm the outline
+        c = min(c, config.fallback_confidence)
+    if config.review_frame_sides and signals.get("frame_sides", 0.0) >= config.review_frame_sides:
+        # the matte runs out of the frame on several sides: it has often kept the surface or the wall behind
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

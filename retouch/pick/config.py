@@ -155,14 +155,20 @@ class PickConfig:
     #: IoU 0.9). The most telling signals: a half-confident mask (``uncertain``), a blurred outline
     #: (``sharp``), a mask filling the frame (``area``, ``border``) and a doubtful first pass (``doubt``).
     confidence_weights: Mapping[str, float] = field(default_factory=_shipped_weights, hash=False)
-    #: Confidence below which a result is flagged ``needs_review``. On the tuning data (same fit) 0.6 flags
-    #: 7 of the 9 photos below IoU 0.9 and 1 of the 41 good ones; 0.4-0.5 flag 6 and 1.
-    review_below: float = 0.6
+    #: Confidence below which a result is flagged ``needs_review``. Chosen with the frame-sides cap
+    #: (:attr:`review_frame_sides`) and :attr:`openings_review_doubt` by ``bench/tuning/flag_operating_point.py`` on
+    #: 310 tuning photos only (GT tuning fold, composites seeds 1-19 and 36, see-through seeds 21-48, 62 and 63 of
+    #: the tuning list): the thresholds that flag the most results under IoU 0.8 with at most 7.5 % of those at
+    #: IoU >= 0.95 flagged. Together they flag 41 of the 59 failures and 12 of the 191 good results (0.6 and no
+    #: other cap: 35 and 7); product-grouped out of fold 39 and 13. The review flags' operating point record in
+    #: ``docs/decisions/``.
+    review_below: float = 0.72
     #: Share of the matte that the background's colour model explains but that the openings step left as
     #: product (``openings_doubtful``, :attr:`retouch.openings.Openings.doubtful`) from which a result is
-    #: flagged for review. Chosen on tuning photos with masks only: among 0.02-0.3 the lowest that flags at
-    #: most 10 % of the results at IoU >= 0.95 (the second see-through openings record in ``docs/decisions/``).
-    openings_review_doubt: float = 0.05
+    #: flagged for review (unless the second look confirms the outline, :attr:`openings_doubt_look_iou`). Chosen
+    #: with :attr:`review_below` on tuning photos only (among 0.02, 0.03 and 0.05; the review flags' operating
+    #: point record in ``docs/decisions/``; earlier 0.05, the second see-through openings record).
+    openings_review_doubt: float = 0.02
 
     # --- second opinion (retouch.pick.second) -------------------------------------------------------
     #: Look again at a small product's result that the confidence does not flag (the zoom was taken): the
@@ -185,6 +191,15 @@ class PickConfig:
     #: good results and loses 2 of the 87 failures (the other two, looks 0.985 and 0.994). The review flags'
     #: second look gate record in ``docs/decisions/``.
     openings_doubt_look_iou: float = 0.955
+
+    # --- frame sides (retouch.pick.signals.frame_sides) ---------------------------------------------
+    #: A frame side counts as covered by the matte when more than this share of its length is product.
+    frame_side_share: float = 0.02
+    #: A result whose matte covers this many frame sides or more is flagged for review (0: never): a product
+    #: cut by the frame on one side is common, a matte out of the frame on two or more has mostly kept a surface
+    #: or a wall. Chosen with :attr:`review_below` on the tuning photos only (alone: 2 more of the 59 failures
+    #: flagged, no good result; 3 flags fewer failures); the review flags' operating point record.
+    review_frame_sides: int = 2
 
     @property
     def safe_source(self) -> str:

@@ -25,6 +25,7 @@ __all__ = [
     "edge_sharpness",
     "focus_contrast",
     "focus_detail",
+    "frame_sides",
     "iou",
     "luma",
     "mask_signals",
@@ -265,3 +266,13 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     """IoU of two bool (H, W) masks; 1.0 when both are empty."""
     union = int((a | b).sum())
     return 1.0 if union == 0 else int((a & b).sum()) / union
+
+
+def frame_sides(alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+    """Number of frame sides (0-4, as a float signal) along which the matte (``alpha >= 0.5``, float32 (H, W))
+    covers more than :attr:`~PickConfig.frame_side_share` of the side's length: a product cut by the frame on one
+    side is common (a table leg, a sleeve); a matte that runs out of the frame on two or more sides has often
+    kept the floor, a wall or a surface the product stands on."""
+    share = config.frame_side_share
+    edges = (alpha[0], alpha[-1], alpha[:, 0], alpha[:, -1])  # only the frame's pixels are read
+    return float(sum(float((edge >= 0.5).mean()) > share for edge in edges))
