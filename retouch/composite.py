@@ -275,6 +275,15 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
     return out
 
 
+def _nonzero_columns(plane: np.ndarray) -> np.ndarray:
+    """``plane.any(axis=0)`` of a float (H, W) plane; for float16 from its bits, 10x faster than numpy's
+    float16 ``any`` (which converts every element): a float16 is non-zero unless every bit but the sign is
+    0, so shifting the sign bit out leaves a non-zero uint16 exactly for the non-zero values (NaN included)."""
+    if plane.dtype == np.float16:
+        return np.asarray((plane.view(np.uint16) << 1).any(axis=0))
+    return np.asarray(plane.any(axis=0))
+
+
 def blend(
     fg: np.ndarray,
     alpha: np.ndarray,
@@ -310,7 +319,7 @@ def blend(
         # each strip is computed on the columns it touches (alpha > 0 or shadow > 0) only: elsewhere
         # a = 0 and s = 0, so the formula gives the background itself, which ``out`` already holds
         a_on = alpha[rows].any(axis=0)
-        s_on = None if shadow is None else shadow[rows].any(axis=0)
+        s_on = None if shadow is None else _nonzero_columns(shadow[rows])
         touched = a_on if s_on is None else a_on | s_on
         cols = np.flatnonzero(touched)
         if cols.size == 0:
@@ -330,7 +339,7 @@ def blend(
                 b *= keep.astype(np.float32)
         if not a_on.any():
             # shadow only: a = 0, so a (F' - b) + b is b itself (F' is finite), whatever F' is
-            f = np.broadcast_to(b, (3, *b.shape[-2:])) + np.float32(0.5)
+            f = np.broadcast_to(b, (3, *alpha[ss].shape)) + np.float32(0.5)
         else:
             f = fg[ss].transpose(2, 0, 1).astype(np.float32, order="C")
             if saturation:
