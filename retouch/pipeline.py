@@ -31,7 +31,7 @@ from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
 from .pick import SHIPPED_PICK, Pick, PickConfig, guard, pick_product, refocus_fallback, with_second_opinion
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
-from .runtime import FULL_RES_BUDGET, RUNTIME, release_free_heap, tune_malloc
+from .runtime import FULL_RES_BUDGET, RUNTIME, limit_blas_threads, release_free_heap, tune_malloc
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -204,6 +204,8 @@ def _jpeg_corner_min(jpeg: bytes) -> int:
 
 # few arenas and fixed thresholds, so freed memory is reused (the worker sets them earlier, before its threads)
 tune_malloc(RUNTIME)
+# one BLAS thread: the linear algebra here is small, and the photos already run one per thread
+limit_blas_threads(RUNTIME.blas_threads)
 
 
 def retouch(

@@ -13,7 +13,12 @@ then ``nomask/``), one at a time in this process, and does one or more of:
 * always: the process CPU time (``time.process_time``, all threads) per photo, mean over the photos,
   excluding the model load and a warm-up photo.
 
-Usage: ``python -m bench.pipeline.exact [--hash OUT.json] [--profile OUT.prof] [--repeat K] [--limit N]``;
+``--see-through-seeds 25 26`` adds 24 generated see-through photos per *tuning* seed
+(:mod:`validation_sets.see_through`; held-out seeds are refused), so that the openings step's deeper branches
+run too. Their CPU time is included in the figure.
+
+Usage: ``python -m bench.pipeline.exact [--hash OUT.json] [--profile OUT.prof] [--repeat K] [--limit N]
+[--see-through-seeds S ...]``;
 ``python -m bench.pipeline.exact --compare A.json B.json``. Nothing is asserted: exit code 1 only when
 ``--compare`` finds a difference.
 """
@@ -85,8 +90,29 @@ def compare(a_path: Path, b_path: Path) -> int:
     return differ
 
 
-def run(photos: list[Path], repeat: int, profile: Path | None, top: int) -> dict[str, dict[str, str]]:
-    """Retouch every photo ``repeat`` times (hashes from the first pass); print CPU per photo.
+def see_through_photos(seeds: list[int], n: int = 24) -> list[tuple[str, bytes]]:
+    """``(name, JPEG bytes)`` of ``n`` generated see-through photos per tuning seed.
+
+    Raises:
+        SystemExit: a seed that is not a tuning seed (:data:`validation_sets.seeds.TUNING_SEE_THROUGH_SEEDS`).
+    """
+    from validation_sets.see_through import make_see_through, see_through_set
+    from validation_sets.seeds import TUNING_SEE_THROUGH_SEEDS
+
+    out: list[tuple[str, bytes]] = []
+    for seed in seeds:
+        if seed not in TUNING_SEE_THROUGH_SEEDS:
+            raise SystemExit(f"il seme {seed} non è un seme di tuning see-through")
+        for stem, index in see_through_set("tune", n, seed):
+            photo = make_see_through(stem, seed, index)
+            out.append((photo.name, photo.data))
+    return out
+
+
+def run(
+    datas: list[tuple[str, bytes]], repeat: int, profile: Path | None, top: int
+) -> dict[str, dict[str, str]]:
+    """Retouch every ``(name, file bytes)`` ``repeat`` times (hashes from the first pass); print CPU per photo.
 
     Returns:
         ``{file name: output_hashes(...)}``.
@@ -96,7 +122,6 @@ def run(photos: list[Path], repeat: int, profile: Path | None, top: int) -> dict
 
     warm_up()
     icc = srgb_icc_bytes()
-    datas = [(p.name, p.read_bytes()) for p in photos]
     retouch(datas[0][1], RetouchOptions())  # warm-up (lazy imports, first allocations)
     hashes: dict[str, dict[str, str]] = {}
     prof = cProfile.Profile() if profile is not None else None
@@ -119,27 +144,37 @@ def run(photos: list[Path], repeat: int, profile: Path | None, top: int) -> dict
         n = len(datas) * repeat
         for key, label in (("tottime", "own"), ("cumulative", "cumulative")):
             print(f"\nTop {top} by {label} time (ms per photo; profiled pass, profiler overhead included)")
-            rows = sorted(stats.stats.items(), key=lambda kv: kv[1][2 if key == "tottime" else 3], reverse=True)  # type: ignore[attr-defined]
+            rows = sorted(
+                stats.stats.items(), key=lambda kv: kv[1][2 if key == "tottime" else 3], reverse=True
+            )  # type: ignore[attr-defined]
             for (file, line, func), (_cc, nc, tt, ct, _callers) in rows[:top]:
-                print(f"{tt / n * 1e3:8.2f} {ct / n * 1e3:8.2f} {nc / n:8.1f}  {Path(file).name}:{line} {func}")
+                print(
+                    f"{tt / n * 1e3:8.2f} {ct / n * 1e3:8.2f} {nc / n:8.1f}  {Path(file).name}:{line} {func}"
+                )
     return hashes
 
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: see the module docstring."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--hash", type=Path, help="write the per-photo output hashes here (JSON)")
     parser.add_argument("--compare", type=Path, nargs=2, metavar=("A", "B"), help="compare two hash files")
     parser.add_argument("--profile", type=Path, help="write a cProfile of the passes here")
     parser.add_argument("--top", type=int, default=40, help="functions listed from the profile")
     parser.add_argument("--repeat", type=int, default=1, help="passes over the photos")
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos")
+    parser.add_argument(
+        "--see-through-seeds", type=int, nargs="*", default=[], help="tuning see-through seeds"
+    )
     args = parser.parse_args(argv)
     if args.compare:
         return 1 if compare(*args.compare) else 0
     require_photos()
-    photos = speed_photos()[: args.limit]
-    hashes = run(photos, args.repeat, args.profile, args.top)
+    datas = [(p.name, p.read_bytes()) for p in speed_photos()[: args.limit]]
+    datas += see_through_photos(args.see_through_seeds)
+    hashes = run(datas, args.repeat, args.profile, args.top)
     if args.hash:
         args.hash.write_text(json.dumps(hashes, indent=1, sort_keys=True))
         print(f"{len(hashes)} photos hashed -> {args.hash}")
