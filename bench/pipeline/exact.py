@@ -140,13 +140,11 @@ def run(
     print("CPU ms per photo, each pass:", " ".join(f"{v:.1f}" for v in per_pass))
     if prof is not None and profile is not None:
         prof.dump_stats(str(profile))
-        stats = pstats.Stats(prof)
+        table: dict[Any, Any] = pstats.Stats(prof).stats  # type: ignore[attr-defined]
         n = len(datas) * repeat
         for key, label in (("tottime", "own"), ("cumulative", "cumulative")):
             print(f"\nTop {top} by {label} time (ms per photo; profiled pass, profiler overhead included)")
-            rows = sorted(
-                stats.stats.items(), key=lambda kv: kv[1][2 if key == "tottime" else 3], reverse=True
-            )  # type: ignore[attr-defined]
+            rows = sorted(table.items(), key=lambda kv: kv[1][2 if key == "tottime" else 3], reverse=True)
             for (file, line, func), (_cc, nc, tt, ct, _callers) in rows[:top]:
                 print(
                     f"{tt / n * 1e3:8.2f} {ct / n * 1e3:8.2f} {nc / n:8.1f}  {Path(file).name}:{line} {func}"
