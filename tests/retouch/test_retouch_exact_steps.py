@@ -223,3 +223,17 @@ def test_refine_matte_is_the_plain_computation(shape: tuple[int, int]) -> None:
     got = refine_matte(rgb, coarse)
     want = _reference_refine(rgb, coarse)
     assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_cluster_means_are_numpys_means() -> None:
+    """Points of Lab-like magnitudes, clusters of one point, empty clusters (their previous centre is kept)."""
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 37, 2000):
+        for k in (1, 3, 6):
+            x = rng.normal(0.0, 40.0, (n, 3)) + rng.uniform(-100, 100, 3)
+            lab = rng.integers(0, k, n)
+            lab[lab == k - 1] = 0  # the last cluster empty
+            previous = rng.normal(0.0, 40.0, (k, 3))
+            want = np.array([x[lab == j].mean(0) if np.any(lab == j) else previous[j] for j in range(k)])
+            got = colors._cluster_means(x, lab, previous)
+            assert got.dtype == want.dtype == np.float64 and np.array_equal(got, want)
