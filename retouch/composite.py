@@ -142,6 +142,22 @@ def tighten_edges(
     alpha[ys, xs] = np.where(ok, np.minimum(cur, np.clip(a_c * slack, 0.0, 1.0)), cur)
 
 
+def _soft_pixels(alpha: np.ndarray, below: float) -> tuple[np.ndarray, np.ndarray]:
+    """``np.nonzero((alpha > 0) & (alpha < below))`` of a float (H, W) matte, in the same (row-major) order,
+    computed in the bounding box of ``alpha > 0`` only (on a framed canvas the product covers a fraction)."""
+    rows = np.flatnonzero(alpha.any(axis=1))
+    if rows.size == 0:
+        return rows, rows.copy()
+    y0, y1 = int(rows[0]), int(rows[-1]) + 1
+    cols = np.flatnonzero(alpha[y0:y1].any(axis=0))
+    x0, x1 = int(cols[0]), int(cols[-1]) + 1
+    sub = alpha[y0:y1, x0:x1]
+    ys, xs = np.nonzero((sub > 0.0) & (sub < below))
+    ys += y0
+    xs += x0
+    return ys, xs
+
+
 def decontaminate(
     fg: np.ndarray,
     alpha: np.ndarray,
@@ -173,8 +189,7 @@ def decontaminate(
     Returns:
         ``fg`` with edge pixels (0 < a < 0.995) decontaminated, clipped to 0..255.
     """
-    band = (alpha > 0.0) & (alpha < 0.995)
-    ys, xs = np.nonzero(band)
+    ys, xs = _soft_pixels(alpha, 0.995)
     if ys.size == 0:
         return fg
     b = lookup_grid(bg_est, ys, xs, placement, in_size)

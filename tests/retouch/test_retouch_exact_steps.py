@@ -237,3 +237,16 @@ def test_cluster_means_are_numpys_means() -> None:
             want = np.array([x[lab == j].mean(0) if np.any(lab == j) else previous[j] for j in range(k)])
             got = colors._cluster_means(x, lab, previous)
             assert got.dtype == want.dtype == np.float64 and np.array_equal(got, want)
+
+
+def test_soft_pixels_are_the_full_canvas_nonzero() -> None:
+    """A product in part of the canvas, one touching the corner, an empty matte and an opaque one."""
+    from retouch.composite import _soft_pixels
+
+    rng = np.random.default_rng(9)
+    alpha = np.zeros((300, 420), np.float32)
+    alpha[40:200, 90:310] = np.clip(rng.normal(0.8, 0.4, (160, 220)), 0, 1)
+    for a in (alpha, alpha[30:, 90:], np.zeros((20, 30), np.float32), np.ones((20, 30), np.float32)):
+        want = np.nonzero((a > 0.0) & (a < 0.995))
+        got = _soft_pixels(a, 0.995)
+        assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want, strict=True))
