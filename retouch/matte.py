@@ -145,10 +145,12 @@ def remove_trapped_background(
     if not cand.any():
         return coarse
     rng = np.random.default_rng(0)
-    bg_px = rgb_s[sure_bg]
-    fg_px = rgb_s[sure_fg]
-    bg_c = _kmeans_centres(bg_px[rng.choice(len(bg_px), size=min(800, len(bg_px)), replace=False)], 4)
-    fg_c = _kmeans_centres(fg_px[rng.choice(len(fg_px), size=min(800, len(fg_px)), replace=False)], 6)
+    # the 800 drawn sure pixels are gathered by flat index: ``rgb_s[sure_bg][drawn]`` without copying every
+    # sure pixel's colour first (the draws depend on the counts only)
+    colours = rgb_s.reshape(-1, 3)
+    bg_i, fg_i = np.flatnonzero(sure_bg), np.flatnonzero(sure_fg)
+    bg_c = _kmeans_centres(colours[bg_i[rng.choice(len(bg_i), size=min(800, len(bg_i)), replace=False)]], 4)
+    fg_c = _kmeans_centres(colours[fg_i[rng.choice(len(fg_i), size=min(800, len(fg_i)), replace=False)]], 6)
     px = rgb_s[cand]
     d_bg = np.sqrt(squared_distances(px, bg_c)).min(1)
     d_fg = np.sqrt(squared_distances(px, fg_c)).min(1)
