@@ -290,6 +290,27 @@ def shadow_layer(alpha: np.ndarray, *, strength: float = 0.38, scale: int = 4) -
     return out
 
 
+def _keep_table() -> np.ndarray:
+    """float32 (65536,): for every float16 bit pattern ``s``, ``float32(float16(1 - float32(s)))``."""
+    every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    with np.errstate(invalid="ignore", over="ignore"):  # NaN and infinite patterns: never a shadow's value
+        return (1.0 - every.astype(np.float32)).astype(np.float16).astype(np.float32)
+
+
+#: :func:`_keep_table`, built once (256 KB).
+_KEEP_OF_FLOAT16 = _keep_table()
+
+
+def _keep_of_shadow(shadow: np.ndarray) -> np.ndarray:
+    """The light a shadow leaves, ``(1 - s)`` rounded to the shadow's dtype and used as float32: bit for bit
+    ``(1.0 - shadow.astype(np.float32)).astype(shadow.dtype).astype(np.float32)`` for a float16 or float32
+    (H, W) ``shadow``. For float16 it is a look-up of the value's 16 bits in a table built with those same
+    numpy conversions (numpy converts float16 element by element, ~1.2 ns each way, 3 conversions)."""
+    if shadow.dtype == np.float16:
+        return _KEEP_OF_FLOAT16[shadow.view(np.uint16)]
+    return (1.0 - shadow.astype(np.float32)).astype(shadow.dtype).astype(np.float32)
+
+
 def _nonzero_columns(plane: np.ndarray) -> np.ndarray:
     """``plane.any(axis=0)`` of a float (H, W) plane; for float16 from its bits, 10x faster than numpy's
     float16 ``any`` (which converts every element): a float16 is non-zero unless every bit but the sign is
@@ -344,14 +365,14 @@ def blend(
         # shadow has (1 - s) = 1 exactly, the same as no shadow at all
         keep = None
         if s_on is not None and shadow is not None and s_on.any():
-            keep = (1.0 - shadow[ss].astype(np.float32)).astype(shadow.dtype)
+            keep = _keep_of_shadow(shadow[ss])
         b: np.ndarray | float
         if background is None:
-            b = 255.0 if keep is None else keep.astype(np.float32) * np.float32(255.0)
+            b = 255.0 if keep is None else keep * np.float32(255.0)
         else:
             b = background[ss].transpose(2, 0, 1).astype(np.float32, order="C")
             if keep is not None:
-                b *= keep.astype(np.float32)
+                b *= keep
         if not a_on.any():
             # shadow only: a = 0, so a (F' - b) + b is b itself (F' is finite), whatever F' is
             f = np.broadcast_to(b, (3, *alpha[ss].shape)) + np.float32(0.5)
