@@ -316,7 +316,7 @@ def _retouch_decoded(
         bg_est = local_background(small, alpha_small)
         fg_est = local_background(small, alpha_small, foreground=True)
         if fell_back is None:  # a fallback is plain rembg's mask: its edges are not tightened either
-            a_full = matte.astype(np.float32) / 255.0
+            a_full = np.divide(matte, np.float32(255.0), dtype=np.float32)  # astype, then / 255, in one pass
             identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
             # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
             tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
@@ -333,8 +333,7 @@ def _retouch_decoded(
     fg = resample_region(rgb, placement, fill=255)
     kept_rgb = rgb if keep_rgb else None
     del rgb
-    alpha_out = resample_region(matte, placement, fill=0).astype(np.float32)
-    alpha_out /= 255.0
+    alpha_out = np.divide(resample_region(matte, placement, fill=0), np.float32(255.0), dtype=np.float32)
 
     # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
     if matte_source != "alpha":
