@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-from .colors import squared_distances
+from .colors import masked_pixels, squared_distances
 
 __all__ = ["guided_filter", "refine_matte", "remove_trapped_background", "suppress_ghosts", "upsample_matte"]
 
@@ -151,7 +151,7 @@ def remove_trapped_background(
     bg_i, fg_i = np.flatnonzero(sure_bg), np.flatnonzero(sure_fg)
     bg_c = _kmeans_centres(colours[bg_i[rng.choice(len(bg_i), size=min(800, len(bg_i)), replace=False)]], 4)
     fg_c = _kmeans_centres(colours[fg_i[rng.choice(len(fg_i), size=min(800, len(fg_i)), replace=False)]], 6)
-    px = rgb_s[cand]
+    px = masked_pixels(rgb_s, cand)
     d_bg = np.sqrt(squared_distances(px, bg_c)).min(1)
     d_fg = np.sqrt(squared_distances(px, fg_c)).min(1)
     is_bg = (d_bg < colour_tol) & (d_bg < 0.5 * d_fg)

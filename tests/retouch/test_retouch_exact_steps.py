@@ -304,3 +304,21 @@ def test_trapped_background_draws_the_same_pixels(shape: tuple[int, int]) -> Non
     want = _reference_trapped(rgb, coarse)
     assert (got < coarse).any()  # the hole was cut
     assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_masked_pixels_are_numpys_boolean_indexing() -> None:
+    """float32 and uint8 images, contiguous and strided (every other pixel, a sub-box), empty and full masks."""
+    rng = np.random.default_rng(3)
+    for image in (
+        rng.random((61, 47, 3), dtype=np.float32),
+        rng.integers(0, 256, (61, 47, 3), dtype=np.uint8),
+    ):
+        for view in (image, image[::2, ::2], image[5:40, 3:30]):
+            for mask in (
+                rng.random(view.shape[:2]) < 0.3,
+                np.zeros(view.shape[:2], bool),
+                np.ones(view.shape[:2], bool),
+            ):
+                want = view[mask]
+                got = colors.masked_pixels(view, mask)
+                assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
