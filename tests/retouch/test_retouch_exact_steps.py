@@ -322,3 +322,27 @@ def test_masked_pixels_are_numpys_boolean_indexing() -> None:
                 want = view[mask]
                 got = colors.masked_pixels(view, mask)
                 assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(300, 260), (700, 560)])
+def test_guide_planes_are_the_float_image_channels(shape: tuple[int, int]) -> None:
+    """The planes are the (H, W, 3) guide's channels, and the trapped background and the guided filter give
+    the same matte from the planes as from the (H, W, 3) guide, at the colour test's resolution and above."""
+    from retouch.matte import _guide_planes, guided_filter, remove_trapped_background
+
+    rng = np.random.default_rng(shape[1])
+    h, w = shape
+    rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    guide = rgb.astype(np.float32) / 255.0
+    planes = _guide_planes(rgb)
+    for c in range(3):
+        assert planes[c].dtype == np.float32 and planes[c].flags.c_contiguous
+        assert np.array_equal(planes[c], guide[..., c])
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot((yy - h / 2) / h, (xx - w / 2) / w)
+    coarse = ndi.gaussian_filter(np.where(r < 0.3, np.where(r < 0.12, 0.5, 1.0), 0.0), 2).astype(np.float32)
+    assert np.array_equal(remove_trapped_background(planes, coarse), remove_trapped_background(guide, coarse))
+    for sub in (1, 2):
+        assert np.array_equal(
+            guided_filter(planes, coarse, 2, 1e-4, sub), guided_filter(guide, coarse, 2, 1e-4, sub)
+        )
