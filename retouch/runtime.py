@@ -217,7 +217,7 @@ def limit_blas_threads(threads: int) -> int:
     (:attr:`RetouchRuntime.network_slots`). With OpenBLAS's default of one thread per core its workers
     wake for those small calls and then spin waiting for the next one, on the core the other photo needs:
     over the 53 photos of ``make bench-speed``, one photo at a time, the process's CPU time went from
-    ~310 to ~277 ms per photo with 1 thread, with the same JPEG, WebP and matte bytes (the exact
+    ~304 to ~281 ms per photo with 1 thread, with the same JPEG, WebP and matte bytes (the exact
     speed-ups record, third round). Call it after numpy and SciPy are imported (a library loaded later
     keeps its own default; importing :mod:`retouch.pipeline` loads both).
     """
