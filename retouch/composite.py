@@ -59,13 +59,20 @@ def local_background(
         weight = np.clip(1.0 - 4.0 * a, 0.0, 1.0).astype(np.float32)  # only clearly-background pixels
         sigma = max(2.0, 0.03 * max(size))
     den = ndi.gaussian_filter(weight, sigma, mode="nearest")
-    num = np.stack([ndi.gaussian_filter(rgb[..., c] * weight, sigma, mode="nearest") for c in range(3)], -1)
+    num = [ndi.gaussian_filter(rgb[..., c] * weight, sigma, mode="nearest") for c in range(3)]
     fallback = (rgb * weight[..., None]).sum((0, 1)) / max(float(weight.sum()), 1e-6)
     if weight.sum() < 1:
         fallback = np.full(3, 255.0, np.float32)
-    est = num / np.maximum(den, 1e-4)[..., None]
-    t = np.clip(den / 0.05, 0.0, 1.0)[..., None]  # far from any background: use the global mean
-    return (t * est + (1 - t) * fallback).astype(np.float32)
+    # t est + (1 - t) fallback with est = num / max(den, 1e-4), channel by channel on (hb, wb) planes
+    # (the same float32 operations per element as on the (hb, wb, 3) array, without numpy's slow loops over
+    # a 3-long last axis); t: far from any background, use the global mean
+    safe_den = np.maximum(den, 1e-4)
+    t = np.clip(den / 0.05, 0.0, 1.0)
+    rest = 1 - t
+    out = np.empty((*den.shape, 3), np.float32)
+    for c in range(3):
+        out[..., c] = t * (num[c] / safe_den) + rest * fallback[c]
+    return out
 
 
 def lookup_grid(

@@ -134,3 +134,44 @@ def test_one_blas_thread_gives_the_outputs_of_two(photos_dir: Path) -> None:
     with threadpool_limits(limits=1, user_api="blas"):
         one = [_outputs(d) for d in datas]
     assert one == two
+
+
+def _reference_local_background(
+    rgb_small: np.ndarray, alpha_small: np.ndarray, foreground: bool
+) -> np.ndarray:
+    """:func:`retouch.composite.local_background` on (h, w, 3) arrays, as the formula reads."""
+    from PIL import Image
+
+    h, w = alpha_small.shape
+    f = min(1.0, (256 if foreground else 128) / max(h, w))
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    rgb = np.asarray(Image.fromarray(rgb_small, "RGB").resize(size, Image.Resampling.BOX), dtype=np.float32)
+    a = np.asarray(Image.fromarray(alpha_small.astype(np.float32), "F").resize(size, Image.Resampling.BOX))
+    if foreground:
+        weight, sigma = np.clip(4.0 * a - 3.0, 0.0, 1.0).astype(np.float32), max(1.5, 0.015 * max(size))
+    else:
+        weight, sigma = np.clip(1.0 - 4.0 * a, 0.0, 1.0).astype(np.float32), max(2.0, 0.03 * max(size))
+    den = ndi.gaussian_filter(weight, sigma, mode="nearest")
+    num = np.stack([ndi.gaussian_filter(rgb[..., c] * weight, sigma, mode="nearest") for c in range(3)], -1)
+    fallback = (rgb * weight[..., None]).sum((0, 1)) / max(float(weight.sum()), 1e-6)
+    if weight.sum() < 1:
+        fallback = np.full(3, 255.0, np.float32)
+    est = num / np.maximum(den, 1e-4)[..., None]
+    t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
+    return (t * est + (1 - t) * fallback).astype(np.float32)
+
+
+def test_local_background_on_real_photos_is_the_formula(
+    photos_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The background and product colour grids of real photos, and of a matte with no background at all."""
+    from retouch.composite import local_background
+
+    calls = _recorded(monkeypatch, pipeline_module, "local_background", _photos(photos_dir))
+    assert len(calls) == 6
+    for args, kwargs in calls:
+        small, alpha = args[:2]
+        for a in (alpha, np.ones_like(alpha)):
+            fg = bool(kwargs.get("foreground", False))
+            got, want = local_background(small, a, foreground=fg), _reference_local_background(small, a, fg)
+            assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
