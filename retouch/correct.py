@@ -26,6 +26,8 @@ import numpy as np
 from PIL import Image, ImageChops, ImageFilter
 from scipy import ndimage as ndi
 
+from .colors import masked_pixels
+
 __all__ = [
     "ColourCorrection",
     "estimate_correction",
@@ -87,10 +89,11 @@ def estimate_correction(rgb_small: np.ndarray, alpha_small: np.ndarray) -> Colou
         a :class:`ColourCorrection` (identity when there are too few product pixels).
     """
     sub = (slice(None, None, 2), slice(None, None, 2))  # statistics: every 4th pixel is plenty
-    prod = rgb_small[sub][alpha_small[sub] > 0.9].astype(np.float32)
+    rgb_sub = np.ascontiguousarray(rgb_small[sub])
+    prod = masked_pixels(rgb_sub, alpha_small[sub] > 0.9).astype(np.float32)
     if len(prod) < 200:
         return ColourCorrection()
-    bg = rgb_small[sub][alpha_small[sub] < 0.02].astype(np.float32)
+    bg = masked_pixels(rgb_sub, alpha_small[sub] < 0.02).astype(np.float32)
     gains = np.ones(3, np.float32)
     source = "none"
     if len(bg) > 500:

@@ -22,7 +22,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-from .colors import fit_colour_mixture, mixture_log_density
+from .colors import fit_colour_mixture, masked_pixels, mixture_log_density
 from .ring_openings import round_holes
 from .wheel_openings import wheel_sectors
 
@@ -371,9 +371,9 @@ def clear_openings(
     if ring.sum() < 200 or fg.sum() < 200:
         return out
     rng = np.random.default_rng(0)
-    ring_rgb = rgb_s[ring]
+    ring_rgb = masked_pixels(rgb_s, ring)
     bg_gmm = fit_colour_mixture(ring_rgb, 6, rng)
-    fg_px = rgb_s[fg]
+    fg_px = masked_pixels(rgb_s, fg)
     fg_ld_bg = mixture_log_density(fg_px, bg_gmm)
     ring_ld_bg = mixture_log_density(ring_rgb, bg_gmm)
     typical = float(np.percentile(ring_ld_bg, 30))

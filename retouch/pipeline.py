@@ -40,7 +40,7 @@ from .pick import (
 )
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
-from .runtime import FULL_RES_BUDGET, RUNTIME, release_free_heap, tune_malloc
+from .runtime import FULL_RES_BUDGET, RUNTIME, limit_blas_threads, release_free_heap, tune_malloc
 from .segment import DEFAULT_MODEL
 
 __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
@@ -214,6 +214,8 @@ def _jpeg_corner_min(jpeg: bytes) -> int:
 
 # few arenas and fixed thresholds, so freed memory is reused (the worker sets them earlier, before its threads)
 tune_malloc(RUNTIME)
+# one BLAS thread: the linear algebra here is small, and the photos already run one per thread
+limit_blas_threads(RUNTIME.blas_threads)
 
 
 def retouch(
@@ -324,7 +326,7 @@ def _retouch_decoded(
         bg_est = local_background(small, alpha_small)
         fg_est = local_background(small, alpha_small, foreground=True)
         if fell_back is None:  # a fallback is plain rembg's mask: its edges are not tightened either
-            a_full = matte.astype(np.float32) / 255.0
+            a_full = np.divide(matte, np.float32(255.0), dtype=np.float32)  # astype, then / 255, in one pass
             identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
             # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
             tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
@@ -341,8 +343,7 @@ def _retouch_decoded(
     fg = resample_region(rgb, placement, fill=255)
     kept_rgb = rgb if keep_rgb else None
     del rgb
-    alpha_out = resample_region(matte, placement, fill=0).astype(np.float32)
-    alpha_out /= 255.0
+    alpha_out = np.divide(resample_region(matte, placement, fill=0), np.float32(255.0), dtype=np.float32)
 
     # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
     if matte_source != "alpha":

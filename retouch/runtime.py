@@ -15,6 +15,8 @@ Variable                        Field                        Default
 ``RETOUCH_MALLOC_ARENAS``       :attr:`malloc_arenas`        2 (0 = glibc's default, 8 per core)
 ``RETOUCH_MALLOC_MMAP_MB``      :attr:`malloc_mmap_mb`       32 (0 = glibc's sliding threshold)
 ``RETOUCH_MALLOC_TRIM_MB``      :attr:`malloc_trim_mb`       1024 (0 = glibc's sliding threshold)
+``RETOUCH_BLAS_THREADS``        :attr:`blas_threads`         1 (BLAS / LAPACK threads of numpy and
+                                                             SciPy, :func:`limit_blas_threads`)
 ``RETOUCH_NETWORK_INT8``        :attr:`network_int8`         ``auto`` (int8 first pass where the CPU
                                                              has VNNI; ``0`` = float32, ``1`` = int8)
 ``U2NET_HOME``                  :attr:`models_dir`           unset (the worker and the CLI pass
@@ -48,6 +50,7 @@ __all__ = [
     "fix_malloc_thresholds",
     "glibc_function",
     "int8_setting",
+    "limit_blas_threads",
     "limit_malloc_arenas",
     "release_free_heap",
     "tune_malloc",
@@ -89,6 +92,7 @@ class RetouchRuntime:
             model (:func:`retouch.segment.int8_enabled`).
         malloc_mmap_mb: glibc's mmap threshold in MB (:func:`fix_malloc_thresholds`); 0 = glibc's sliding one.
         malloc_trim_mb: glibc's trim threshold in MB (idem); 0 = glibc's sliding one.
+        blas_threads: threads of the BLAS / LAPACK libraries numpy and SciPy load (:func:`limit_blas_threads`).
         models_dir: the segmentation models' directory from ``U2NET_HOME`` (rembg's own variable), or
             ``None`` (:class:`retouch.models.NetworkConfig` then uses the one it is given, else the
             repository's ``.data/models``).
@@ -103,6 +107,7 @@ class RetouchRuntime:
     malloc_mmap_mb: int = 32
     malloc_trim_mb: int = 1024
     models_dir: str | None = None
+    blas_threads: int = 1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, cpu_count: int | None = None) -> RetouchRuntime:
@@ -121,6 +126,7 @@ class RetouchRuntime:
             malloc_mmap_mb=max(0, int(env.get("RETOUCH_MALLOC_MMAP_MB") or "32")),
             malloc_trim_mb=max(0, int(env.get("RETOUCH_MALLOC_TRIM_MB") or "1024")),
             models_dir=env.get("U2NET_HOME") or None,
+            blas_threads=_positive_int(env, "RETOUCH_BLAS_THREADS", 1),
         )
 
 
@@ -200,6 +206,25 @@ def tune_malloc(runtime: RetouchRuntime) -> None:
     :func:`fix_malloc_thresholds`). Call it before the threads that will allocate start."""
     limit_malloc_arenas(runtime.malloc_arenas)
     fix_malloc_thresholds(runtime.malloc_mmap_mb, runtime.malloc_trim_mb)
+
+
+def limit_blas_threads(threads: int) -> int:
+    """Cap the threads of every BLAS / LAPACK library loaded in this process (numpy's and SciPy's
+    OpenBLAS) at ``threads``, with ``threadpoolctl``; returns how many libraries were capped.
+
+    The pipeline's linear algebra is small (least squares of a hole's backdrop surface, a speck's
+    inpainting system, 3 x 3 eigenproblems), and the work runs one photo per thread already
+    (:attr:`RetouchRuntime.network_slots`). With OpenBLAS's default of one thread per core its workers
+    wake for those small calls and then spin waiting for the next one, on the core the other photo needs:
+    over the 53 photos of ``make bench-speed``, one photo at a time, the process's CPU time went from
+    ~304 to ~281 ms per photo with 1 thread, with the same JPEG, WebP and matte bytes (the exact
+    speed-ups record, third round). Call it after numpy and SciPy are imported (a library loaded later
+    keeps its own default; importing :mod:`retouch.pipeline` loads both).
+    """
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    threadpool_limits(limits=threads, user_api="blas")
+    return sum(1 for lib in threadpool_info() if lib["user_api"] == "blas")
 
 
 RUNTIME = RetouchRuntime.from_env()

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -120,6 +121,24 @@ def test_the_malloc_settings_are_applied_in_the_retouch_processes() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["[2,", "(32,", "1024)]", "True", "False", "True", "False"]
+
+
+def test_one_blas_thread_in_the_retouch_processes() -> None:
+    """Importing the pipeline caps numpy's and SciPy's OpenBLAS at ``RETOUCH_BLAS_THREADS`` threads (default 1),
+    checked in fresh interpreters on this 2+-core machine, where OpenBLAS would otherwise start one per core."""
+    assert RetouchRuntime.from_env({}, cpu_count=4).blas_threads == 1
+    assert RetouchRuntime.from_env({"RETOUCH_BLAS_THREADS": "3"}, cpu_count=4).blas_threads == 3
+    code = (
+        "import retouch.pipeline; from threadpoolctl import threadpool_info; "
+        "print(sorted(i['num_threads'] for i in threadpool_info() if i['user_api'] == 'blas'))"
+    )
+    for env_value, want in (("", "[1, 1]"), ("2", "[2, 2]")):
+        env = {**os.environ, "RETOUCH_BLAS_THREADS": env_value}
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120, env=env
+        )
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.strip() == want
 
 
 def test_retouch_env_reads_live_in_runtime_only() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 from scipy import ndimage as ndi
@@ -91,13 +90,22 @@ def edge_sharpness(grey: np.ndarray, block: int = 5) -> tuple[np.ndarray, np.nda
     hb, wb = -(-h // block), -(-w // block)
     pad = ((0, hb * block - h), (0, wb * block - w))
 
-    def pooled(x: np.ndarray, reduce: Any) -> np.ndarray:
+    def pooled(x: np.ndarray, extreme: np.ufunc) -> np.ndarray:
+        # block maxima (or minima), ``np.max(np.max(xp, axis=3), axis=1)``: the block's rows are folded with
+        # ``extreme`` slice by slice, then its columns, instead of numpy's slow reduction over 5-long axes
+        # (~20x faster; a maximum or minimum is exact in any order)
         xp = np.pad(x, pad, mode="edge").reshape(hb, block, wb, block)
-        return reduce(reduce(xp, axis=3), axis=1)
+        rows = xp[:, 0].copy()
+        for i in range(1, block):
+            extreme(rows, xp[:, i], out=rows)
+        out = rows[..., 0].copy()
+        for j in range(1, block):
+            extreme(out, rows[..., j], out=out)
+        return out
 
-    gmax = ndi.maximum_filter(pooled(mag, np.max), size=3)
-    contrast = ndi.maximum_filter(pooled(grey, np.max), size=3) - ndi.minimum_filter(
-        pooled(grey, np.min), size=3
+    gmax = ndi.maximum_filter(pooled(mag, np.maximum), size=3)
+    contrast = ndi.maximum_filter(pooled(grey, np.maximum), size=3) - ndi.minimum_filter(
+        pooled(grey, np.minimum), size=3
     )
     ratio = gmax / np.maximum(contrast, 1e-3)
 

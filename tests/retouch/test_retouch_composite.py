@@ -117,3 +117,17 @@ def test_speck_inpainting_is_scikit_images_biharmonic_inpainting() -> None:
     edge[1:4, 6:9] = True
     assert inpaint_biharmonic_interior(rng.random((16, 16, 3)), edge) is None
     assert inpaint_biharmonic_interior(rng.random((16, 16, 3)), np.zeros((16, 16), dtype=bool)) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32])
+def test_the_light_a_shadow_leaves_is_the_three_conversions(dtype: type) -> None:
+    """Every finite float16 value in [0, 1] (the table look-up), and float32 shadows (the plain expression),
+    in a strided slice as the blend's strips are."""
+    from retouch.composite import _keep_of_shadow
+
+    every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    values = every[np.isfinite(every) & (every >= 0) & (every <= 1)].astype(dtype)
+    plane = np.resize(values, (97, 256))[:, 3:200]
+    want = (1.0 - plane.astype(np.float32)).astype(dtype).astype(np.float32)
+    got = _keep_of_shadow(plane)
+    assert got.dtype == np.float32 and np.array_equal(got, want)

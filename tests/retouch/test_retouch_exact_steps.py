@@ -223,3 +223,126 @@ def test_refine_matte_is_the_plain_computation(shape: tuple[int, int]) -> None:
     got = refine_matte(rgb, coarse)
     want = _reference_refine(rgb, coarse)
     assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_cluster_means_are_numpys_means() -> None:
+    """Points of Lab-like magnitudes, clusters of one point, empty clusters (their previous centre is kept)."""
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 37, 2000):
+        for k in (1, 3, 6):
+            x = rng.normal(0.0, 40.0, (n, 3)) + rng.uniform(-100, 100, 3)
+            lab = rng.integers(0, k, n)
+            lab[lab == k - 1] = 0  # the last cluster empty
+            previous = rng.normal(0.0, 40.0, (k, 3))
+            want = np.array([x[lab == j].mean(0) if np.any(lab == j) else previous[j] for j in range(k)])
+            got = colors._cluster_means(x, lab, previous)
+            assert got.dtype == want.dtype == np.float64 and np.array_equal(got, want)
+
+
+def test_soft_pixels_are_the_full_canvas_nonzero() -> None:
+    """A product in part of the canvas, one touching the corner, an empty matte and an opaque one."""
+    from retouch.composite import _soft_pixels
+
+    rng = np.random.default_rng(9)
+    alpha = np.zeros((300, 420), np.float32)
+    alpha[40:200, 90:310] = np.clip(rng.normal(0.8, 0.4, (160, 220)), 0, 1)
+    for a in (alpha, alpha[30:, 90:], np.zeros((20, 30), np.float32), np.ones((20, 30), np.float32)):
+        want = np.nonzero((a > 0.0) & (a < 0.995))
+        got = _soft_pixels(a, 0.995)
+        assert all(g.dtype == w.dtype and np.array_equal(g, w) for g, w in zip(got, want, strict=True))
+
+
+def _reference_trapped(rgb: np.ndarray, coarse: np.ndarray) -> np.ndarray:
+    """:func:`retouch.matte.remove_trapped_background` with the sure pixels' colours copied by boolean masks
+    before the 800 are drawn."""
+    from retouch.matte import _kmeans_centres
+
+    h, w = coarse.shape
+    f = min(1.0, (150_000 / (h * w)) ** 0.5)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    rgb_s = np.stack([_resize_f(np.ascontiguousarray(rgb[..., c]), size) for c in range(3)], axis=-1)
+    p_s = _resize_f(coarse, size)
+    sure_bg, sure_fg = p_s < 0.05, p_s > 0.95
+    outside_lab, _ = ndi.label(p_s <= 0.5)
+    border = np.unique(
+        np.concatenate([outside_lab[0], outside_lab[-1], outside_lab[:, 0], outside_lab[:, -1]])
+    )
+    cand = ~np.isin(outside_lab, border[border > 0]) & (p_s < 0.85) & (p_s > 0.02)
+    rng = np.random.default_rng(0)
+    bg_px, fg_px = rgb_s[sure_bg], rgb_s[sure_fg]
+    bg_c = _kmeans_centres(bg_px[rng.choice(len(bg_px), size=min(800, len(bg_px)), replace=False)], 4)
+    fg_c = _kmeans_centres(fg_px[rng.choice(len(fg_px), size=min(800, len(fg_px)), replace=False)], 6)
+    px = rgb_s[cand]
+    d_bg = np.sqrt(squared_distances(px, bg_c)).min(1)
+    d_fg = np.sqrt(squared_distances(px, fg_c)).min(1)
+    hit = np.zeros_like(cand)
+    hit[cand] = (d_bg < 0.06) & (d_bg < 0.5 * d_fg)
+    lab, n = ndi.label(hit)
+    keep = np.bincount(lab.ravel(), minlength=n + 1) >= max(8, 0.0002 * hit.size)
+    keep[0] = False
+    cut = _resize_f(keep[lab].astype(np.float32), (w, h)) > 0.5
+    out = coarse.copy()
+    out[cut] = 0.0
+    return out
+
+
+@pytest.mark.parametrize("shape", [(300, 260), (700, 560)])
+def test_trapped_background_draws_the_same_pixels(shape: tuple[int, int]) -> None:
+    """A ring-shaped product whose hole shows the backdrop, at the colour test's resolution and above it."""
+    from retouch.matte import remove_trapped_background
+
+    rng = np.random.default_rng(shape[0])
+    h, w = shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot((yy - h / 2) / h, (xx - w / 2) / w)
+    ring = (r > 0.12) & (r < 0.3)
+    rgb = np.where(ring[..., None], [0.7, 0.15, 0.2], [0.9, 0.9, 0.85]) + rng.normal(0, 0.01, (h, w, 3))
+    rgb = np.clip(rgb, 0, 1).astype(np.float32)
+    coarse = np.where(r < 0.3, np.where(r < 0.12, 0.5, 1.0), 0.0).astype(np.float32)
+    coarse = ndi.gaussian_filter(coarse, 2).astype(np.float32)
+    got = remove_trapped_background(rgb, coarse)
+    want = _reference_trapped(rgb, coarse)
+    assert (got < coarse).any()  # the hole was cut
+    assert got.dtype == want.dtype == np.float32 and np.array_equal(got, want)
+
+
+def test_masked_pixels_are_numpys_boolean_indexing() -> None:
+    """float32 and uint8 images, contiguous and strided (every other pixel, a sub-box), empty and full masks."""
+    rng = np.random.default_rng(3)
+    for image in (
+        rng.random((61, 47, 3), dtype=np.float32),
+        rng.integers(0, 256, (61, 47, 3), dtype=np.uint8),
+    ):
+        for view in (image, image[::2, ::2], image[5:40, 3:30]):
+            for mask in (
+                rng.random(view.shape[:2]) < 0.3,
+                np.zeros(view.shape[:2], bool),
+                np.ones(view.shape[:2], bool),
+            ):
+                want = view[mask]
+                got = colors.masked_pixels(view, mask)
+                assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("shape", [(300, 260), (700, 560)])
+def test_guide_planes_are_the_float_image_channels(shape: tuple[int, int]) -> None:
+    """The planes are the (H, W, 3) guide's channels, and the trapped background and the guided filter give
+    the same matte from the planes as from the (H, W, 3) guide, at the colour test's resolution and above."""
+    from retouch.matte import _guide_planes, guided_filter, remove_trapped_background
+
+    rng = np.random.default_rng(shape[1])
+    h, w = shape
+    rgb = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    guide = rgb.astype(np.float32) / 255.0
+    planes = _guide_planes(rgb)
+    for c in range(3):
+        assert planes[c].dtype == np.float32 and planes[c].flags.c_contiguous
+        assert np.array_equal(planes[c], guide[..., c])
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot((yy - h / 2) / h, (xx - w / 2) / w)
+    coarse = ndi.gaussian_filter(np.where(r < 0.3, np.where(r < 0.12, 0.5, 1.0), 0.0), 2).astype(np.float32)
+    assert np.array_equal(remove_trapped_background(planes, coarse), remove_trapped_background(guide, coarse))
+    for sub in (1, 2):
+        assert np.array_equal(
+            guided_filter(planes, coarse, 2, 1e-4, sub), guided_filter(guide, coarse, 2, 1e-4, sub)
+        )
