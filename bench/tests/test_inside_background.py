@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bench.tuning.inside_background import background_inside, frame_sides
+from bench.tuning.inside_background import background_inside
+from retouch.pick.signals import frame_sides
 
 
 def _hoop_on_gradient(kept: bool, hoop: bool = True) -> tuple[np.ndarray, np.ndarray]:

@@ -7,7 +7,7 @@ resolution), each family with its wall-clock cost in ms (``fs_ms_*``, noisy):
 * ``fs_ib*``: :func:`bench.tuning.inside_background.background_inside` (background seen inside the product, local
   backdrop model) with its defaults (``fs_ib``, ``fs_ib_max``, ``fs_ib_all``) and variants: colour tolerance 8
   / 18 (``fs_ib_t8``, ``fs_ib_t18``), enclosed up to 35 % of the boundary on the outline (``fs_ib_e35``);
-* ``fs_sides``: :func:`bench.tuning.inside_background.frame_sides`;
+* ``fs_sides``: :func:`retouch.pick.signals.frame_sides`;
 * ``fs_neck``: the matte opened by a disc of radius 8 % of the square root of its area: the share of the matte
   outside its largest part (an object joined by a narrow neck), ``fs_neck_parts`` its parts over 10 % of the
   largest;
@@ -40,8 +40,9 @@ import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
 import retouch.pipeline as pipeline  # noqa: E402
-from bench.tuning.inside_background import background_inside, frame_sides  # noqa: E402
+from bench.tuning.inside_background import background_inside  # noqa: E402
 from retouch.pick.second import second_opinion  # noqa: E402
+from retouch.pick.signals import frame_sides  # noqa: E402
 
 
 def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any) -> dict[str, float]:

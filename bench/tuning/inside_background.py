@@ -27,7 +27,7 @@ import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
 
-__all__ = ["WORK_SIDE", "background_inside", "frame_sides"]
+__all__ = ["WORK_SIDE", "background_inside"]
 
 #: Long side (px) of the box the local model works at: openings worth flagging are several px wide at it.
 WORK_SIDE = 128
@@ -201,10 +201,3 @@ def background_inside(
         "inside_bg_max": float(enclosed.max()) / area if enclosed.size else 0.0,
         "inside_bg_all": n_like / area,
     }
-
-
-def frame_sides(alpha: np.ndarray, share: float = 0.02) -> float:
-    """Number of frame sides (0-4) along which the matte (``alpha >= 0.5``, float32 (H, W)) covers more than
-    ``share`` of the side's length."""
-    fg = alpha >= 0.5
-    return float(sum(float(e.mean()) > share for e in (fg[0], fg[-1], fg[:, 0], fg[:, -1])))
