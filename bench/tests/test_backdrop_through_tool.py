@@ -1,0 +1,60 @@
+"""The backdrop-through-the-product tuning tool (``bench/tuning/backdrop_through.py``): it replays the product's
+own cap on recorded photos, refuses a recording whose flags main does not reproduce, never trades a good result or
+a control photo for a failure, and drops the smooth test where the ring is not smooth."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bench.tuning import backdrop_through as bt
+from retouch.pick import SHIPPED_PICK
+from retouch.pick.through import Through
+
+SURE = {"sharp": 1.0, "uncertain": 0.0, "area": 0.2, "border": 0.0, "centre": 0.1, "agreement": 1.0}
+
+
+def _found(smooth: list[list[float]], ring: float = 0.5) -> Through:
+    return Through(ring, 0.3, np.array(smooth, float).reshape(-1, 2), np.zeros((0, 4)))
+
+
+def _row(name: str, iou: float, *, control: bool = False, main: bool = False) -> dict:
+    return {"name": name, "iou": iou, "signals": dict(SURE), "control": control, "main": main}
+
+
+def test_the_cap_flags_an_enclosed_smooth_region_and_main_keeps_its_own_flags():
+    rows = [_row("o21-00-doll", 0.5), _row("banana1", 0.99), _row("o21-01-bush", 0.4, main=True)]
+    found = [_found([[0.3, 0.0]]), _found([[0.3, 0.9]]), _found([])]
+    assert bt.flags(rows, found, SHIPPED_PICK).tolist() == [True, False, True]
+    off = dataclasses.replace(SHIPPED_PICK, review_through=0.0)
+    assert bt.flags(rows, found, off).tolist() == [False, False, True]
+
+
+def test_the_smooth_test_is_dropped_where_the_ring_is_not_smooth():
+    rough = _found([[0.3, 0.0]], ring=SHIPPED_PICK.through_smooth_ring + 1.0)
+    assert len(bt.gated(rough, SHIPPED_PICK).smooth) == 0
+    assert len(bt.gated(rough, dataclasses.replace(SHIPPED_PICK, through_smooth_ring=10.0)).smooth) == 1
+
+
+def test_the_operating_point_never_flags_a_control_photo_or_a_good_result_for_a_failure():
+    rows = [_row("o21-00-doll", 0.5), _row("c1", 0.9, control=True), _row("banana1", 0.99)]
+    table = np.array([[True, True, False], [True, False, True], [False, False, False], [True, False, False]])
+    main = np.zeros(3, bool)
+    assert bt.choose(rows, table, main, np.ones(3, bool)) == 3
+    c = bt.counts(rows, table[0])
+    assert (c["bad"], c["good"], c["control"], c["control_n"]) == (1, 0, 1, 1)
+
+
+def test_a_recording_main_does_not_reproduce_is_refused(tmp_path: Path):
+    rows = [{"name": "banana1", "iou": 0.99, "signals": dict(SURE), "needs_review": True}]
+    (tmp_path / "r.json").write_text(json.dumps(rows))
+    (tmp_path / "npz").mkdir()
+    np.savez(
+        tmp_path / "npz" / "0000.npz", small=np.zeros((8, 8, 3), np.uint8), alpha=np.zeros((8, 8), np.uint8)
+    )
+    with pytest.raises(ValueError, match="recomputed"):
+        bt.load([f"{tmp_path / 'r.json'}:{tmp_path / 'npz'}"])

@@ -1,0 +1,217 @@
+"""Research tool: the "backdrop continues through the product" review cap, chosen on recorded tuning photos only.
+
+Reads recordings made by ``bench/tuning/flag_signals.py`` with ``FLAG_SIGNALS_DUMP`` (or any run writing the same
+rows: ``name``, ``iou``, ``signals``, ``needs_review``, and a folder of ``NNNN.npz`` with each photo's working
+image ``small`` and final matte ``alpha`` in the rows' order), given as ``ROWS.json:NPZ_DIR`` pairs. Each pair
+may be marked ``control`` (``ROWS.json:NPZ_DIR:control``): its photos have no opening (real studio views of
+cars), so any flag the new cap adds there is a false flag whatever their IoU.
+
+For every photo it measures :func:`retouch.pick.through.through_regions` once (CPU per photo with
+``time.process_time``), then replays :func:`retouch.pick.confidence` with the signal ``through`` of each variant
+of the ``through_*`` thresholds (:func:`variants`) where main's flag (the recorded signals alone) is not raised,
+as :func:`retouch.pick.through.with_backdrop_through` does. Main's recomputed flag must equal the recorded one.
+
+Counts, per variant: results under IoU 0.8 flagged (failures caught), results at IoU >= 0.95 flagged, control
+photos flagged. The operating point is the variant that newly flags the most failures while newly flagging no
+result at IoU >= 0.95 and no control photo (ties: the variant nearest the shipped thresholds in :func:`variants`'
+order, after the fewest photos flagged). Out of fold: the product-grouped folds of :func:`bench.tuning.tune_pick.grouped_folds`; the point is chosen
+on the other folds and applied to each fold in turn.
+
+Usage: ``python -m bench.tuning.backdrop_through /work/rec/A.json:/work/rec/A-npz /work/rec/B.json:/work/rec/B-npz
+/work/rec/C.json:/work/rec/C-npz:control``. Not product code; the backdrop through the product record in
+``docs/decisions/`` says what was kept.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import itertools
+import json
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+if __package__ in (None, ""):
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+import numpy as np  # noqa: E402
+
+from bench.tuning.tune_pick import grouped_folds  # noqa: E402
+from retouch.pick import PickConfig  # noqa: E402
+from retouch.pick.confidence import confidence  # noqa: E402
+from retouch.pick.config import SHIPPED_PICK  # noqa: E402
+from retouch.pick.through import Through, backdrop_through, through_regions  # noqa: E402
+
+#: Failures: IoU against the hand mask below this. Good results: at least :data:`GOOD`.
+BAD = 0.8
+GOOD = 0.95
+
+
+def _values(first: float, *others: float) -> list[float]:
+    """``first`` (the shipped value), then the ``others`` not equal to it."""
+    return list(dict.fromkeys([first, *others]))
+
+
+def variants() -> Iterable[PickConfig]:
+    """The grid searched, the shipped thresholds first (ties go to the earliest)."""
+    s = SHIPPED_PICK
+    grid = itertools.product(
+        _values(s.through_smooth_ring),
+        _values(s.through_smooth_share, 0.005, 0.01, 0.02, 0.05),
+        _values(s.through_smooth_enclosed, 0.0, 0.1, 0.2),
+        _values(s.through_like_share, 0.005, 0.01, 0.02, 0.05),
+        _values(s.through_like_enclosed, 0.0, 0.05),
+        _values(s.through_like_residual, 1.0, 1.2, 1.5),
+        _values(s.through_like_noise, 1.2, 1.3, 1.4, 1.5, 2.0, 3.0),
+    )
+    for ring, ss, se, ls, le, lr, ln in grid:  # the ring's smoothness is not searched: see the record
+        yield dataclasses.replace(
+            s,
+            through_smooth_ring=ring,
+            through_smooth_share=ss,
+            through_smooth_enclosed=se,
+            through_like_share=ls,
+            through_like_enclosed=le,
+            through_like_residual=lr,
+            through_like_noise=ln,
+        )
+
+
+def gated(found: Through, config: PickConfig) -> Through:
+    """``found`` (measured with the smooth test always on) as ``config`` would have measured it: no smooth regions
+    where the ring's residual is above :attr:`PickConfig.through_smooth_ring`."""
+    if found.ring_residual <= config.through_smooth_ring:
+        return found
+    return dataclasses.replace(found, smooth=np.zeros((0, 2)))
+
+
+def flags(rows: Sequence[dict], found: Sequence[Through], config: PickConfig) -> np.ndarray:
+    """The new review flag (bool per row) under ``config``: main's flag, or the ``through`` cap where main's is
+    not raised."""
+    out = np.zeros(len(rows), bool)
+    for i, (row, f) in enumerate(zip(rows, found, strict=True)):
+        if row["main"]:
+            out[i] = True
+            continue
+        sig = {**row["signals"], "through": backdrop_through(gated(f, config), config=config)}
+        out[i] = confidence(sig, config=config)[1]
+    return out
+
+
+def counts(rows: Sequence[dict], flagged: np.ndarray, use: np.ndarray | None = None) -> dict[str, int]:
+    """Flagged / total of failures (``bad``), good results (``good``, control photos left out) and control photos
+    (``control``) among the rows in ``use`` (all by default)."""
+    use = np.ones(len(rows), bool) if use is None else use
+    iou = np.array([r["iou"] for r in rows])
+    ctl = np.array([r["control"] for r in rows])
+    bad, good = use & ~ctl & (iou < BAD), use & ~ctl & (iou >= GOOD)
+    cu = use & ctl
+    return {
+        "bad": int((flagged & bad).sum()),
+        "bad_n": int(bad.sum()),
+        "good": int((flagged & good).sum()),
+        "good_n": int(good.sum()),
+        "control": int((flagged & cu).sum()),
+        "control_n": int(cu.sum()),
+    }
+
+
+def choose(rows: Sequence[dict], table: np.ndarray, main: np.ndarray, use: np.ndarray) -> int:
+    """Index of the operating point among the variants (rows of bool ``table`` (variants, photos)) on the photos
+    in ``use``: the most failures flagged with no good result nor control photo flagged beyond ``main``'s (ties: the
+    fewest photos flagged, then the earliest variant)."""
+    iou = np.array([r["iou"] for r in rows])
+    ctl = np.array([r["control"] for r in rows])
+    bad = use & ~ctl & (iou < BAD)
+    spare = use & (ctl | (iou >= GOOD)) & ~main
+    best, best_key = 0, (-1, 0, 0)
+    for v in range(table.shape[0]):
+        if (table[v] & spare).any():
+            continue
+        key = (int((table[v] & bad).sum()), -int((table[v] & use).sum()), -v)
+        if key > best_key:
+            best, best_key = v, key
+    return best
+
+
+def load(specs: Sequence[str]) -> tuple[list[dict], list[Through], list[float]]:
+    """Rows (with ``control`` and ``main``: the recomputed main flag), their measured regions and CPU seconds of
+    :func:`through_regions` per photo, from ``ROWS.json:NPZ_DIR[:control]`` pairs.
+
+    Raises:
+        ValueError: main's flag recomputed from the recorded signals differs from the recorded one.
+    """
+    always = dataclasses.replace(SHIPPED_PICK, through_smooth_ring=float("inf"))
+    rows: list[dict] = []
+    found: list[Through] = []
+    cpu: list[float] = []
+    for spec in specs:
+        parts = spec.split(":")
+        recorded = json.loads(Path(parts[0]).read_text())
+        control = len(parts) > 2 and parts[2] == "control"
+        for i, r in enumerate(recorded):
+            main_flag = confidence(r["signals"])[1]
+            if main_flag != bool(r["needs_review"]):
+                raise ValueError(
+                    f"{r['name']}: main's flag recomputed {main_flag}, recorded {r['needs_review']}"
+                )
+            z = np.load(Path(parts[1]) / f"{i:04d}.npz")
+            small, alpha = z["small"], z["alpha"].astype(np.float32) / 255.0
+            t = time.process_time()
+            found.append(through_regions(small, alpha, config=always))
+            cpu.append(time.process_time() - t)
+            rows.append({**r, "control": control, "main": main_flag})
+    return rows, found, cpu
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure, replay, print main's and the new flag's counts in sample and out of fold."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("recordings", nargs="+", help="ROWS.json:NPZ_DIR[:control]")
+    parser.add_argument("--folds", type=int, default=5)
+    args = parser.parse_args(argv)
+    rows, found, cpu = load(args.recordings)
+    main_flags = np.array([r["main"] for r in rows])
+    configs = list(variants())
+    table = np.stack([flags(rows, found, c) for c in configs])
+    ms = 1000 * np.array(cpu)
+    ran = ~main_flags
+    print(
+        f"{len(rows)} photos; through_regions CPU per photo it runs on ({int(ran.sum())}): "
+        f"median {np.median(ms[ran]):.1f} ms, p90 {np.percentile(ms[ran], 90):.1f} ms"
+    )
+    print("main:", counts(rows, main_flags))
+    shipped = flags(rows, found, SHIPPED_PICK)
+    print("shipped thresholds, in sample:", counts(rows, shipped))
+    newly = [
+        f"{r['name']} ({r['iou']:.2f})"
+        for r, s, m in zip(rows, shipped, main_flags, strict=True)
+        if s and not m
+    ]
+    print("  newly flagged:", ", ".join(newly))
+    everywhere = np.ones(len(rows), bool)
+    v = choose(rows, table, main_flags, everywhere)
+    print("operating point in sample:", counts(rows, table[v]), describe(configs[v]))
+    fold = grouped_folds(rows, args.folds)
+    oof = np.zeros(len(rows), bool)
+    for k in range(args.folds):
+        v = choose(rows, table, main_flags, fold != k)
+        oof[fold == k] = table[v][fold == k]
+        print(f"  fold {k}: {describe(configs[v])}")
+    print("out of fold:", counts(rows, oof))
+    return 0
+
+
+def describe(c: PickConfig) -> str:
+    """The ``through_*`` thresholds of a variant, short."""
+    return (
+        f"smooth ring<={c.through_smooth_ring} share>={c.through_smooth_share} enc<={c.through_smooth_enclosed}; "
+        f"like share>={c.through_like_share} enc<={c.through_like_enclosed} res<={c.through_like_residual} "
+        f"noise x{c.through_like_noise}"
+    )
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
