@@ -101,3 +101,34 @@ def test_a_recording_main_does_not_reproduce_is_refused(tmp_path: Path):
     )
     with pytest.raises(ValueError, match="recomputed"):
         bt.load([f"{tmp_path / 'r.json'}:{tmp_path / 'npz'}"])
+
+
+def test_the_local_measure_is_the_products_and_its_thresholds_apply_one_at_a_time():
+    """On a plate with a hole kept on a blurred backdrop the tool's local regions are the product's
+    (``retouch.pick.through``, same thresholds); a region passes only when large, enclosed, predicted as well as
+    the ring near it and with its detail."""
+    from scipy import ndimage as ndi
+
+    from retouch.pick.through import through_regions
+
+    rng = np.random.default_rng(0)
+    h, w = 300, 400
+    field = np.stack([ndi.gaussian_filter(rng.normal(0.0, 1.0, (h, w)), 8.0) for _ in range(3)], -1)
+    img = (field / np.abs(field).max() * 60 + np.array([150, 140, 120]) + rng.normal(0, 2, (h, w, 1))).astype(
+        np.float32
+    )
+    yy, xx = np.mgrid[0:h, 0:w]
+    plate = (np.abs(yy - 150) < 90) & (np.abs(xx - 200) < 120)
+    img[plate & ~(np.hypot(yy - 150, xx - 200) < 50)] = (170, 40, 40)
+    small, alpha = _u8(img), plate.astype(np.float32)
+    tool = bt.local_regions(small, alpha)
+    assert len(tool)
+    np.testing.assert_allclose(tool, through_regions(small, alpha).local)
+    c = bt.LOCAL
+    ok = [0.3, 0.05, 0.9, 1.2]
+    assert bt.local_through(np.array([ok])) == pytest.approx(0.3)
+    for i, bad in ((0, c.share / 2), (1, c.enclosed + 0.05), (2, c.residual + 0.1), (3, c.noise * 1.5)):
+        row = list(ok)
+        row[i] = bad
+        assert bt.local_through(np.array([row])) == 0.0
+    assert bt.local_through(np.zeros((0, 4))) == 0.0

@@ -9,10 +9,11 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.crops`: second looks on a crop (the zoom on a small product, the refocus on a soft one);
 * :mod:`.guard`: never much less than plain rembg (:func:`guard`, :func:`refocus_fallback`);
 * :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries;
-* :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored).
+* :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored);
+* :mod:`.through`: a region inside the matte that continues the backdrop seen around it (an opening kept whole).
 
 ``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
--> second opinion.
+-> second opinion -> backdrop through the product.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from .guard import guard, refocus_fallback
 from .passes import in_doubt, pick_product
 from .second import second_opinion, wants_second_opinion, with_second_opinion
 from .signals import Pick, edge_sharpness, focus_contrast, frame_sides, mask_signals
+from .through import backdrop_through, through_regions, with_backdrop_through
 
 __all__ = [
     "REFOCUS_SOURCE",
@@ -31,6 +33,7 @@ __all__ = [
     "ZOOM_SOURCE",
     "Pick",
     "PickConfig",
+    "backdrop_through",
     "confidence",
     "details",
     "edge_sharpness",
@@ -42,6 +45,8 @@ __all__ = [
     "pick_product",
     "refocus_fallback",
     "second_opinion",
+    "through_regions",
     "wants_second_opinion",
+    "with_backdrop_through",
     "with_second_opinion",
 ]

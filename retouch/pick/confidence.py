@@ -24,7 +24,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     :attr:`~PickConfig.openings_doubt_look_iou`), and where the network's second look at the matte's box, mirrored,
     overlaps the matte by less than :attr:`~PickConfig.second_opinion_iou` (``second_iou``,
     :func:`retouch.pick.second.second_opinion`), and where the matte runs out of the frame on at least
-    :attr:`~PickConfig.review_frame_sides` sides (``frame_sides``, :func:`retouch.pick.signals.frame_sides`; 0: never).
+    :attr:`~PickConfig.review_frame_sides` sides (``frame_sides``, :func:`retouch.pick.signals.frame_sides`; 0: never), and where a region of at least
+    :attr:`~PickConfig.review_through` of the matte continues the backdrop seen around it (``through``,
+    :func:`retouch.pick.through.backdrop_through`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -56,6 +58,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         c = min(c, config.fallback_confidence)
     if config.review_frame_sides and signals.get("frame_sides", 0.0) >= config.review_frame_sides:
         # the matte runs out of the frame on several sides: it has often kept the surface or the wall behind
+        c = min(c, config.fallback_confidence)
+    if config.review_through > 0 and signals.get("through", 0.0) >= config.review_through:
+        # a region inside the product's outline continues the backdrop seen around it: an opening kept whole
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

@@ -201,6 +201,73 @@ class PickConfig:
     #: flagged, no good result; 3 flags fewer failures); the review flags' operating point record.
     review_frame_sides: int = 2
 
+    # --- the backdrop continuing through the product (retouch.pick.through) ---------------------------
+    #: A result whose matte holds regions that continue the backdrop seen around it (signal ``through``,
+    #: :func:`retouch.pick.through.backdrop_through`: their share of the matte) of at least this share is flagged
+    #: for review (0: the test never runs; the tests' own smallest shares below are 0.02, so any value up to 0.02
+    #: flags the same). Every ``through_*`` value below was chosen on tuning photos only
+    #: (``bench/tuning/backdrop_through.py``, 616 photos: GT tuning fold, composites seeds 1-19, 36 and 37,
+    #: see-through seeds 21-48 and 62-65 of the tuning list, and 56 real studio views of the four GT tuning cars
+    #: as controls): the two tests newly flag 10 of the 47 unflagged results under IoU 0.8 (67 -> 77 of 114) and
+    #: no result at IoU >= 0.95 nor any car view; product-grouped out of fold 76 and none. Values are the middle
+    #: of the range that flags the most failures without a new good result. The backdrop through the product
+    #: record in ``docs/decisions/``.
+    review_through: float = 0.02
+    #: The smooth test runs where the quadratic surface explains the backdrop ring within this median residual
+    #: (RGB levels): set from the noise, not searched. The synthetic studio gradients (sensor noise 1-3 levels,
+    #: averaged by the test's downscaling) measure 0.38-0.77 (one 2.8), the real studio views of cars 14-26;
+    #: 1.5 keeps a margin of 2 over the gradients and admits no real backdrop with detail (on tuning, 1 to 5 flag
+    #: the same good results, 10 six more).
+    through_smooth_ring: float = 1.5
+    #: A matte pixel continues a smooth backdrop when its residual from the surface is at most this many times
+    #: the ring's (and at least 1 level; 3 and 4 flag the same tuning photos, 2 loses a failure).
+    through_smooth_tol: float = 3.0
+    #: Smallest share of the matte the enclosed smooth regions must cover together (0.005-0.05 flag the same
+    #: failures and good results on tuning).
+    through_smooth_share: float = 0.02
+    #: A smooth region is enclosed by product when at most this share of the pixels around it lie outside the
+    #: matte (a frame's inside may touch the outline where the band is thin; 0 and 0.1 lose a tuning failure).
+    through_smooth_enclosed: float = 0.2
+    #: Smallest backdrop-coloured region counted, as a share of the matte (0.02 and 0.05 flag the same failures;
+    #: 0.01 and below flag two good results).
+    through_like_share: float = 0.02
+    #: A backdrop-coloured region counts only when no more than this share of the pixels around it lies outside
+    #: the matte (0 and 0.05 flag the same tuning photos).
+    through_like_enclosed: float = 0.0
+    #: ... its median residual from the backdrop's surface is at most this many times the ring's (1.2 and 1.5
+    #: flag the same tuning photos, 1.0 loses a failure) ...
+    through_like_residual: float = 1.2
+    #: ... and its fine detail is within this factor of the ring's, either way (1.3 and 1.4 flag the same tuning
+    #: photos; 1.2 loses a failure, 1.5 flags a good result: a brown band on a vase on a brown-and-teal check,
+    #: detail ratio 1.41).
+    through_like_noise: float = 1.3
+    #: The local test (the backdrop predicted from the ring pixels near each pixel, for blurred and photographed
+    #: backdrops a single surface does not predict): the Gaussian's spread as a share of the matte's long side at
+    #: the box's scale (at least 2 px; 0.05 flags a good result and 3 failures fewer, 0.2 2 failures fewer). Every ``through_local_*`` value was chosen on the same 616 tuning photos
+    #: (``python -m bench.tuning.backdrop_through ... --local``: spreads 0.05 and 0.1 at a candidate tolerance of
+    #: 1.5, 1440 variants): in sample the three tests newly flag 14 of the 47 failures main leaves unflagged (the
+    #: first two alone 10) and no result at IoU >= 0.95 nor any car view; out of fold 13, but 3 good results;
+    #: frozen and checked on 144 new tuning photos (see-through seeds 70-75): 2 more failures than the first two
+    #: tests, no more good results. The backdrop through the product record, "Second round: local backdrop".
+    through_local_sigma: float = 0.1
+    #: A matte pixel is a local candidate when its residual from the local prediction is at most this many times
+    #: the local ring's residual (at least 1 level; not searched beyond 1.5 and 3, a first measure; with the
+    #: other values as they are, 2 and 3 flag no failure beyond the first two tests: the candidates then join
+    #: product paint to the backdrop seen through it).
+    through_local_tol: float = 1.5
+    #: Smallest local region counted, as a share of the matte (0.05 flags a good result, 0.02 three and four car
+    #: views; 0.2 flags 3 failures fewer).
+    through_local_share: float = 0.1
+    #: Largest share of the pixels around a local region outside the matte (0 and 0.05 flag 2 failures fewer, 0.2
+    #: a good result and a car view).
+    through_local_enclosed: float = 0.1
+    #: Largest median residual of a local region in units of the local ring's (0.8 flags 3 failures fewer, 1.2 two
+    #: good results).
+    through_local_residual: float = 1.0
+    #: Largest factor, either way, between a local region's fine detail and the local ring's (no limit flags the
+    #: same tuning photos, 2 flags 2 failures fewer).
+    through_local_noise: float = 3.0
+
     @property
     def safe_source(self) -> str:
         """``Pick.source`` of a result that fell back to plain rembg's mask, e.g. ``"320-safe"``."""

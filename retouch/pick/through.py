@@ -1,0 +1,334 @@
+"""The backdrop continuing through the product: a region inside the matte that shows the backdrop seen around it.
+
+An opening kept whole (a hole through a product on a studio gradient, a frame's whole inside, a wheel between
+its spokes) is product in the matte but backdrop in the photo; every signal of the network's view reads a good
+result. A colour model of the backdrop alone cannot tell it from a product painted in the backdrop's colour (a
+silver car beside a grey turntable). :func:`through_regions` asks for more: that the region *continues* the
+backdrop seen outside the matte.
+
+On the matte's box (grown by a third, at most :data:`WORK_SIDE` px on its long side) the backdrop is the ring
+of clear background just outside the matte; a quadratic surface per channel fitted to that ring by least
+squares predicts the backdrop inside the outline, and the ring's own median residual is how well the surface
+explains the backdrop. Two tests find regions that continue it:
+
+* **smooth**: where the ring is a smooth backdrop (a gradient, a sweep: residual at most
+  :attr:`~retouch.pick.PickConfig.through_smooth_ring`), matte pixels the surface predicts at the noise level
+  (residual at most :attr:`~retouch.pick.PickConfig.through_smooth_tol` times the ring's, at least 1 level; no
+  clipped pixel) form regions; those that product encloses (at most
+  :attr:`~retouch.pick.PickConfig.through_smooth_enclosed` of the pixels around each outside the matte) are the
+  backdrop seen through the product, counted together (spokes split a wheel's). Paint does not follow a gradient within a level or two.
+* **like**: on any backdrop, matte pixels with the colour of the backdrop next to them (the local Gaussian model
+  of the ring: colour within twice its local spread, 12-30 levels, no more textured than it, closer to it than
+  to the product's own rim colour) form regions; one that product encloses fully, whose median residual from the
+  surface is at most :attr:`~retouch.pick.PickConfig.through_like_residual` times the ring's (it continues the
+  backdrop as well as the backdrop itself does) and whose fine detail (median absolute difference between the
+  grey image and itself blurred by 1 px: sensor noise, texture) is within a factor
+  :attr:`~retouch.pick.PickConfig.through_like_noise` of the ring's, is backdrop too. A product's paint in the
+  backdrop's colour reaches the outline, or carries other detail, or departs from the surface.
+* **local**: a single surface cannot predict a blurred or photographed backdrop; here every pixel of the box is
+  predicted by the ring pixels *near* it (a Gaussian average of the ring's colour, per channel, spread inwards by
+  :attr:`~retouch.pick.PickConfig.through_local_sigma` of the matte's long side; three times wider where the near
+  ring is thin), and the ring's own residual from that prediction, spread inwards the same way, says how well the
+  nearby backdrop is predicted. Matte pixels within :attr:`~retouch.pick.PickConfig.through_local_tol` times that
+  local residual (at least 1 level; not clipped) form regions; one of at least
+  :attr:`~retouch.pick.PickConfig.through_local_share` of the matte, with at most
+  :attr:`~retouch.pick.PickConfig.through_local_enclosed` of the pixels around it outside the matte, a median
+  residual no larger than the local ring's (:attr:`~retouch.pick.PickConfig.through_local_residual`) and fine
+  detail within :attr:`~retouch.pick.PickConfig.through_local_noise` of the local ring's, is backdrop too.
+
+Cost: a few ms CPU per photo, no network pass; :func:`with_backdrop_through` runs it only on results the
+confidence does not already flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from PIL import Image
+from scipy import ndimage as ndi
+
+from .confidence import confidence
+from .config import SHIPPED_PICK, PickConfig
+from .signals import Pick
+
+__all__ = ["WORK_SIDE", "Through", "backdrop_through", "through_regions", "with_backdrop_through"]
+
+#: Long side (px) of the box the tests work at: openings worth flagging are several px wide at it.
+WORK_SIDE = 128
+#: Channel level (0..255) from which a pixel is clipped: it carries no evidence of continuing a surface.
+CLIPPED = 250
+
+
+@dataclass(frozen=True)
+class Through:
+    """The regions inside a matte that may continue the backdrop, with what the tests read.
+
+    Attributes:
+        ring_residual: median residual (RGB levels, RMS over the channels) of the backdrop ring from its
+            quadratic surface; ``inf`` when there is no ring to fit.
+        ring_noise: median fine detail of the ring (grey levels).
+        smooth: float64 (n, 2): per *smooth* candidate region its share of the matte and the share of the pixels
+            around it that lie outside the matte (empty when the ring is not smooth enough, see
+            ``smooth_ring``).
+        like: float64 (n, 4): per *like* candidate region its share of the matte, the share of the pixels around
+            it outside the matte, its median residual over ``ring_residual``, its median fine detail over
+            ``ring_noise``.
+        local: float64 (n, 4): per *local* candidate region its share of the matte, the share of the pixels
+            around it outside the matte, its median residual from the local prediction over the local ring's, its
+            median fine detail over the local ring's.
+    """
+
+    ring_residual: float
+    ring_noise: float
+    smooth: np.ndarray
+    like: np.ndarray
+    local: np.ndarray
+
+
+_NONE = Through(float("inf"), 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)))
+
+
+def _norm_conv(values: np.ndarray, weight: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted Gaussian average of ``values`` (float32 (h, w, c)) with bool ``weight`` (h, w):
+    ``(average (h, w, c), smoothed weight (h, w))``; the average is 0 where the smoothed weight is 0.
+
+    Computed on a grid coarser by ``k = max(1, floor(sigma / 2))`` (block sums of ``k`` x ``k`` px, Gaussian of
+    ``sigma / k``, bilinear back to (h, w)): the averages vary over ``sigma`` px, so the coarse grid loses
+    nothing that matters and costs ``k**2`` times less."""
+    h, w = weight.shape
+    k = max(1, int(sigma // 2))
+    hc, wc = -(-h // k), -(-w // k)
+    wgt = np.zeros((hc * k, wc * k), np.float32)
+    wgt[:h, :w] = weight
+    vals = np.zeros((hc * k, wc * k, values.shape[-1]), np.float32)
+    vals[:h, :w] = values * wgt[:h, :w, None]
+    wsum = wgt.reshape(hc, k, wc, k).sum((1, 3)) / (k * k)
+    vsum = vals.reshape(hc, k, wc, k, -1).sum((1, 3)) / (k * k)
+    s = sigma / k
+    den = ndi.gaussian_filter(wsum, s, mode="nearest")
+    num = np.stack([ndi.gaussian_filter(vsum[..., c], s, mode="nearest") for c in range(vsum.shape[-1])], -1)
+    if k > 1:
+        both = _bilinear(np.concatenate([num, den[..., None]], -1), h, w, k)
+        num, den = both[..., :-1], both[..., -1]
+    return num / np.maximum(den, 1e-6)[..., None], den
+
+
+def _bilinear(grid: np.ndarray, h: int, w: int, k: int) -> np.ndarray:
+    """Bilinear interpolation of a coarse float32 (hc, wc, c) grid, whose cells are ``k`` x ``k`` px, back to
+    (h, w, c) px (cell centres at ``(i + 0.5) * k``; clamped at the edges)."""
+    hc, wc = grid.shape[:2]
+    yy = np.clip((np.arange(h) + 0.5) / k - 0.5, 0, hc - 1)
+    xx = np.clip((np.arange(w) + 0.5) / k - 0.5, 0, wc - 1)
+    y0, x0 = np.floor(yy).astype(int), np.floor(xx).astype(int)
+    y1, x1 = np.minimum(y0 + 1, hc - 1), np.minimum(x0 + 1, wc - 1)
+    wy = (yy - y0).astype(np.float32)[:, None, None]
+    wx = (xx - x0).astype(np.float32)[None, :, None]
+    top = grid[y0][:, x0] * (1 - wx) + grid[y0][:, x1] * wx
+    bottom = grid[y1][:, x0] * (1 - wx) + grid[y1][:, x1] * wx
+    return top * (1 - wy) + bottom * wy
+
+
+def _regions(cand: np.ndarray, b: np.ndarray, min_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Connected (8-neighbour) regions of bool ``cand`` with at least ``min_px`` px: ``(labels (h, w) int,
+    kept label ids (n,), per kept region [size px, share of the pixels around it outside bool matte b])``."""
+    labels, n = ndi.label(cand, structure=np.ones((3, 3), bool))
+    if n == 0:
+        return labels, np.zeros(0, int), np.zeros((0, 2))
+    sizes = np.bincount(labels.ravel(), minlength=n + 1)
+    grown = ndi.maximum_filter(labels, size=3, mode="constant")
+    around = (grown > 0) & ~cand
+    b_count = np.bincount(grown[around], minlength=n + 1)
+    e_count = np.bincount(grown[around & ~b], minlength=n + 1)
+    keep = np.flatnonzero(sizes >= min_px)
+    keep = keep[keep > 0]
+    stats = np.stack([sizes[keep], e_count[keep] / np.maximum(b_count[keep], 1)], -1).astype(np.float64)
+    return labels, keep, stats
+
+
+def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> Through:
+    """The candidate regions of both tests (module docstring) with the measures the thresholds are applied to.
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) final matte in [0, 1] at the same resolution.
+        config: :attr:`~PickConfig.through_smooth_ring` and :attr:`~PickConfig.through_smooth_tol` (which
+            pixels are smooth candidates), :attr:`~PickConfig.through_local_sigma` and
+            :attr:`~PickConfig.through_local_tol` (which are local candidates).
+
+    Returns:
+        :class:`Through`; no regions for an empty matte or one without at least 8 px of clear-background ring.
+    """
+    fg = alpha >= 0.5
+    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
+    if rows.size == 0:
+        return _NONE
+    h, w = fg.shape
+    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
+    gy, gx = max(8, bh // 3), max(8, bw // 3)
+    y0, y1 = max(0, int(rows[0]) - gy), min(h, int(rows[-1]) + 1 + gy)
+    x0, x1 = max(0, int(cols[0]) - gx), min(w, int(cols[-1]) + 1 + gx)
+    f = min(1.0, WORK_SIDE / max(y1 - y0, x1 - x0))
+    size = (max(1, round((x1 - x0) * f)), max(1, round((y1 - y0) * f)))
+    rgb0 = np.asarray(
+        Image.fromarray(np.ascontiguousarray(small[y0:y1, x0:x1]), "RGB").resize(size, Image.Resampling.BOX),
+        dtype=np.float32,
+    )
+    a = np.asarray(
+        Image.fromarray(np.ascontiguousarray(alpha[y0:y1, x0:x1], dtype=np.float32), "F").resize(
+            size, Image.Resampling.BOX
+        )
+    )
+    b = a >= 0.5
+    area = int(b.sum())
+    if area == 0:
+        return _NONE
+    scale = max(bh, bw) * f
+    d_out = ndi.distance_transform_edt(~b)
+    ring = (a < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, 0.12 * scale))
+    if int(ring.sum()) < 8:
+        return _NONE
+
+    # the quadratic surface of the backdrop, fitted to the ring
+    hh, ww = b.shape
+    yy, xx = np.mgrid[0:hh, 0:ww].astype(np.float32) * (2.0 / max(hh, ww))
+    yy -= 1.0
+    xx -= 1.0
+    terms = np.stack([np.ones_like(yy), yy, xx, yy * yy, yy * xx, xx * xx], -1)
+    tr = terms[ring].astype(np.float64)
+    coef = np.linalg.solve(tr.T @ tr + 1e-6 * np.eye(tr.shape[1]), tr.T @ rgb0[ring].astype(np.float64))
+    residual = np.sqrt(((rgb0 - terms @ coef.astype(np.float32)) ** 2).mean(-1))
+    ring_res = float(np.median(residual[ring]))
+    grey0 = rgb0.mean(-1)
+    detail = np.abs(grey0 - ndi.gaussian_filter(grey0, 1.0, mode="nearest"))
+    ring_noise = float(np.median(detail[ring]))
+
+    smooth = np.zeros((0, 2))
+    if ring_res <= config.through_smooth_ring:
+        cand = b & (residual <= max(config.through_smooth_tol * ring_res, 1.0)) & (rgb0.max(-1) < CLIPPED)
+        _, _, st = _regions(cand, b, max(4.0, 0.002 * area))
+        smooth = np.stack([st[:, 0] / area, st[:, 1]], -1) if len(st) else smooth
+
+    # the local colour model of the backdrop (colour, spread, texture of the ring, spread inwards)
+    rgb = ndi.gaussian_filter(rgb0, (1.0, 1.0, 0), mode="nearest")
+    grey = rgb.mean(-1)
+    m1 = ndi.uniform_filter(grey, 3, mode="nearest")
+    tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, 3, mode="nearest") - m1 * m1, 0.0))
+    stack = np.concatenate([rgb, rgb * rgb, tex[..., None]], -1)
+    sigma = max(2.0, 0.15 * scale)
+    near, den = _norm_conv(stack, ring, sigma)
+    far, _ = _norm_conv(stack, ring, 3.0 * sigma)
+    t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
+    est = t * near + (1.0 - t) * far
+    mean, sq, tex_bg = est[..., :3], est[..., 3:6], est[..., 6]
+    spread = np.sqrt(np.maximum(sq - mean * mean, 0.0).sum(-1))
+    dist = np.sqrt(((rgb - mean) ** 2).sum(-1))
+    d_in = ndi.distance_transform_edt(b)
+    like = b & (dist <= np.clip(2.0 * spread, 12.0, 30.0)) & (tex <= 1.5 * tex_bg + 2.0)
+    rim = b & (d_in > 1.0) & (d_in <= max(3.0, 0.06 * scale))
+    prod, pden = _norm_conv(rgb, rim, sigma)
+    like &= (dist < np.sqrt(((rgb - prod) ** 2).sum(-1))) | (pden < 1e-3)
+    labels, keep, st = _regions(like, b, max(9.0, 0.003 * area))
+    like_rows = np.zeros((0, 4))
+    if keep.size:
+        res_med = np.asarray(ndi.median(residual, labels, keep), np.float64)
+        det_med = np.asarray(ndi.median(detail, labels, keep), np.float64)
+        like_rows = np.stack(
+            [
+                st[:, 0] / area,
+                st[:, 1],
+                res_med / max(ring_res, 1e-3),
+                det_med / max(ring_noise, 1e-3),
+            ],
+            -1,
+        )
+    return Through(ring_res, ring_noise, smooth, like_rows, _local(rgb0, b, ring, detail, scale, config))
+
+
+def _local(
+    rgb: np.ndarray, b: np.ndarray, ring: np.ndarray, detail: np.ndarray, scale: float, config: PickConfig
+) -> np.ndarray:
+    """The *local* test's candidate regions (module docstring) on the box: float32 ``rgb`` (h, w, 3), bool
+    matte ``b`` and ``ring`` (h, w), float32 fine ``detail`` (h, w), the matte's long side ``scale`` (px); float64
+    (n, 4) as :attr:`Through.local`."""
+    sigma = max(2.0, config.through_local_sigma * scale)
+
+    def spread(values: np.ndarray) -> np.ndarray:
+        near, den = _norm_conv(values, ring, sigma)
+        far, _ = _norm_conv(values, ring, 3.0 * sigma)
+        t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
+        return t * near + (1.0 - t) * far
+
+    residual = np.sqrt(((rgb - spread(rgb)) ** 2).mean(-1))
+    local = spread(np.stack([residual, detail], -1))
+    ratio = residual / np.maximum(local[..., 0], 1.0)
+    cand = b & (ratio <= config.through_local_tol) & (rgb.max(-1) < CLIPPED)
+    area = int(b.sum())
+    labels, keep, st = _regions(cand, b, max(9.0, 0.003 * area))
+    if not keep.size:
+        return np.zeros((0, 4))
+    res_med = np.asarray(ndi.median(ratio, labels, keep), np.float64)
+    det_med = np.asarray(ndi.median(detail / np.maximum(local[..., 1], 0.3), labels, keep), np.float64)
+    return np.stack([st[:, 0] / area, st[:, 1], res_med, det_med], -1)
+
+
+def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> float:
+    """Share of the matte (in [0, 1]) that passes any test (module docstring): the enclosed smooth regions
+    together (a wheel's backdrop is split by its spokes) when they cover at least
+    :attr:`~PickConfig.through_smooth_share`, the largest backdrop-coloured region that passes, or the largest
+    local region that passes, whichever is largest; 0.0 when none does.
+
+    Args:
+        found: :func:`through_regions`' answer.
+        config: the tests' thresholds (``through_*`` fields of :class:`PickConfig`).
+    """
+    best = 0.0
+    s = found.smooth
+    if len(s):
+        enclosed = float(s[s[:, 1] <= config.through_smooth_enclosed, 0].sum())
+        if enclosed >= config.through_smooth_share:
+            best = enclosed
+    lk = found.like
+    if len(lk):
+        noise = config.through_like_noise
+        ok = (
+            (lk[:, 0] >= config.through_like_share)
+            & (lk[:, 1] <= config.through_like_enclosed)
+            & (lk[:, 2] <= config.through_like_residual)
+            & (lk[:, 3] >= 1.0 / noise)
+            & (lk[:, 3] <= noise)
+        )
+        if ok.any():
+            best = max(best, float(lk[ok, 0].max()))
+    lc = found.local
+    if len(lc):
+        noise = config.through_local_noise
+        ok = (
+            (lc[:, 0] >= config.through_local_share)
+            & (lc[:, 1] <= config.through_local_enclosed)
+            & (lc[:, 2] <= config.through_local_residual)
+            & (lc[:, 3] >= 1.0 / noise)
+            & (lc[:, 3] <= noise)
+        )
+        if ok.any():
+            best = max(best, float(lc[ok, 0].max()))
+    return best
+
+
+def with_backdrop_through(
+    small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
+) -> Pick:
+    """``pick`` with the signal ``through`` (:func:`backdrop_through`) added where it can change the review
+    flag: the test is switched on (:attr:`~PickConfig.review_through` above 0) and :func:`confidence` does not
+    flag the result already. Nothing else changes (the matte is never touched).
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) final matte in [0, 1].
+        pick: the result's :class:`Pick` (its ``signals`` are updated in place and it is returned).
+        config: the thresholds.
+    """
+    if config.review_through <= 0 or confidence(pick.signals, config=config)[1]:
+        return pick
+    pick.signals["through"] = backdrop_through(through_regions(small, alpha, config=config), config=config)
+    return pick
