@@ -110,7 +110,8 @@ class Thresholds:
 
 
 SHIPPED = Thresholds()
-"""The thresholds the record's held-out run measured (they did not ship)."""
+"""The first round's thresholds (its held-out run failed; the second round ships them with the local test, as
+``retouch.pick.PickConfig``'s ``through_smooth_*`` and ``through_like_*``)."""
 
 
 #: Long side (px) of the box the tests work at: openings worth flagging are several px wide at it.
