@@ -113,8 +113,8 @@ def main(argv: list[str] | None = None) -> int:
         looks = json.loads(args.cache.read_text())
     for key in rows:
         if key not in looks:
-            s, i = key.split(":")
-            z = np.load(dirs[s] / f"{int(i):04d}.npz")
+            set_name, index = key.split(":")
+            z = np.load(dirs[set_name] / f"{int(index):04d}.npz")
             looks[key] = measure(z["small"], z["alpha"])
     if args.cache is not None:
         args.cache.write_text(json.dumps(looks))
@@ -126,8 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     for look in LOOKS:
         for feat in [f"{w}{k}" for w in ("hole", "part") for k in INSETS]:
             t = threshold_above([looks[k][look][feat] for k in ctrl])
-            caught = [rows[k]["name"] for k in miss if looks[k][look][feat] >= t]
-            print(f"{look} {feat}: highest control {t:.3f}, failures above {len(caught)}: {caught}")
+            above = [rows[k]["name"] for k in miss if looks[k][look][feat] >= t]
+            print(f"{look} {feat}: highest control {t:.3f}, failures above {len(above)}: {above}")
     v = {k: looks[k]["p320"]["hole6"] for k in keys}
     for t in (0.10, 0.11, 0.12, 0.15):
         good = sum(v[k] >= t for k in ctrl if not k.startswith("C:"))
