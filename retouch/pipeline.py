@@ -36,7 +36,6 @@ from .pick import (
     guard,
     pick_product,
     refocus_fallback,
-    with_close_look,
     with_second_opinion,
 )
 from .pick import details as pick_details
@@ -155,8 +154,7 @@ def product_matte(
     the product inside the safe mask, whose crop mask is then refined and used; then the background seen
     through the product's openings is cleared (:func:`retouch.openings.clear_openings`); a small product's result
     the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`; a large one too
-    where its first mask was half-confident), and one it would not flag but is not sure of a close look
-    (:func:`retouch.pick.with_close_look`).
+    where its first mask was half-confident).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -186,7 +184,6 @@ def product_matte(
         alpha = found.alpha
     pick.signals["frame_sides"] = frame_sides(alpha, config=pick_config)
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
-    pick = with_close_look(small, alpha, pick, model_name, config=pick_config, network=network)
     return alpha, fell_back, pick
 
 

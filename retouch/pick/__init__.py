@@ -22,14 +22,7 @@ from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
 from .guard import guard, refocus_fallback
 from .passes import in_doubt, pick_product
-from .second import (
-    close_look_hole,
-    second_opinion,
-    wants_close_look,
-    wants_second_opinion,
-    with_close_look,
-    with_second_opinion,
-)
+from .second import second_opinion, wants_second_opinion, with_second_opinion
 from .signals import Pick, edge_sharpness, focus_contrast, frame_sides, mask_signals
 
 __all__ = [
@@ -48,10 +41,7 @@ __all__ = [
     "mask_signals",
     "pick_product",
     "refocus_fallback",
-    "close_look_hole",
     "second_opinion",
-    "wants_close_look",
-    "with_close_look",
     "wants_second_opinion",
     "with_second_opinion",
 ]

@@ -24,9 +24,7 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     :attr:`~PickConfig.openings_doubt_look_iou`), and where the network's second look at the matte's box, mirrored,
     overlaps the matte by less than :attr:`~PickConfig.second_opinion_iou` (``second_iou``,
     :func:`retouch.pick.second.second_opinion`), and where the matte runs out of the frame on at least
-    :attr:`~PickConfig.review_frame_sides` sides (``frame_sides``, :func:`retouch.pick.signals.frame_sides`; 0: never),
-    and where the network's close look calls at least :attr:`~PickConfig.close_look_hole` of the matte, in one
-    region inside its outline, background (``look_hole``, :func:`retouch.pick.second.close_look_hole`).
+    :attr:`~PickConfig.review_frame_sides` sides (``frame_sides``, :func:`retouch.pick.signals.frame_sides`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -61,9 +59,6 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline
-        c = min(c, config.fallback_confidence)
-    if signals.get("look_hole", 0.0) >= config.close_look_hole:
-        # the network's close look at the matte's box calls a large region inside the matte background
         c = min(c, config.fallback_confidence)
     return round(c, 3), bool(c < config.review_below)
 

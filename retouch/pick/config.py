@@ -192,26 +192,6 @@ class PickConfig:
     #: second look gate record in ``docs/decisions/``.
     openings_doubt_look_iou: float = 0.955
 
-    # --- close look (retouch.pick.second.close_look_hole) -------------------------------------------
-    #: The close look runs on a result whose confidence (before it) is below this and not flagged: the tuning
-    #: failures it catches have confidences 0.908-0.937 (the close look record in ``docs/decisions/``).
-    close_look_below: float = 0.94
-    #: Square network input of the close look in px (the u2netp copy of the 320 px passes): at 256 px mirrored
-    #: (the second look's crop) it caught 3 tuning failures, at 320 px not mirrored 6 (same record).
-    close_look_px: int = 320
-    #: Only the matte's pixels at least this far (px of the working image, strictly more) inside its outline
-    #: count as an opening the close look sees: its outline may differ by a few px (same record).
-    close_look_inset_px: float = 6.0
-    #: A result whose largest connected region the matte keeps but the close look calls background (inset by
-    #: :attr:`close_look_inset_px`) is at least this share of the matte's area is flagged for review (signal
-    #: ``look_hole``). Chosen on the tuning data only (recorded GT tuning fold, composites seeds 36, 37,
-    #: see-through seeds 21-62 of the tuning list and 56 real car views, 436 photos): among unflagged results the
-    #: highest value of one at IoU >= 0.95 is 0.109 (a real shoe), of a real car view 0.018; failures under 0.8
-    #: reach 0.113-0.545; 0.12 flags 5 of the 31 unflagged failures, no good result and no car view (product-grouped
-    #: out of fold, threshold just above the other folds' highest good result: 6 and 1 good result). The close
-    #: look record in ``docs/decisions/``.
-    close_look_hole: float = 0.12
-
     # --- frame sides (retouch.pick.signals.frame_sides) ---------------------------------------------
     #: A frame side counts as covered by the matte when more than this share of its length is product.
     frame_side_share: float = 0.02

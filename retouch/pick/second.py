@@ -12,18 +12,11 @@ right it draws (almost) the same outline; where the first view was a fragile gue
 change the flag and stores it as the signal ``second_iou``, which :func:`retouch.pick.confidence` caps below
 :attr:`~retouch.pick.PickConfig.second_opinion_iou`. A matte with doubtful openings gets the same look, which
 decides whether that doubt flags it (:attr:`~retouch.pick.PickConfig.openings_doubt_look_iou`).
-
-A whole-box IoU stays high when the matte keeps an opening whole or leaves a part out, so a result the
-confidence would not flag and that is not sure enough (:attr:`~retouch.pick.PickConfig.close_look_below`) gets
-a close look (:func:`close_look_hole`, :func:`with_close_look`): the network on the same box, not mirrored, at
-:attr:`~retouch.pick.PickConfig.close_look_px`; the largest region well inside the matte that the look calls
-background is the signal ``look_hole``, capped at :attr:`~retouch.pick.PickConfig.close_look_hole`.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy import ndimage as ndi
 
 from ..models import DEFAULT_NETWORK, NetworkConfig
 from ..segment import U2NET_FAMILY, predict_mask
@@ -32,14 +25,7 @@ from .config import SHIPPED_PICK, PickConfig
 from .crops import zoom_box
 from .signals import Pick, iou
 
-__all__ = [
-    "close_look_hole",
-    "second_opinion",
-    "wants_close_look",
-    "wants_second_opinion",
-    "with_close_look",
-    "with_second_opinion",
-]
+__all__ = ["second_opinion", "wants_second_opinion", "with_second_opinion"]
 
 
 def wants_second_opinion(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> bool:
@@ -111,73 +97,5 @@ def with_second_opinion(
     if model_name not in U2NET_FAMILY or not wants_second_opinion(pick.signals, config=config):
         return pick
     pick.signals["second_iou"] = second_opinion(small, alpha, model_name, config=config, network=network)
-    pick.evaluations += 1
-    return pick
-
-
-def close_look_hole(
-    small: np.ndarray,
-    alpha: np.ndarray,
-    model_name: str,
-    *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
-) -> float:
-    """Share of the matte's area in the largest connected region that the matte keeps, more than
-    :attr:`~PickConfig.close_look_inset_px` px inside its outline, and the network's close look calls background.
-
-    The close look is the network on the matte's (``alpha >= 0.5``) box grown as :func:`second_opinion` grows it,
-    not mirrored, at :attr:`~PickConfig.close_look_px` px; its mask is taken at 0.5.
-
-    Args:
-        small: uint8 (H, W, 3) photo at the working resolution.
-        alpha: float32 (H, W) final matte in [0, 1] at the same resolution.
-        model_name: a :data:`retouch.segment.U2NET_FAMILY` model.
-        config: the box's margin, the look's input size and the inset.
-        network: as :func:`retouch.segment.predict_mask`.
-
-    Returns:
-        share in [0, 1]; 0.0 for an empty matte.
-
-    Raises:
-        as :func:`retouch.segment.predict_mask`.
-    """
-    b = alpha >= 0.5
-    box = zoom_box(b, config=config)
-    if box is None:
-        return 0.0
-    x0, y0, x1, y1 = box
-    crop = np.ascontiguousarray(small[y0:y1, x0:x1, :])
-    look = predict_mask(crop, model_name, config.close_look_px, network=network) >= 0.5
-    inside = b[y0:y1, x0:x1]
-    hole = inside & ~look & (ndi.distance_transform_edt(inside) > config.close_look_inset_px)
-    labels, n = ndi.label(hole)
-    if n == 0:
-        return 0.0
-    return float(np.bincount(labels.ravel())[1:].max() / max(1, int(b.sum())))
-
-
-def wants_close_look(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> bool:
-    """Whether the close look can change the review flag: :func:`retouch.pick.confidence` does not flag the
-    result and its confidence is below :attr:`~PickConfig.close_look_below` (surer results skip it)."""
-    c, review = confidence(signals, config=config)
-    return not review and c < config.close_look_below
-
-
-def with_close_look(
-    small: np.ndarray,
-    alpha: np.ndarray,
-    pick: Pick,
-    model_name: str,
-    *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
-) -> Pick:
-    """``pick`` with the signal ``look_hole`` (:func:`close_look_hole`, one more network evaluation counted)
-    where :func:`wants_close_look` says so and ``model_name`` is a :data:`retouch.segment.U2NET_FAMILY` model;
-    else ``pick`` unchanged. ``alpha``: the final matte (after the openings step)."""
-    if model_name not in U2NET_FAMILY or not wants_close_look(pick.signals, config=config):
-        return pick
-    pick.signals["look_hole"] = close_look_hole(small, alpha, model_name, config=config, network=network)
     pick.evaluations += 1
     return pick

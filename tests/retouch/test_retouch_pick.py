@@ -10,13 +10,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pytest
 from PIL import Image, ImageDraw, ImageFilter
-from retouch_helpers import GT_IMAGES, GT_MASKS, REPO, needs_model
+from retouch_helpers import GT_IMAGES, GT_MASKS, needs_model
 from retouch_images import product_photo
 
 from retouch import RetouchOptions, metrics, retouch
 from retouch.pick import Pick, confidence, edge_sharpness, guard, in_doubt, mask_signals
-
-REPO_DATA = REPO / ".data"
 
 if TYPE_CHECKING:
     from validation_sets.composites import Composite
@@ -582,51 +580,3 @@ def test_a_small_product_with_a_little_doubtful_opening_and_another_look_is_flag
     assert confidence(_SMALL_DOUBTFUL, config=before)[1] is False
     confirmed = {**_SMALL_DOUBTFUL, "second_iou": 0.99}
     assert confidence(confirmed)[1] is False
-
-
-def test_the_close_look_runs_only_on_unflagged_results_that_are_not_sure_and_caps_a_large_hole():
-    """The close look runs where the confidence neither flags the result nor is at least ``close_look_below``;
-    a ``look_hole`` of at least ``close_look_hole`` flags the result, a smaller one leaves it alone."""
-    from retouch.pick import SHIPPED_PICK, wants_close_look
-
-    unsure = {k: v for k, v in _SMALL_DOUBTFUL.items() if k not in ("second_iou", "openings_doubtful")}
-    c, review = confidence(unsure)
-    assert not review and c < SHIPPED_PICK.close_look_below  # the case the test assumes
-    assert wants_close_look(unsure)
-    assert not wants_close_look({**unsure, "fallback": 1.0})  # flagged already: no extra network pass
-    sure = dataclasses.replace(SHIPPED_PICK, close_look_below=c)
-    assert not wants_close_look(unsure, config=sure)
-    assert confidence({**unsure, "look_hole": SHIPPED_PICK.close_look_hole})[1] is True
-    assert confidence({**unsure, "look_hole": SHIPPED_PICK.close_look_hole - 0.01}) == (c, False)
-
-
-@needs_model
-def test_an_opening_kept_whole_is_flagged_by_the_close_look_and_a_real_car_view_is_not(save_failure):
-    """Tuning see-through photo ``o43-21`` (seed 43, index 21: GT car ``cf89c3220bc4_03`` with an opening the matte
-    keeps whole, IoU ~0.42 against its mask): every signal looks good and the second look over the whole box
-    agrees, so main leaves it unflagged. The network's close look at the box (320 px) calls ~half of the matte,
-    in one region, background (``look_hole`` ~0.55): flagged. A real Carvana studio view of a tuning-fold car
-    (``0ce66b539f52_01``, no opening) gets the same look, which finds nothing: not flagged."""
-    from retouch.pick import SHIPPED_PICK
-    from validation_sets.see_through import make_see_through
-
-    opts = RetouchOptions(preset="amazon", shadow=False)
-    photo = make_see_through("cf89c3220bc4_03", 43, 21)
-    res = retouch(photo.data, opts)
-    seg = res.details["segmentation"]
-    if not res.details["needs_review"]:
-        save_failure("scena.jpg", photo.data)
-        save_failure("matte", res.matte)
-    assert metrics.iou(res.matte, photo.gt) < 0.6  # the opening kept, as the test assumes
-    assert seg["signals"]["look_hole"] >= SHIPPED_PICK.close_look_hole
-    assert res.details["needs_review"] is True
-    off = dataclasses.replace(SHIPPED_PICK, close_look_hole=1.01)  # main's flag: the same result unflagged
-    assert retouch(photo.data, opts, pick_config=off).details["needs_review"] is False
-
-    car = REPO_DATA / "carvana-tune" / "images" / "0ce66b539f52_01.jpg"
-    if not car.is_file():
-        pytest.skip(f"viste Carvana di tuning assenti: {car}")
-    res = retouch(car.read_bytes(), opts)
-    seg = res.details["segmentation"]
-    assert "look_hole" in seg["signals"] and seg["signals"]["look_hole"] < SHIPPED_PICK.close_look_hole
-    assert res.details["needs_review"] is False
