@@ -189,13 +189,25 @@ def test_a_tuning_opening_kept_whole_is_flagged_now_and_was_not(stem, seed, inde
 
 
 @needs_model
-@pytest.mark.parametrize("stem", ["cf5add31c130_03", "cf5add31c130_11", "0ce66b539f52_03", "cf89c3220bc4_11"])
-def test_a_real_car_in_the_studio_is_not_flagged(stem):
+@pytest.mark.parametrize(
+    ("stem", "local_candidates"),
+    [
+        ("cf5add31c130_03", True),
+        ("cf5add31c130_11", True),
+        ("0ce66b539f52_03", True),
+        ("cf89c3220bc4_11", False),
+    ],
+)
+def test_a_real_car_in_the_studio_is_not_flagged(stem, local_candidates):
     """Real Carvana studio views of the GT tuning fold, among them a silver car whose hood and doors have the
-    turntable's grey: no region continues the backdrop, and the flag stays main's (not raised)."""
+    turntable's grey: no region continues the backdrop, and the flag stays main's (not raised). On three of them
+    the local test does find regions of at least 10 % of the matte in the backdrop's colour (up to 0.66 of it on
+    the silver car), which its residual, enclosure and detail limits reject."""
     path = GT_IMAGES / f"{stem}.jpg"
     if not path.is_file():
         pytest.skip(f"foto condivisa assente: {path}")
-    _, _, pick = product_matte(_working(path))
+    small = _working(path)
+    alpha, _, pick = product_matte(small)
+    assert bool((through_regions(small, alpha).local[:, 0] >= 0.1).any()) == local_candidates
     assert pick.signals["through"] == 0.0
     assert not confidence(pick.signals)[1]
