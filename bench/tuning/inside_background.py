@@ -18,50 +18,17 @@ product (bordered by product-coloured pixels, not by the matte's outline) are ba
 the matte kept. Background-like pixels that reach the matte's outline (a product that merely shares the
 backdrop's colour, a halo) are not enclosed and do not count.
 
-Works on the matte's bounding box at most :data:`WORK_SIDE` px on its long side: a few ms per photo.
+Works on the matte's bounding box at most :data:`~retouch.pick.through.WORK_SIDE` px on its long side: a few ms per photo.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from PIL import Image
 from scipy import ndimage as ndi
 
+from retouch.pick.through import WORK_SIDE, matte_box, normalized_convolution
+
 __all__ = ["WORK_SIDE", "background_inside"]
-
-#: Long side (px) of the box the local model works at: openings worth flagging are several px wide at it.
-WORK_SIDE = 128
-
-
-def _norm_conv(values: np.ndarray, weight: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted Gaussian average of ``values`` (float32 (h, w, c)) with bool ``weight`` (h, w):
-    ``(average (h, w, c), smoothed weight (h, w))``; the average is 0 where the smoothed weight is 0.
-
-    Computed on a grid coarser by ``k = max(1, floor(sigma / 2))`` (block sums of ``k`` x ``k`` px, Gaussian of
-    ``sigma / k``, bilinear back to (h, w)): the averages vary over ``sigma`` px, so the coarse grid loses
-    nothing that matters and costs ``k**2`` times less."""
-    h, w = weight.shape
-    k = max(1, int(sigma // 2))
-    hc, wc = -(-h // k), -(-w // k)
-    wgt = np.zeros((hc * k, wc * k), np.float32)
-    wgt[:h, :w] = weight
-    vals = np.zeros((hc * k, wc * k, values.shape[-1]), np.float32)
-    vals[:h, :w] = values * wgt[:h, :w, None]
-    wsum = wgt.reshape(hc, k, wc, k).sum((1, 3)) / (k * k)
-    vsum = vals.reshape(hc, k, wc, k, -1).sum((1, 3)) / (k * k)
-    s = sigma / k
-    den = ndi.gaussian_filter(wsum, s, mode="nearest")
-    num = np.stack([ndi.gaussian_filter(vsum[..., c], s, mode="nearest") for c in range(vsum.shape[-1])], -1)
-    if k > 1:
-        yy = np.clip((np.arange(h) + 0.5) / k - 0.5, 0, hc - 1)
-        xx = np.clip((np.arange(w) + 0.5) / k - 0.5, 0, wc - 1)
-        grid = np.meshgrid(yy, xx, indexing="ij")
-        den = ndi.map_coordinates(den, grid, order=1, mode="nearest")
-        num = np.stack(
-            [ndi.map_coordinates(num[..., c], grid, order=1, mode="nearest") for c in range(num.shape[-1])],
-            -1,
-        )
-    return num / np.maximum(den, 1e-6)[..., None], den
 
 
 def background_inside(
@@ -83,7 +50,7 @@ def background_inside(
     """How much of the matte shows the local backdrop inside the product.
 
     Steps, on the matte's box (grown by a third of its size, at least 8 px) resized to at most
-    :data:`WORK_SIDE` px and blurred by ``pre_blur`` px: the ring of clear background (``alpha < 0.05``) 2 px
+    :data:`~retouch.pick.through.WORK_SIDE` px and blurred by ``pre_blur`` px: the ring of clear background (``alpha < 0.05``) 2 px
     to ``R`` px outside the matte (``R`` = 12 % of the matte's box, at least 4 px) gives, by normalised
     Gaussian convolution (sigma ``sigma_frac`` of the matte's box; 3x that where the ring is far), the
     backdrop's local colour, its spread (RMS over the channels) and its texture (grey standard deviation over
@@ -123,44 +90,20 @@ def background_inside(
         for an empty matte or one without a clear-background ring.
     """
     zero = {"inside_bg": 0.0, "inside_bg_max": 0.0, "inside_bg_all": 0.0}
-    fg = alpha >= 0.5
-    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
-    if rows.size == 0:
+    box = matte_box(small, alpha)
+    if box is None:
         return zero
-    h, w = fg.shape
-    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
-    gy, gx = max(8, bh // 3), max(8, bw // 3)
-    y0, y1 = max(0, int(rows[0]) - gy), min(h, int(rows[-1]) + 1 + gy)
-    x0, x1 = max(0, int(cols[0]) - gx), min(w, int(cols[-1]) + 1 + gx)
-    f = min(1.0, WORK_SIDE / max(y1 - y0, x1 - x0))
-    size = (max(1, round((x1 - x0) * f)), max(1, round((y1 - y0) * f)))
-    rgb = np.asarray(
-        Image.fromarray(np.ascontiguousarray(small[y0:y1, x0:x1]), "RGB").resize(size, Image.Resampling.BOX),
-        dtype=np.float32,
-    )
-    a = np.asarray(
-        Image.fromarray(np.ascontiguousarray(alpha[y0:y1, x0:x1], dtype=np.float32), "F").resize(
-            size, Image.Resampling.BOX
-        )
-    )
-    b = a >= 0.5
+    rgb, b, ring, scale = box.rgb, box.matte, box.ring, box.scale
     area = int(b.sum())
-    if area == 0:
-        return zero
     if pre_blur > 0:
         rgb = ndi.gaussian_filter(rgb, (pre_blur, pre_blur, 0), mode="nearest")
-    scale = max(bh, bw) * f
-    d_out = ndi.distance_transform_edt(~b)
-    ring = (a < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, 0.12 * scale))
-    if int(ring.sum()) < 8:
-        return zero
     grey = rgb.mean(-1)
     m1 = ndi.uniform_filter(grey, 3, mode="nearest")
     tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, 3, mode="nearest") - m1 * m1, 0.0))
     stack = np.concatenate([rgb, rgb * rgb, tex[..., None]], -1)
     sigma = max(2.0, sigma_frac * scale)
-    near, den = _norm_conv(stack, ring, sigma)
-    far, _ = _norm_conv(stack, ring, 3.0 * sigma)
+    near, den = normalized_convolution(stack, ring, sigma)
+    far, _ = normalized_convolution(stack, ring, 3.0 * sigma)
     t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
     est = t * near + (1.0 - t) * far
     mean, sq, tex_bg = est[..., :3], est[..., 3:6], est[..., 6]
@@ -174,7 +117,7 @@ def background_inside(
     )
     if versus_product:
         rim = b & (d_in > 1.0) & (d_in <= max(3.0, rim_frac * scale))
-        prod, pden = _norm_conv(rgb, rim, sigma)
+        prod, pden = normalized_convolution(rgb, rim, sigma)
         like &= (dist < np.sqrt(((rgb - prod) ** 2).sum(-1))) | (pden < 1e-3)
     n_like = int(like.sum())
     if n_like == 0:

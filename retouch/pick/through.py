@@ -52,7 +52,16 @@ from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
 from .signals import Pick
 
-__all__ = ["WORK_SIDE", "Through", "backdrop_through", "through_regions", "with_backdrop_through"]
+__all__ = [
+    "WORK_SIDE",
+    "MatteBox",
+    "Through",
+    "backdrop_through",
+    "matte_box",
+    "normalized_convolution",
+    "through_regions",
+    "with_backdrop_through",
+]
 
 #: Long side (px) of the box the tests work at: openings worth flagging are several px wide at it.
 WORK_SIDE = 128
@@ -89,7 +98,71 @@ class Through:
 _NONE = Through(float("inf"), 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)))
 
 
-def _norm_conv(values: np.ndarray, weight: np.ndarray, sigma: float) -> tuple[np.ndarray, np.ndarray]:
+@dataclass(frozen=True)
+class MatteBox:
+    """The matte's box at the tests' scale, with the ring of clear backdrop just outside the matte.
+
+    Attributes:
+        rgb: float32 (h, w, 3) the photo on the box (its bounding box grown by a third on each side, at least
+            8 px), box-resampled so its long side is at most :data:`WORK_SIDE` px.
+        alpha: float32 (h, w) the matte on the same box, resampled the same way.
+        matte: bool (h, w) ``alpha >= 0.5``; never empty.
+        ring: bool (h, w) clear background (``alpha < 0.05``) more than 2 px and at most 12 % of ``scale`` (at
+            least 4 px) outside the matte; at least 8 px.
+        scale: the matte's long side at the box's scale (px).
+    """
+
+    rgb: np.ndarray
+    alpha: np.ndarray
+    matte: np.ndarray
+    ring: np.ndarray
+    scale: float
+
+
+def matte_box(small: np.ndarray, alpha: np.ndarray) -> MatteBox | None:
+    """The matte's box and its backdrop ring (:class:`MatteBox`).
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) matte in [0, 1] at the same resolution.
+
+    Returns:
+        The box, or None for an empty matte or one without 8 px of clear-background ring.
+    """
+    fg = alpha >= 0.5
+    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
+    if rows.size == 0:
+        return None
+    h, w = fg.shape
+    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
+    gy, gx = max(8, bh // 3), max(8, bw // 3)
+    y0, y1 = max(0, int(rows[0]) - gy), min(h, int(rows[-1]) + 1 + gy)
+    x0, x1 = max(0, int(cols[0]) - gx), min(w, int(cols[-1]) + 1 + gx)
+    f = min(1.0, WORK_SIDE / max(y1 - y0, x1 - x0))
+    size = (max(1, round((x1 - x0) * f)), max(1, round((y1 - y0) * f)))
+    rgb = np.asarray(
+        Image.fromarray(np.ascontiguousarray(small[y0:y1, x0:x1]), "RGB").resize(size, Image.Resampling.BOX),
+        dtype=np.float32,
+    )
+    a = np.asarray(
+        Image.fromarray(np.ascontiguousarray(alpha[y0:y1, x0:x1], dtype=np.float32), "F").resize(
+            size, Image.Resampling.BOX
+        )
+    )
+    b = a >= 0.5
+    if not b.any():
+        return None
+    scale = max(bh, bw) * f
+    d_out = ndi.distance_transform_edt(~b)
+    ring = (a < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, 0.12 * scale))
+    if int(ring.sum()) < 8:
+        return None
+    return MatteBox(rgb, a, b, ring, float(scale))
+
+
+def normalized_convolution(
+    values: np.ndarray, weight: np.ndarray, sigma: float
+) -> tuple[np.ndarray, np.ndarray]:
     """Weighted Gaussian average of ``values`` (float32 (h, w, c)) with bool ``weight`` (h, w):
     ``(average (h, w, c), smoothed weight (h, w))``; the average is 0 where the smoothed weight is 0.
 
@@ -159,35 +232,11 @@ def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig 
     Returns:
         :class:`Through`; no regions for an empty matte or one without at least 8 px of clear-background ring.
     """
-    fg = alpha >= 0.5
-    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
-    if rows.size == 0:
+    box = matte_box(small, alpha)
+    if box is None:
         return _NONE
-    h, w = fg.shape
-    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
-    gy, gx = max(8, bh // 3), max(8, bw // 3)
-    y0, y1 = max(0, int(rows[0]) - gy), min(h, int(rows[-1]) + 1 + gy)
-    x0, x1 = max(0, int(cols[0]) - gx), min(w, int(cols[-1]) + 1 + gx)
-    f = min(1.0, WORK_SIDE / max(y1 - y0, x1 - x0))
-    size = (max(1, round((x1 - x0) * f)), max(1, round((y1 - y0) * f)))
-    rgb0 = np.asarray(
-        Image.fromarray(np.ascontiguousarray(small[y0:y1, x0:x1]), "RGB").resize(size, Image.Resampling.BOX),
-        dtype=np.float32,
-    )
-    a = np.asarray(
-        Image.fromarray(np.ascontiguousarray(alpha[y0:y1, x0:x1], dtype=np.float32), "F").resize(
-            size, Image.Resampling.BOX
-        )
-    )
-    b = a >= 0.5
+    rgb0, b, ring, scale = box.rgb, box.matte, box.ring, box.scale
     area = int(b.sum())
-    if area == 0:
-        return _NONE
-    scale = max(bh, bw) * f
-    d_out = ndi.distance_transform_edt(~b)
-    ring = (a < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, 0.12 * scale))
-    if int(ring.sum()) < 8:
-        return _NONE
 
     # the quadratic surface of the backdrop, fitted to the ring
     hh, ww = b.shape
@@ -216,8 +265,8 @@ def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig 
     tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, 3, mode="nearest") - m1 * m1, 0.0))
     stack = np.concatenate([rgb, rgb * rgb, tex[..., None]], -1)
     sigma = max(2.0, 0.15 * scale)
-    near, den = _norm_conv(stack, ring, sigma)
-    far, _ = _norm_conv(stack, ring, 3.0 * sigma)
+    near, den = normalized_convolution(stack, ring, sigma)
+    far, _ = normalized_convolution(stack, ring, 3.0 * sigma)
     t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
     est = t * near + (1.0 - t) * far
     mean, sq, tex_bg = est[..., :3], est[..., 3:6], est[..., 6]
@@ -226,7 +275,7 @@ def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig 
     d_in = ndi.distance_transform_edt(b)
     like = b & (dist <= np.clip(2.0 * spread, 12.0, 30.0)) & (tex <= 1.5 * tex_bg + 2.0)
     rim = b & (d_in > 1.0) & (d_in <= max(3.0, 0.06 * scale))
-    prod, pden = _norm_conv(rgb, rim, sigma)
+    prod, pden = normalized_convolution(rgb, rim, sigma)
     like &= (dist < np.sqrt(((rgb - prod) ** 2).sum(-1))) | (pden < 1e-3)
     labels, keep, st = _regions(like, b, max(9.0, 0.003 * area))
     like_rows = np.zeros((0, 4))
@@ -254,8 +303,8 @@ def _local(
     sigma = max(2.0, config.through_local_sigma * scale)
 
     def spread(values: np.ndarray) -> np.ndarray:
-        near, den = _norm_conv(values, ring, sigma)
-        far, _ = _norm_conv(values, ring, 3.0 * sigma)
+        near, den = normalized_convolution(values, ring, sigma)
+        far, _ = normalized_convolution(values, ring, 3.0 * sigma)
         t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
         return t * near + (1.0 - t) * far
 
