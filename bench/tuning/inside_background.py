@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage as ndi
 
-from retouch.pick.through import WORK_SIDE, matte_box, normalized_convolution
+from retouch.pick.through import WORK_SIDE, local_backdrop, matte_box, normalized_convolution
 
 __all__ = ["WORK_SIDE", "background_inside"]
 
@@ -97,18 +97,8 @@ def background_inside(
     area = int(b.sum())
     if pre_blur > 0:
         rgb = ndi.gaussian_filter(rgb, (pre_blur, pre_blur, 0), mode="nearest")
-    grey = rgb.mean(-1)
-    m1 = ndi.uniform_filter(grey, 3, mode="nearest")
-    tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, 3, mode="nearest") - m1 * m1, 0.0))
-    stack = np.concatenate([rgb, rgb * rgb, tex[..., None]], -1)
     sigma = max(2.0, sigma_frac * scale)
-    near, den = normalized_convolution(stack, ring, sigma)
-    far, _ = normalized_convolution(stack, ring, 3.0 * sigma)
-    t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
-    est = t * near + (1.0 - t) * far
-    mean, sq, tex_bg = est[..., :3], est[..., 3:6], est[..., 6]
-    spread = np.sqrt(np.maximum(sq - mean * mean, 0.0).sum(-1))
-    dist = np.sqrt(((rgb - mean) ** 2).sum(-1))
+    dist, spread, tex, tex_bg = local_backdrop(rgb, ring, sigma)
     d_in = ndi.distance_transform_edt(b)
     like = (
         (d_in > inner_px)

@@ -57,6 +57,7 @@ __all__ = [
     "MatteBox",
     "Through",
     "backdrop_through",
+    "local_backdrop",
     "matte_box",
     "normalized_convolution",
     "through_regions",
@@ -219,6 +220,38 @@ def _regions(cand: np.ndarray, b: np.ndarray, min_px: float) -> tuple[np.ndarray
     return labels, keep, stats
 
 
+def local_backdrop(
+    rgb: np.ndarray, ring: np.ndarray, sigma: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The backdrop's local colour model: the ring's colour, colour spread and texture spread inwards.
+
+    Each pixel gets the ring's Gaussian-weighted mean colour, its spread and its 3 x 3 grey texture
+    (:func:`normalized_convolution` with ``sigma``; three times wider where the near ring is thin).
+
+    Args:
+        rgb: float32 (h, w, 3) the photo on the box.
+        ring: bool (h, w) the clear-backdrop pixels.
+        sigma: the Gaussian's spread (px).
+
+    Returns:
+        float32 (h, w) arrays ``(dist, spread, tex, tex_bg)``: each pixel's RGB distance from the local backdrop
+        colour, the backdrop's local colour spread (RGB levels), the pixel's own texture and the backdrop's
+        local texture (grey levels).
+    """
+    grey = rgb.mean(-1)
+    m1 = ndi.uniform_filter(grey, 3, mode="nearest")
+    tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, 3, mode="nearest") - m1 * m1, 0.0))
+    stack = np.concatenate([rgb, rgb * rgb, tex[..., None]], -1)
+    near, den = normalized_convolution(stack, ring, sigma)
+    far, _ = normalized_convolution(stack, ring, 3.0 * sigma)
+    t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
+    est = t * near + (1.0 - t) * far
+    mean, sq, tex_bg = est[..., :3], est[..., 3:6], est[..., 6]
+    spread = np.sqrt(np.maximum(sq - mean * mean, 0.0).sum(-1))
+    dist = np.sqrt(((rgb - mean) ** 2).sum(-1))
+    return dist, spread, tex, tex_bg
+
+
 def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> Through:
     """The candidate regions of both tests (module docstring) with the measures the thresholds are applied to.
 
@@ -260,18 +293,8 @@ def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig 
 
     # the local colour model of the backdrop (colour, spread, texture of the ring, spread inwards)
     rgb = ndi.gaussian_filter(rgb0, (1.0, 1.0, 0), mode="nearest")
-    grey = rgb.mean(-1)
-    m1 = ndi.uniform_filter(grey, 3, mode="nearest")
-    tex = np.sqrt(np.maximum(ndi.uniform_filter(grey * grey, 3, mode="nearest") - m1 * m1, 0.0))
-    stack = np.concatenate([rgb, rgb * rgb, tex[..., None]], -1)
     sigma = max(2.0, 0.15 * scale)
-    near, den = normalized_convolution(stack, ring, sigma)
-    far, _ = normalized_convolution(stack, ring, 3.0 * sigma)
-    t = np.clip(den / 0.05, 0.0, 1.0)[..., None]
-    est = t * near + (1.0 - t) * far
-    mean, sq, tex_bg = est[..., :3], est[..., 3:6], est[..., 6]
-    spread = np.sqrt(np.maximum(sq - mean * mean, 0.0).sum(-1))
-    dist = np.sqrt(((rgb - mean) ** 2).sum(-1))
+    dist, spread, tex, tex_bg = local_backdrop(rgb, ring, sigma)
     d_in = ndi.distance_transform_edt(b)
     like = b & (dist <= np.clip(2.0 * spread, 12.0, 30.0)) & (tex <= 1.5 * tex_bg + 2.0)
     rim = b & (d_in > 1.0) & (d_in <= max(3.0, 0.06 * scale))
