@@ -65,7 +65,11 @@ def test_the_first_round_is_the_products_tests_without_the_local_one():
     from retouch.pick.config import SHIPPED_PICK
 
     assert (
-        dataclasses.replace(bt.FIRST_ROUND, through_local_share=SHIPPED_PICK.through_local_share)
+        dataclasses.replace(
+            bt.FIRST_ROUND,
+            through_local_share=SHIPPED_PICK.through_local_share,
+            through_seen_share=SHIPPED_PICK.through_seen_share,
+        )
         == SHIPPED_PICK
     )
     local = bt.Through(0.5, 0.3, np.zeros((0, 2)), np.zeros((0, 4)), np.array([[0.3, 0.05, 0.9, 1.2]]))
@@ -77,7 +81,7 @@ def test_the_local_grid_starts_at_the_shipped_thresholds_and_keeps_the_first_rou
     from retouch.pick.config import SHIPPED_PICK
 
     grid = bt.local_variants(SHIPPED_PICK.through_local_sigma)
-    assert grid[0] == SHIPPED_PICK
+    assert grid[0] == bt.SECOND_ROUND
     assert len(grid) == len(
         {
             (c.through_local_share, c.through_local_enclosed, c.through_local_residual, c.through_local_noise)
@@ -86,3 +90,22 @@ def test_the_local_grid_starts_at_the_shipped_thresholds_and_keeps_the_first_rou
     )
     assert all(c.through_like_share == SHIPPED_PICK.through_like_share for c in grid)
     assert {c.through_local_sigma for c in bt.local_variants(0.05)} == {0.05}
+
+
+def test_the_seen_grid_starts_at_the_product_thresholds_and_the_second_round_has_no_seen_test():
+    """The third round's grid: the shipped share and enclosure first at each candidate definition; the second
+    round's flag (the baseline it is measured against) ignores seen regions, the product's does not."""
+    first = bt.seen_variants(8.0, 16.0)[0]
+    c = bt.SHIPPED_PICK
+    assert (first.through_seen_tol, first.through_seen_rim) == (8.0, 16.0)
+    assert (first.through_seen_share, first.through_seen_enclosed) == (
+        c.through_seen_share,
+        c.through_seen_enclosed,
+    )
+    assert len(bt.seen_variants(8.0, 16.0)) == 7 * 3  # shares 0.03-0.2 (0.12 first), enclosed 0-0.1
+    seen = bt.Through(
+        np.inf, 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)), np.array([[0.3, 0.0]])
+    )
+    assert bt.backdrop_through(seen, config=bt.SECOND_ROUND) == 0.0
+    assert bt.backdrop_through(seen) == pytest.approx(0.3)
+    assert bt.FIRST_ROUND.through_seen_share == float("inf")

@@ -22,8 +22,10 @@ Usage: ``python -m bench.tuning.backdrop_through /work/rec/A.json:/work/rec/A-np
 /work/rec/C.json:/work/rec/C-npz:control``. The first round's cap (the smooth and like tests below) failed its
 held-out rule (the backdrop through the product record in ``docs/decisions/``). With ``--local``, the second
 round: the first round's flag (its record thresholds) or the *local* test (the backdrop predicted from the ring
-pixels near each pixel), searched on a grid (:func:`local_variants`) by the same rule, in sample and out of fold;
-the product's ``retouch.pick.through`` holds the three tests with the second round's thresholds.
+pixels near each pixel), searched on a grid (:func:`local_variants`) by the same rule, in sample and out of fold.
+With ``--seen``, the third round (the backdrop seen inside the product record): the second round's flag or the
+*seen* test (colours the ring shows and the product's rim does not), searched on :func:`seen_variants` at each
+candidate definition the same way; the product's ``retouch.pick.through`` holds the four tests.
 
 The measure is the product's own (:func:`retouch.pick.through.through_regions` and
 :func:`retouch.pick.through.backdrop_through`, whose module docstring describes the smooth, like and local
@@ -51,9 +53,12 @@ from retouch.pick.confidence import confidence  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
 from retouch.pick.through import Through, backdrop_through, through_regions  # noqa: E402
 
-FIRST_ROUND = dataclasses.replace(SHIPPED_PICK, through_local_share=float("inf"))
-"""The first round's flag: the product's smooth and like tests with their shipped thresholds, the local test off
-(no region reaches an infinite share). Its held-out run failed; the second round ships them with the local test."""
+SECOND_ROUND = dataclasses.replace(SHIPPED_PICK, through_seen_share=float("inf"))
+"""The second round's flag: the product's smooth, like and local tests with their shipped thresholds, the seen
+test off (no region reaches an infinite share)."""
+FIRST_ROUND = dataclasses.replace(SECOND_ROUND, through_local_share=float("inf"))
+"""The first round's flag: the smooth and like tests alone. Its held-out run failed; the second round ships them
+with the local test."""
 
 #: Failures: IoU against the hand mask below this. Good results: at least :data:`GOOD`.
 BAD = 0.8
@@ -185,10 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("recordings", nargs="+", help="ROWS.json:NPZ_DIR[:control]")
     parser.add_argument("--folds", type=int, default=5)
     parser.add_argument("--local", action="store_true", help="the second round: the local backdrop model")
+    parser.add_argument("--seen", action="store_true", help="the third round: colours seen in the backdrop")
     args = parser.parse_args(argv)
     rows, found, cpu, where = load(args.recordings)
     if args.local:
         local_main(rows, found, where, args.folds)
+        return 0
+    if args.seen:
+        seen_main(rows, found, where, args.folds)
         return 0
     main_flags = np.array([r["main"] for r in rows])
     configs = list(variants())
@@ -232,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 def local_variants(sigma_share: float) -> list[PickConfig]:
     """The grid searched at one spread of the local test (the product's ``through_local_*``; its own thresholds
     first), each with the first round's smooth and like tests as shipped."""
-    s = SHIPPED_PICK
+    s = SECOND_ROUND
     grid = itertools.product(
         _values(s.through_local_share, 0.02, 0.05, 0.2),
         _values(s.through_local_enclosed, 0.0, 0.05, 0.2, 0.3),
@@ -307,6 +316,121 @@ def local_main(rows: list[dict], found: list[Through], smalls: list[tuple[str, i
         if o and not m and (r["control"] or r["iou"] >= GOOD)
     ]
     print("  good results or control views flagged out of fold:", ", ".join(spare))
+
+
+# --- the third round: colours seen in the backdrop and not on the product's rim ---------------------------------
+#
+# An opening deep inside the product on a blurred or busy backdrop is predicted neither by one surface nor by the
+# ring near it, but the colours it shows are found in the ring and not on the product's own rim (the backdrop seen
+# inside the product record).
+
+SEEN_TOLS = (8.0, 12.0, 16.0)
+SEEN_RIMS = (4.0, 8.0, 12.0, 16.0)
+
+
+def seen_variants(tol: float, rim: float) -> list[PickConfig]:
+    """The grid searched at one candidate definition of the seen test (colour tolerance ``tol``, rim margin
+    ``rim``; the product's own share and enclosure first), each with the second round's three tests as
+    shipped."""
+    s = SHIPPED_PICK
+    grid = itertools.product(
+        _values(s.through_seen_share, 0.03, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2),
+        _values(s.through_seen_enclosed, 0.0, 0.05, 0.1),
+    )
+    return [
+        dataclasses.replace(
+            s, through_seen_tol=tol, through_seen_rim=rim, through_seen_share=share, through_seen_enclosed=enc
+        )
+        for share, enc in grid
+    ]
+
+
+def seen_main(rows: list[dict], found: list[Through], smalls: list[tuple[str, int]], folds: int) -> None:
+    """The third round: the second round's flag (:data:`SECOND_ROUND`) or the seen test, searched on a grid of
+    candidate definitions (:data:`SEEN_TOLS` x :data:`SEEN_RIMS`) and thresholds (:func:`seen_variants`); prints
+    in-sample and product-grouped out-of-fold counts against main and the second round, and the CPU of the seen
+    test alone per photo it runs on."""
+    main_flags = np.array([r["main"] for r in rows])
+    second = flags(rows, found, SECOND_ROUND)
+    print("main:", counts(rows, main_flags))
+    print("second round:", counts(rows, second))
+    configs: list[PickConfig] = []
+    columns: list[np.ndarray] = []
+    for tol, rim in itertools.product(SEEN_TOLS, SEEN_RIMS):
+        at = dataclasses.replace(SHIPPED_PICK, through_seen_tol=tol, through_seen_rim=rim)
+        measured: list[np.ndarray | None] = []
+        for i, (path, j) in enumerate(smalls):
+            if second[i]:
+                measured.append(None)
+                continue
+            z = np.load(Path(path) / f"{j:04d}.npz")
+            measured.append(
+                through_regions(z["small"], z["alpha"].astype(np.float32) / 255.0, config=at).seen
+            )
+        for c in seen_variants(tol, rim):
+            configs.append(c)
+            columns.append(
+                second
+                | np.array(
+                    [
+                        m is not None and backdrop_through(seen_only(m), config=c) >= c.review_through
+                        for m in measured
+                    ]
+                )
+            )
+    table = np.stack(columns)
+    v = choose(rows, table, second, np.ones(len(rows), bool))
+    print("seen, in sample:", counts(rows, table[v]), describe_seen(configs[v]))
+    newly = [
+        f"{r['name']} ({r['iou']:.2f})" for r, s, f in zip(rows, table[v], second, strict=True) if s and not f
+    ]
+    print("  newly flagged beyond the second round:", ", ".join(newly))
+    for c, col in zip(configs, table, strict=True):
+        if c.through_seen_enclosed == SHIPPED_PICK.through_seen_enclosed:
+            print(f"    {describe_seen(c)}: {counts(rows, col)}")
+    fold = grouped_folds(rows, folds)
+    oof = np.zeros(len(rows), bool)
+    for k in range(folds):
+        vk = choose(rows, table, second, fold != k)
+        oof[fold == k] = table[vk][fold == k]
+        print(f"  fold {k}: {describe_seen(configs[vk])}")
+    print("seen, out of fold:", counts(rows, oof))
+    spare = [
+        r["name"]
+        for r, o, m in zip(rows, oof, second, strict=True)
+        if o and not m and (r["control"] or r["iou"] >= GOOD)
+    ]
+    print("  good results or control views flagged out of fold:", ", ".join(spare))
+    cpu: list[float] = []
+    for i, (path, j) in enumerate(smalls):
+        if second[i]:
+            continue
+        z = np.load(Path(path) / f"{j:04d}.npz")
+        alpha = z["alpha"].astype(np.float32) / 255.0
+        on = time.process_time()
+        through_regions(z["small"], alpha)
+        t_on = time.process_time() - on
+        off = time.process_time()
+        through_regions(z["small"], alpha, config=SECOND_ROUND)
+        cpu.append(t_on - (time.process_time() - off))
+    ms = 1000 * np.array(cpu)
+    print(
+        f"seen test CPU per photo (all four tests minus the three, same run): median {np.median(ms):.1f} ms, "
+        f"p90 {np.percentile(ms, 90):.1f} ms on {len(cpu)} photos"
+    )
+
+
+def seen_only(seen: np.ndarray) -> Through:
+    """A :class:`Through` holding only the seen regions ``seen`` (float64 (n, 2)): the other tests find nothing."""
+    return Through(np.inf, 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)), seen)
+
+
+def describe_seen(c: PickConfig) -> str:
+    """The ``through_seen_*`` thresholds of a variant, short."""
+    return (
+        f"seen tol<={c.through_seen_tol} rim>{c.through_seen_rim} share>={c.through_seen_share} "
+        f"enc<={c.through_seen_enclosed}"
+    )
 
 
 def describe_local(c: PickConfig) -> str:
