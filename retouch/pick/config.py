@@ -267,25 +267,6 @@ class PickConfig:
     #: Largest factor, either way, between a local region's fine detail and the local ring's (no limit flags the
     #: same tuning photos, 2 flags 2 failures fewer).
     through_local_noise: float = 3.0
-    #: The seen test (colours the backdrop ring shows and the product's rim does not, for openings deep inside
-    #: the product on blurred or busy backdrops): a matte pixel's colour is seen in the backdrop when a ring pixel
-    #: lies within this RGB distance (levels). Every ``through_seen_*`` value was chosen on 760 tuning photos only
-    #: (``python -m bench.tuning.backdrop_through ... --seen``: the local test's 616 and see-through seeds 70-75;
-    #: tolerance 8 / 12 / 16, rim margin 4 / 8 / 12 / 16, share 0.03-0.2, enclosed 0-0.1): in sample it newly
-    #: flags 11 of the 50 failures the three other tests leave unflagged (109 -> 120 of 159) and no result at
-    #: IoU >= 0.95 nor any car view; product-grouped out of fold 7, and one good result. One at a time: 8 flags 4
-    #: failures fewer, 16 two good results. The backdrop seen inside the product record in ``docs/decisions/``.
-    through_seen_tol: float = 12.0
-    #: ... and it is not on the product's rim when no rim pixel lies within this RGB distance (levels; 8 flags 7
-    #: failures fewer).
-    through_seen_rim: float = 4.0
-    #: Smallest seen region counted, as a share of the matte (0.1 flags a good result, a brown band of a music
-    #: instrument on a blurred red photo at 0.1198 of its matte, and no more failures; 0.15 flags 5 failures
-    #: fewer).
-    through_seen_share: float = 0.12
-    #: Largest share of the pixels around a seen region outside the matte (0, 0.05 and 0.1 flag the same tuning
-    #: photos).
-    through_seen_enclosed: float = 0.0
 
     @property
     def safe_source(self) -> str:

@@ -9,7 +9,7 @@ backdrop seen outside the matte.
 On the matte's box (grown by a third, at most :data:`WORK_SIDE` px on its long side) the backdrop is the ring
 of clear background just outside the matte; a quadratic surface per channel fitted to that ring by least
 squares predicts the backdrop inside the outline, and the ring's own median residual is how well the surface
-explains the backdrop. Four tests find regions that continue it:
+explains the backdrop. Two tests find regions that continue it:
 
 * **smooth**: where the ring is a smooth backdrop (a gradient, a sweep: residual at most
   :attr:`~retouch.pick.PickConfig.through_smooth_ring`), matte pixels the surface predicts at the noise level
@@ -35,14 +35,6 @@ explains the backdrop. Four tests find regions that continue it:
   :attr:`~retouch.pick.PickConfig.through_local_enclosed` of the pixels around it outside the matte, a median
   residual no larger than the local ring's (:attr:`~retouch.pick.PickConfig.through_local_residual`) and fine
   detail within :attr:`~retouch.pick.PickConfig.through_local_noise` of the local ring's, is backdrop too.
-* **seen**: a blurred or busy backdrop is predicted neither by one surface nor by the ring near an opening deep
-  inside the product, but what an opening shows is still backdrop: its colours are *seen* in the ring (some ring
-  pixel within :attr:`~retouch.pick.PickConfig.through_seen_tol` levels, RGB distance) and, unlike paint of the
-  backdrop's colour, *not* on the product's own rim (the matte pixels 1 px to 6 % of ``scale`` inside the
-  outline; no rim pixel within :attr:`~retouch.pick.PickConfig.through_seen_rim` levels); clipped pixels carry
-  no evidence. Such pixels form regions; one of at least :attr:`~retouch.pick.PickConfig.through_seen_share` of
-  the matte with at most :attr:`~retouch.pick.PickConfig.through_seen_enclosed` of the pixels around it outside
-  the matte is backdrop too. A silver car beside a grey turntable shows its grey on its rim as well.
 
 Cost: a few ms CPU per photo, no network pass; :func:`with_backdrop_through` runs it only on results the
 confidence does not already flag.
@@ -50,12 +42,11 @@ confidence does not already flag.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
-from scipy.spatial import cKDTree
 
 from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
@@ -96,8 +87,6 @@ class Through:
         local: float64 (n, 4): per *local* candidate region its share of the matte, the share of the pixels
             around it outside the matte, its median residual from the local prediction over the local ring's, its
             median fine detail over the local ring's.
-        seen: float64 (n, 2): per *seen* candidate region its share of the matte and the share of the pixels
-            around it that lie outside the matte (empty by default).
     """
 
     ring_residual: float
@@ -105,7 +94,6 @@ class Through:
     smooth: np.ndarray
     like: np.ndarray
     local: np.ndarray
-    seen: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
 
 _NONE = Through(float("inf"), 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)))
@@ -265,7 +253,7 @@ def local_backdrop(
 
 
 def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> Through:
-    """The candidate regions of the four tests (module docstring) with the measures the thresholds are applied to.
+    """The candidate regions of both tests (module docstring) with the measures the thresholds are applied to.
 
     Args:
         small: uint8 (H, W, 3) photo at the working resolution.
@@ -326,42 +314,7 @@ def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig 
             ],
             -1,
         )
-    return Through(
-        ring_res,
-        ring_noise,
-        smooth,
-        like_rows,
-        _local(rgb0, b, ring, detail, scale, config),
-        _seen(rgb0, b, ring, rim, config),
-    )
-
-
-def _seen(
-    rgb: np.ndarray, b: np.ndarray, ring: np.ndarray, rim: np.ndarray, config: PickConfig
-) -> np.ndarray:
-    """The *seen* test's candidate regions (module docstring) on the box: float32 ``rgb`` (h, w, 3), bool matte
-    ``b``, backdrop ``ring`` and product ``rim`` (h, w); float64 (n, 2) as :attr:`Through.seen`.
-
-    Nearest colours by k-d tree (:class:`scipy.spatial.cKDTree`, searched only up to the tolerances): a few ms
-    at the box's scale. Not measured (no region) when :attr:`~PickConfig.through_seen_share` is above 1: no region
-    could pass."""
-    if config.through_seen_share > 1.0:
-        return np.zeros((0, 2))
-    cand = b & (rgb.max(-1) < CLIPPED)
-    pix = rgb[cand]
-    if not len(pix):
-        return np.zeros((0, 2))
-    d_bg, _ = cKDTree(rgb[ring]).query(pix, k=1, distance_upper_bound=config.through_seen_tol + 1e-3)
-    ok = d_bg <= config.through_seen_tol
-    if ok.any() and rim.any():
-        d_rim, _ = cKDTree(rgb[rim]).query(pix[ok], k=1, distance_upper_bound=config.through_seen_rim + 1e-3)
-        ok[ok] = d_rim > config.through_seen_rim
-    cand[cand] = ok
-    area = int(b.sum())
-    _, keep, st = _regions(cand, b, max(9.0, 0.003 * area))
-    if not keep.size:
-        return np.zeros((0, 2))
-    return np.stack([st[:, 0] / area, st[:, 1]], -1)
+    return Through(ring_res, ring_noise, smooth, like_rows, _local(rgb0, b, ring, detail, scale, config))
 
 
 def _local(
@@ -394,8 +347,8 @@ def _local(
 def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> float:
     """Share of the matte (in [0, 1]) that passes any test (module docstring): the enclosed smooth regions
     together (a wheel's backdrop is split by its spokes) when they cover at least
-    :attr:`~PickConfig.through_smooth_share`, the largest backdrop-coloured region that passes, the largest
-    local region that passes, or the largest seen region that passes, whichever is largest; 0.0 when none does.
+    :attr:`~PickConfig.through_smooth_share`, the largest backdrop-coloured region that passes, or the largest
+    local region that passes, whichever is largest; 0.0 when none does.
 
     Args:
         found: :func:`through_regions`' answer.
@@ -431,11 +384,6 @@ def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> fl
         )
         if ok.any():
             best = max(best, float(lc[ok, 0].max()))
-    sn = found.seen
-    if len(sn):
-        ok = (sn[:, 0] >= config.through_seen_share) & (sn[:, 1] <= config.through_seen_enclosed)
-        if ok.any():
-            best = max(best, float(sn[ok, 0].max()))
     return best
 
 
