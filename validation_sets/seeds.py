@@ -20,14 +20,39 @@ __all__ = [
 #: Composites seeds whose photos were looked at while tuning (:mod:`validation_sets.composites`).
 TUNING_COMPOSITE_SEEDS = frozenset({1, 3, 4, 5, 8, 9, 16, 18, 19, 36, 37})
 #: Composites seeds measured by a held-out, confirmation or report run (2 is the default held-out seed).
-SPENT_COMPOSITE_SEEDS = frozenset({2, 6, 7, *range(10, 16), 17, *range(20, 36), 38, 39, 40, 42, 43})
+SPENT_COMPOSITE_SEEDS = frozenset({2, 6, 7, *range(10, 16), 17, *range(20, 36), 38, 39, 40, 41, 42, 43})
 #: See-through seeds whose photos were looked at while tuning (:mod:`validation_sets.see_through`).
 TUNING_SEE_THROUGH_SEEDS = frozenset(
     {21, 23, 25, 26, 28, 32, 33, 39, 40, 43, 44, 47, 48, 62, 63, 64, 65, *range(70, 76)}
 )
 #: See-through seeds measured by a held-out, confirmation or report run (22 is the default held-out seed).
 SPENT_SEE_THROUGH_SEEDS = frozenset(
-    {22, 24, 27, 29, 30, 31, 34, 35, 36, 37, 38, 41, 42, 45, 46, *range(49, 61), 61, 66, 67, 68, 69, 91, 100}
+    {
+        22,
+        24,
+        27,
+        29,
+        30,
+        31,
+        34,
+        35,
+        36,
+        37,
+        38,
+        41,
+        42,
+        45,
+        46,
+        *range(49, 61),
+        61,
+        66,
+        67,
+        68,
+        69,
+        90,
+        91,
+        100,
+    }
 )
 
 
