@@ -37,6 +37,7 @@ from .pick import (
     pick_product,
     refocus_fallback,
     with_backdrop_through,
+    with_joined_object,
     with_second_opinion,
 )
 from .pick import details as pick_details
@@ -156,7 +157,9 @@ def product_matte(
     through the product's openings is cleared (:func:`retouch.openings.clear_openings`); a small product's result
     the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`; a large one too
     where its first mask was half-confident); a result still unflagged is checked for a region that continues the
-    backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``).
+    backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
+    still unflagged for another object in the matte (:func:`retouch.pick.with_joined_object`, the signals
+    ``frame_join`` and ``blurred_outline``).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -187,6 +190,7 @@ def product_matte(
     pick.signals["frame_sides"] = frame_sides(alpha, config=pick_config)
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)
+    pick = with_joined_object(small, alpha, pick, config=pick_config)
     return alpha, fell_back, pick
 
 

@@ -10,10 +10,11 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.guard`: never much less than plain rembg (:func:`guard`, :func:`refocus_fallback`);
 * :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries;
 * :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored);
-* :mod:`.through`: a region inside the matte that continues the backdrop seen around it (an opening kept whole).
+* :mod:`.through`: a region inside the matte that continues the backdrop seen around it (an opening kept whole);
+* :mod:`.joined`: another object in the matte (a part off the frame of other colours, an outline along blurred edges).
 
 ``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
--> second opinion -> backdrop through the product.
+-> second opinion -> backdrop through the product -> another object in the matte.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
 from .guard import guard, refocus_fallback
+from .joined import joined_evidence, joined_signals, with_joined_object
 from .passes import in_doubt, pick_product
 from .second import second_opinion, wants_second_opinion, with_second_opinion
 from .signals import Pick, edge_sharpness, focus_contrast, frame_sides, mask_signals
@@ -41,6 +43,8 @@ __all__ = [
     "frame_sides",
     "guard",
     "in_doubt",
+    "joined_evidence",
+    "joined_signals",
     "mask_signals",
     "pick_product",
     "refocus_fallback",
@@ -48,5 +52,6 @@ __all__ = [
     "through_regions",
     "wants_second_opinion",
     "with_backdrop_through",
+    "with_joined_object",
     "with_second_opinion",
 ]

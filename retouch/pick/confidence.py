@@ -26,7 +26,10 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     :func:`retouch.pick.second.second_opinion`), and where the matte runs out of the frame on at least
     :attr:`~PickConfig.review_frame_sides` sides (``frame_sides``, :func:`retouch.pick.signals.frame_sides`; 0: never), and where a region of at least
     :attr:`~PickConfig.review_through` of the matte continues the backdrop seen around it (``through``,
-    :func:`retouch.pick.through.backdrop_through`; 0: never).
+    :func:`retouch.pick.through.backdrop_through`; 0: never), and where the matte covers a long run of a frame
+    side with another object at that end (``frame_join`` at least :attr:`~PickConfig.review_frame_join`) or its
+    outline follows blurred edges (``blurred_outline`` at least :attr:`~PickConfig.review_blurred_outline`;
+    :func:`retouch.pick.joined.joined_signals`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -61,6 +64,15 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         c = min(c, config.fallback_confidence)
     if config.review_through > 0 and signals.get("through", 0.0) >= config.review_through:
         # a region inside the product's outline continues the backdrop seen around it: an opening kept whole
+        c = min(c, config.fallback_confidence)
+    if config.review_frame_join > 0 and signals.get("frame_join", 0.0) >= config.review_frame_join:
+        # a long run of the frame is matte whose end there is another object than its far end
+        c = min(c, config.fallback_confidence)
+    if (
+        config.review_blurred_outline > 0
+        and signals.get("blurred_outline", 0.0) >= config.review_blurred_outline
+    ):
+        # the outline follows defocused edges: the matte holds a blurred backdrop object
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

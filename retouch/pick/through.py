@@ -9,7 +9,7 @@ backdrop seen outside the matte.
 On the matte's box (grown by a third, at most :data:`WORK_SIDE` px on its long side) the backdrop is the ring
 of clear background just outside the matte; a quadratic surface per channel fitted to that ring by least
 squares predicts the backdrop inside the outline, and the ring's own median residual is how well the surface
-explains the backdrop. Two tests find regions that continue it:
+explains the backdrop. Four tests find regions that continue it:
 
 * **smooth**: where the ring is a smooth backdrop (a gradient, a sweep: residual at most
   :attr:`~retouch.pick.PickConfig.through_smooth_ring`), matte pixels the surface predicts at the noise level
@@ -35,6 +35,14 @@ explains the backdrop. Two tests find regions that continue it:
   :attr:`~retouch.pick.PickConfig.through_local_enclosed` of the pixels around it outside the matte, a median
   residual no larger than the local ring's (:attr:`~retouch.pick.PickConfig.through_local_residual`) and fine
   detail within :attr:`~retouch.pick.PickConfig.through_local_noise` of the local ring's, is backdrop too.
+* **seen**: a blurred or busy backdrop is predicted neither by one surface nor by the ring near an opening deep
+  inside the product, but what an opening shows is still backdrop: its colours are *seen* in the ring (some ring
+  pixel within :attr:`~retouch.pick.PickConfig.through_seen_tol` levels, RGB distance) and, unlike paint of the
+  backdrop's colour, *not* on the product's own rim (the matte pixels 1 px to 6 % of ``scale`` inside the
+  outline; no rim pixel within :attr:`~retouch.pick.PickConfig.through_seen_rim` levels); clipped pixels carry
+  no evidence. Such pixels form regions; one of at least :attr:`~retouch.pick.PickConfig.through_seen_share` of
+  the matte with at most :attr:`~retouch.pick.PickConfig.through_seen_enclosed` of the pixels around it outside
+  the matte is backdrop too. A silver car beside a grey turntable shows its grey on its rim as well.
 
 Cost: a few ms CPU per photo, no network pass; :func:`with_backdrop_through` runs it only on results the
 confidence does not already flag.
@@ -42,11 +50,16 @@ confidence does not already flag.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import ctypes
+import ctypes.util
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import numpy as np
 from PIL import Image
 from scipy import ndimage as ndi
+from scipy.spatial import cKDTree
 
 from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
@@ -69,6 +82,47 @@ WORK_SIDE = 128
 #: Channel level (0..255) from which a pixel is clipped: it carries no evidence of continuing a surface.
 CLIPPED = 250
 
+_LIBM_NAME = ctypes.util.find_library("m")
+_LIBM = ctypes.CDLL(_LIBM_NAME) if _LIBM_NAME else None
+#: glibc's ``FE_DFL_ENV``: the default floating-point environment (round to nearest, denormals kept).
+_FE_DFL_ENV = ctypes.c_void_p(-1)
+
+
+@contextmanager
+def default_float_environment() -> Iterator[None]:
+    """Run the block in the C library's default floating-point environment, then restore the caller's.
+
+    The network sessions flush denormal floats to zero (``session.set_denormal_as_zero``,
+    :func:`retouch.segment._session_options`), which sets the FTZ/DAZ bits of the calling thread and leaves them
+    set after the run; under them SciPy's :class:`~scipy.spatial.cKDTree` crashes the process (a segmentation
+    fault while it builds a tree on some colour sets, measured on ``car-1.jpg``'s backdrop ring). The environment
+    is saved with ``fegetenv``, reset with ``fesetenv(FE_DFL_ENV)`` and restored with ``fesetenv``; where no C
+    maths library is found the block runs unchanged.
+
+    Raises:
+        OSError: the C library refuses to save or restore the environment.
+    """
+    if _LIBM is None:
+        yield
+        return
+    saved = ctypes.create_string_buffer(64)  # fenv_t is 32 bytes on x86-64, 8 on aarch64
+    if _LIBM.fegetenv(saved) != 0 or _LIBM.fesetenv(_FE_DFL_ENV) != 0:
+        raise OSError("fegetenv/fesetenv failed")
+    try:
+        yield
+    finally:
+        if _LIBM.fesetenv(saved) != 0:
+            raise OSError("fesetenv failed restoring the floating-point environment")
+
+
+def _nearest(points: np.ndarray, queries: np.ndarray, upper: float) -> np.ndarray:
+    """Distance (float64, (m,)) from each of ``queries`` (float32 (m, 3)) to the nearest of ``points`` (float32
+    (n, 3)), ``inf`` beyond ``upper``: a k-d tree (:class:`scipy.spatial.cKDTree`) built and searched in the
+    default floating-point environment (:func:`default_float_environment`)."""
+    with default_float_environment():
+        d, _ = cKDTree(points).query(queries, k=1, distance_upper_bound=upper)
+    return np.asarray(d, np.float64)
+
 
 @dataclass(frozen=True)
 class Through:
@@ -87,6 +141,8 @@ class Through:
         local: float64 (n, 4): per *local* candidate region its share of the matte, the share of the pixels
             around it outside the matte, its median residual from the local prediction over the local ring's, its
             median fine detail over the local ring's.
+        seen: float64 (n, 2): per *seen* candidate region its share of the matte and the share of the pixels
+            around it that lie outside the matte (empty by default).
     """
 
     ring_residual: float
@@ -94,6 +150,7 @@ class Through:
     smooth: np.ndarray
     like: np.ndarray
     local: np.ndarray
+    seen: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
 
 
 _NONE = Through(float("inf"), 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)))
@@ -253,7 +310,7 @@ def local_backdrop(
 
 
 def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> Through:
-    """The candidate regions of both tests (module docstring) with the measures the thresholds are applied to.
+    """The candidate regions of the four tests (module docstring) with the measures the thresholds are applied to.
 
     Args:
         small: uint8 (H, W, 3) photo at the working resolution.
@@ -314,7 +371,42 @@ def through_regions(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig 
             ],
             -1,
         )
-    return Through(ring_res, ring_noise, smooth, like_rows, _local(rgb0, b, ring, detail, scale, config))
+    return Through(
+        ring_res,
+        ring_noise,
+        smooth,
+        like_rows,
+        _local(rgb0, b, ring, detail, scale, config),
+        _seen(rgb0, b, ring, rim, config),
+    )
+
+
+def _seen(
+    rgb: np.ndarray, b: np.ndarray, ring: np.ndarray, rim: np.ndarray, config: PickConfig
+) -> np.ndarray:
+    """The *seen* test's candidate regions (module docstring) on the box: float32 ``rgb`` (h, w, 3), bool matte
+    ``b``, backdrop ``ring`` and product ``rim`` (h, w); float64 (n, 2) as :attr:`Through.seen`.
+
+    Nearest colours by k-d tree (:func:`_nearest`, searched only up to the tolerances): a few ms
+    at the box's scale. Not measured (no region) when :attr:`~PickConfig.through_seen_share` is above 1: no region
+    could pass."""
+    if config.through_seen_share > 1.0:
+        return np.zeros((0, 2))
+    cand = b & (rgb.max(-1) < CLIPPED)
+    pix = rgb[cand]
+    if not len(pix):
+        return np.zeros((0, 2))
+    d_bg = _nearest(rgb[ring], pix, config.through_seen_tol + 1e-3)
+    ok = d_bg <= config.through_seen_tol
+    if ok.any() and rim.any():
+        d_rim = _nearest(rgb[rim], pix[ok], config.through_seen_rim + 1e-3)
+        ok[ok] = d_rim > config.through_seen_rim
+    cand[cand] = ok
+    area = int(b.sum())
+    _, keep, st = _regions(cand, b, max(9.0, 0.003 * area))
+    if not keep.size:
+        return np.zeros((0, 2))
+    return np.stack([st[:, 0] / area, st[:, 1]], -1)
 
 
 def _local(
@@ -347,8 +439,8 @@ def _local(
 def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> float:
     """Share of the matte (in [0, 1]) that passes any test (module docstring): the enclosed smooth regions
     together (a wheel's backdrop is split by its spokes) when they cover at least
-    :attr:`~PickConfig.through_smooth_share`, the largest backdrop-coloured region that passes, or the largest
-    local region that passes, whichever is largest; 0.0 when none does.
+    :attr:`~PickConfig.through_smooth_share`, the largest backdrop-coloured region that passes, the largest
+    local region that passes, or the largest seen region that passes, whichever is largest; 0.0 when none does.
 
     Args:
         found: :func:`through_regions`' answer.
@@ -384,6 +476,11 @@ def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> fl
         )
         if ok.any():
             best = max(best, float(lc[ok, 0].max()))
+    sn = found.seen
+    if len(sn):
+        ok = (sn[:, 0] >= config.through_seen_share) & (sn[:, 1] <= config.through_seen_enclosed)
+        if ok.any():
+            best = max(best, float(sn[ok, 0].max()))
     return best
 
 

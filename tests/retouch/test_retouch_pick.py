@@ -364,8 +364,16 @@ def test_a_blurred_object_on_a_sharp_background_is_refocused_and_flagged(photos_
     assert metrics.iou(res.matte, comp.gt) < 0.5
     assert res.details["segmentation"]["signals"]["focus"] < SHIPPED_PICK.review_focus
     assert res.details["needs_review"] is True
-    no_focus_test = dataclasses.replace(no_refocus, review_focus=0.0)  # without the focus test: unflagged
-    assert retouch(comp.data, opts, pick_config=no_focus_test).details["needs_review"] is False
+    no_focus_test = dataclasses.replace(
+        no_refocus, review_focus=0.0
+    )  # the cup's blurred outline flags it too
+    res = retouch(comp.data, opts, pick_config=no_focus_test)
+    assert res.details["segmentation"]["signals"]["blurred_outline"] >= SHIPPED_PICK.review_blurred_outline
+    assert res.details["needs_review"] is True
+    no_blur_test = dataclasses.replace(
+        no_focus_test, review_blurred_outline=0.0
+    )  # without both tests: unflagged
+    assert retouch(comp.data, opts, pick_config=no_blur_test).details["needs_review"] is False
 
 
 @needs_model

@@ -29,8 +29,8 @@ from retouch.pick.through import Through
 from retouch.pipeline import _resize, _working_size, product_matte
 
 MAIN = dataclasses.replace(SHIPPED_PICK, review_through=0.0)
-#: The first two tests alone (the local test's smallest region above any matte).
-NO_LOCAL = dataclasses.replace(SHIPPED_PICK, through_local_share=2.0)
+#: The first two tests alone (the local and seen tests' smallest regions above any matte).
+NO_LOCAL = dataclasses.replace(SHIPPED_PICK, through_local_share=2.0, through_seen_share=2.0)
 CARVANA_TUNE = REPO / ".data" / "carvana-tune" / "images"
 
 
@@ -211,3 +211,112 @@ def test_a_real_car_in_the_studio_is_not_flagged(stem, local_candidates):
     assert bool((through_regions(small, alpha).local[:, 0] >= 0.1).any()) == local_candidates
     assert pick.signals["through"] == 0.0
     assert not confidence(pick.signals)[1]
+
+
+#: The three tests of the second round alone (the seen test's smallest region above any matte).
+NO_SEEN = dataclasses.replace(SHIPPED_PICK, through_seen_share=2.0)
+
+
+def _seen_only(rows: list[list[float]]) -> Through:
+    return Through(
+        30.0, 3.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)), np.array(rows, float).reshape(-1, 2)
+    )
+
+
+def test_a_seen_region_counts_only_when_large_and_enclosed():
+    """The seen test's thresholds: a fully enclosed region of 20 % of the matte passes; one below the smallest
+    share or touching the outline does not, and none counts with the test off."""
+    c = SHIPPED_PICK
+    assert backdrop_through(_seen_only([[0.2, 0.0]])) == pytest.approx(0.2)
+    assert backdrop_through(_seen_only([[c.through_seen_share - 0.01, 0.0]])) == 0.0
+    assert backdrop_through(_seen_only([[0.2, c.through_seen_enclosed + 0.05]])) == 0.0
+    assert backdrop_through(_seen_only([[0.2, 0.0]]), config=NO_SEEN) == 0.0
+
+
+def test_a_hole_showing_colours_the_rim_lacks_is_seen_and_paint_of_the_rim_colour_is_not():
+    """Synthetic: a grey disc product with a round hole showing the green of a two-colour backdrop (green left,
+    white right: no surface or nearby ring predicts the middle of the hole) is a seen region; the same product
+    without the hole but painted green where the hole was, with a green band on its rim too, is not."""
+    rng = np.random.default_rng(3)
+    h = w = 240
+    img = np.zeros((h, w, 3), np.float32)
+    img[:, : w // 2] = (60, 150, 70)
+    img[:, w // 2 :] = (235, 235, 235)
+    yy, xx = np.mgrid[0:h, 0:w]
+    r = np.hypot(yy - h / 2, xx - w / 2)
+    disc, hole = r <= 70, r <= 35
+    img[disc & ~hole] = (120, 120, 125)
+    img[hole] = (60, 150, 70)
+    img += rng.normal(0.0, 2.0, (h, w, 1)).astype(np.float32)
+    alpha = disc.astype(np.float32)
+    seen = through_regions(_u8(img), alpha).seen
+    assert backdrop_through(_seen_only(seen.tolist())) >= 0.2
+    img[(r > 62) & (r <= 70) & (xx < w / 2)] = (60, 150, 70)  # the same green on the product's rim
+    seen = through_regions(_u8(img), alpha).seen
+    assert backdrop_through(_seen_only(seen.tolist())) == 0.0
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("stem", "seed", "index"),
+    [
+        ("cf5add31c130_03", 21, 21),  # a frame's whole inside on a blurred green-bottle photo (IoU 0.40)
+        ("cf5add31c130_11", 23, 4),  # a ring kept whole on a blurred photo (0.77)
+        ("cf89c3220bc4_03", 63, 12),  # a round hole through the blue car on a blurred ice cream (0.78)
+        ("0ce66b539f52_03", 73, 5),  # a frame's whole inside on a blurred photo (0.53)
+    ],
+)
+def test_a_tuning_opening_deep_in_the_product_is_flagged_by_the_seen_test_only(stem, seed, index):
+    """Tuning see-through photos whose opening deep inside the product the matte keeps on a blurred photo, which
+    neither main's confidence nor the three other tests flag: the colours the opening shows are in the backdrop
+    ring and not on the product's rim."""
+    from validation_sets.composites import gt_folds
+    from validation_sets.see_through import make_see_through
+
+    if not GT_IMAGES.is_dir() or stem not in gt_folds()["tune"]:
+        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
+    small = _working(io.BytesIO(make_see_through(stem, seed, index).data))
+    alpha, _, pick = product_matte(small)
+    assert pick.signals["through"] >= SHIPPED_PICK.through_seen_share
+    assert confidence(pick.signals)[1]
+    assert not confidence(pick.signals, config=MAIN)[1]
+    assert backdrop_through(through_regions(small, alpha), config=NO_SEEN) < SHIPPED_PICK.review_through
+
+
+@needs_model
+@pytest.mark.parametrize("stem", ["cf89c3220bc4_09", "cf5add31c130_08", "0ce66b539f52_02", "cf5add31c130_16"])
+def test_studio_views_with_backdrop_colours_inside_are_not_flagged_by_the_seen_test(stem):
+    """Real studio views of the tuning fold's cars where the seen test finds enclosed regions of 5 % of the
+    matte or more (dark glass and the silver car's grey, seen in the turntable and the letters, not on the rim)
+    below its smallest share: the flag stays main's (not raised)."""
+    path = CARVANA_TUNE / f"{stem}.jpg"
+    if not path.is_file():
+        pytest.skip(f"vista assente: {path}")
+    small = _working(path)
+    alpha, _, pick = product_matte(small)
+    seen = through_regions(small, alpha).seen
+    assert ((seen[:, 0] >= 0.05) & (seen[:, 1] <= SHIPPED_PICK.through_seen_enclosed)).any()
+    assert pick.signals["through"] == 0.0
+    assert not confidence(pick.signals)[1]
+
+
+@needs_model
+def test_the_seen_test_runs_after_a_network_pass_that_flushes_denormals():
+    """The network sessions leave the thread flushing denormal floats to zero; under that a k-d tree crashed the
+    process on ``car-1.jpg``'s backdrop colours. The seen test's nearest colours run in the default environment
+    (denormals kept inside the block) and the caller's is restored after it."""
+    from retouch.pick.through import default_float_environment
+
+    path = REPO.parent / "shared" / "photos" / "nomask" / "car-1.jpg"
+    if not path.is_file():
+        pytest.skip(f"foto condivisa assente: {path}")
+    rgb = np.asarray(Image.open(path).convert("RGB"))
+    small = np.asarray(Image.fromarray(rgb).resize(_working_size(rgb.shape[1], rgb.shape[0])))
+    alpha, _, pick = product_matte(small)  # a network pass on this thread: denormals flushed from here on
+    tiny = np.array([1e-310])
+    assert float((tiny * 1.0)[0]) == 0.0
+    with default_float_environment():
+        assert float((tiny * 1.0)[0]) == 1e-310
+    assert float((tiny * 1.0)[0]) == 0.0
+    found = through_regions(small, alpha)  # crashed here before
+    assert found.seen.shape[1] == 2
