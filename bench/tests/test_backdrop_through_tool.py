@@ -65,7 +65,11 @@ def test_the_first_round_is_the_products_tests_without_the_local_one():
     from retouch.pick.config import SHIPPED_PICK
 
     assert (
-        dataclasses.replace(bt.FIRST_ROUND, through_local_share=SHIPPED_PICK.through_local_share)
+        dataclasses.replace(
+            bt.FIRST_ROUND,
+            through_local_share=SHIPPED_PICK.through_local_share,
+            through_seen_share=SHIPPED_PICK.through_seen_share,
+        )
         == SHIPPED_PICK
     )
     local = bt.Through(0.5, 0.3, np.zeros((0, 2)), np.zeros((0, 4)), np.array([[0.3, 0.05, 0.9, 1.2]]))
@@ -77,7 +81,7 @@ def test_the_local_grid_starts_at_the_shipped_thresholds_and_keeps_the_first_rou
     from retouch.pick.config import SHIPPED_PICK
 
     grid = bt.local_variants(SHIPPED_PICK.through_local_sigma)
-    assert grid[0] == SHIPPED_PICK
+    assert grid[0] == bt.SECOND_ROUND
     assert len(grid) == len(
         {
             (c.through_local_share, c.through_local_enclosed, c.through_local_residual, c.through_local_noise)
@@ -88,43 +92,20 @@ def test_the_local_grid_starts_at_the_shipped_thresholds_and_keeps_the_first_rou
     assert {c.through_local_sigma for c in bt.local_variants(0.05)} == {0.05}
 
 
-def _disc_with_hole(rim_green: bool) -> tuple[np.ndarray, np.ndarray]:
-    """A grey disc product (radius 70 px) on a backdrop green on the left half and white on the right, with a round
-    hole (radius 35 px) showing the green; with ``rim_green`` the product's rim on the left is green too. uint8
-    (240, 240, 3) photo with 2 levels of noise and float32 (240, 240) matte (the whole disc: the hole kept)."""
-    rng = np.random.default_rng(3)
-    h = w = 240
-    img = np.zeros((h, w, 3), np.float32)
-    img[:, : w // 2] = (60, 150, 70)
-    img[:, w // 2 :] = (235, 235, 235)
-    yy, xx = np.mgrid[0:h, 0:w]
-    r = np.hypot(yy - h / 2, xx - w / 2)
-    disc, hole = r <= 70, r <= 35
-    img[disc & ~hole] = (120, 120, 125)
-    img[hole] = (60, 150, 70)
-    if rim_green:
-        img[(r > 62) & (r <= 70) & (xx < w / 2)] = (60, 150, 70)
-    img += rng.normal(0.0, 2.0, (h, w, 1)).astype(np.float32)
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8), disc.astype(np.float32)
-
-
-def test_a_hole_showing_colours_the_rim_lacks_is_seen_and_paint_of_the_rim_colour_is_not():
-    """The seen measure: a kept hole showing the green of the backdrop (which no surface nor the ring beside it
-    predicts in its middle) is one enclosed region of about a quarter of the matte; painted in the same green on
-    the product's rim as well, it is no longer seen."""
-    t = bt.Seen()
-    hole = bt.seen_regions(*_disc_with_hole(False), t.tol, t.rim)
-    assert bt.seen_passes(hole, t)
-    assert hole[:, 0].max() >= 0.2
-    assert not bt.seen_passes(bt.seen_regions(*_disc_with_hole(True), t.tol, t.rim), t)
-
-
-def test_a_seen_region_counts_only_when_large_and_enclosed_and_the_grid_starts_at_the_record():
-    t = bt.Seen()
-    assert bt.seen_passes(np.array([[0.2, 0.0]]), t)
-    assert not bt.seen_passes(np.array([[t.share - 0.01, 0.0]]), t)
-    assert not bt.seen_passes(np.array([[0.2, t.enclosed + 0.05]]), t)
-    assert not bt.seen_passes(np.zeros((0, 2)), t)
-    grid = bt.seen_variants(8.0, 16.0)
-    assert grid[0] == bt.Seen(8.0, 16.0, t.share, t.enclosed)
-    assert len(grid) == len(set(grid)) == 7 * 3  # shares 0.03-0.2, enclosed 0-0.1
+def test_the_seen_grid_starts_at_the_product_thresholds_and_the_second_round_has_no_seen_test():
+    """The third round's grid: the shipped share and enclosure first at each candidate definition; the second
+    round's flag (the baseline it is measured against) ignores seen regions, the product's does not."""
+    first = bt.seen_variants(8.0, 16.0)[0]
+    c = bt.SHIPPED_PICK
+    assert (first.through_seen_tol, first.through_seen_rim) == (8.0, 16.0)
+    assert (first.through_seen_share, first.through_seen_enclosed) == (
+        c.through_seen_share,
+        c.through_seen_enclosed,
+    )
+    assert len(bt.seen_variants(8.0, 16.0)) == 7 * 3  # shares 0.03-0.2 (0.12 first), enclosed 0-0.1
+    seen = bt.Through(
+        np.inf, 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)), np.array([[0.3, 0.0]])
+    )
+    assert bt.backdrop_through(seen, config=bt.SECOND_ROUND) == 0.0
+    assert bt.backdrop_through(seen) == pytest.approx(0.3)
+    assert bt.FIRST_ROUND.through_seen_share == float("inf")

@@ -23,10 +23,9 @@ Usage: ``python -m bench.tuning.backdrop_through /work/rec/A.json:/work/rec/A-np
 held-out rule (the backdrop through the product record in ``docs/decisions/``). With ``--local``, the second
 round: the first round's flag (its record thresholds) or the *local* test (the backdrop predicted from the ring
 pixels near each pixel), searched on a grid (:func:`local_variants`) by the same rule, in sample and out of fold.
-With ``--seen``, the third round (the backdrop seen inside the product record): the product's flag or the
+With ``--seen``, the third round (the backdrop seen inside the product record): the second round's flag or the
 *seen* test (colours the ring shows and the product's rim does not), searched on :func:`seen_variants` at each
-candidate definition the same way (not shipped: the measure, :func:`seen_regions`, lives here); the product's
-``retouch.pick.through`` holds the three tests.
+candidate definition the same way; the product's ``retouch.pick.through`` holds the four tests.
 
 The measure is the product's own (:func:`retouch.pick.through.through_regions` and
 :func:`retouch.pick.through.backdrop_through`, whose module docstring describes the smooth, like and local
@@ -48,17 +47,18 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
-from scipy import ndimage as ndi  # noqa: E402
-from scipy.spatial import cKDTree  # noqa: E402
 
 from bench.tuning.tune_pick import grouped_folds  # noqa: E402
 from retouch.pick.confidence import confidence  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
-from retouch.pick.through import Through, backdrop_through, matte_box, through_regions  # noqa: E402
+from retouch.pick.through import Through, backdrop_through, through_regions  # noqa: E402
 
-FIRST_ROUND = dataclasses.replace(SHIPPED_PICK, through_local_share=float("inf"))
-"""The first round's flag: the product's smooth and like tests with their shipped thresholds, the local test off
-(no region reaches an infinite share). Its held-out run failed; the second round ships them with the local test."""
+SECOND_ROUND = dataclasses.replace(SHIPPED_PICK, through_seen_share=float("inf"))
+"""The second round's flag: the product's smooth, like and local tests with their shipped thresholds, the seen
+test off (no region reaches an infinite share)."""
+FIRST_ROUND = dataclasses.replace(SECOND_ROUND, through_local_share=float("inf"))
+"""The first round's flag: the smooth and like tests alone. Its held-out run failed; the second round ships them
+with the local test."""
 
 #: Failures: IoU against the hand mask below this. Good results: at least :data:`GOOD`.
 BAD = 0.8
@@ -241,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
 def local_variants(sigma_share: float) -> list[PickConfig]:
     """The grid searched at one spread of the local test (the product's ``through_local_*``; its own thresholds
     first), each with the first round's smooth and like tests as shipped."""
-    s = SHIPPED_PICK
+    s = SECOND_ROUND
     grid = itertools.product(
         _values(s.through_local_share, 0.02, 0.05, 0.2),
         _values(s.through_local_enclosed, 0.0, 0.05, 0.2, 0.3),
@@ -328,149 +328,109 @@ SEEN_TOLS = (8.0, 12.0, 16.0)
 SEEN_RIMS = (4.0, 8.0, 12.0, 16.0)
 
 
-@dataclasses.dataclass(frozen=True)
-class Seen:
-    """The seen test's thresholds (the record's values by default, chosen on tuning; not shipped: its held-out run
-    flagged no more failures).
-
-    Attributes:
-        tol: a matte pixel's colour is seen in the backdrop when a ring pixel lies within this RGB distance
-            (levels).
-        rim: ... and not on the product's rim when no rim pixel lies within this RGB distance (levels).
-        share: smallest region counted, as a share of the matte.
-        enclosed: largest share of the pixels around a region outside the matte.
-    """
-
-    tol: float = 12.0
-    rim: float = 4.0
-    share: float = 0.12
-    enclosed: float = 0.0
-
-
-def seen_regions(small: np.ndarray, alpha: np.ndarray, tol: float, rim: float) -> np.ndarray:
-    """The seen test's candidate regions on the product's box (:func:`retouch.pick.through.matte_box`): matte
-    pixels (not clipped, below 250 on every channel) whose colour some ring pixel shows within ``tol`` RGB levels
-    and no pixel of the product's rim (matte pixels more than 1 px and at most 6 % of the matte's long side, at
-    least 3 px, inside the outline) within ``rim`` levels; 8-connected regions of at least 9 px and 0.3 % of the
-    matte.
-
-    Args:
-        small: uint8 (H, W, 3) photo at the working resolution.
-        alpha: float32 (H, W) final matte in [0, 1].
-        tol: the colour tolerance to the ring (levels).
-        rim: the margin from the rim's colours (levels).
-
-    Returns:
-        float64 (n, 2): per region its share of the matte and the share of the pixels around it outside the matte
-        (8-neighbours not in the region); (0, 2) for an empty matte or one without a ring.
-    """
-    box = matte_box(small, alpha)
-    if box is None:
-        return np.zeros((0, 2))
-    rgb, b, ring = box.rgb, box.matte, box.ring
-    d_in = ndi.distance_transform_edt(b)
-    rim_px = b & (d_in > 1.0) & (d_in <= max(3.0, 0.06 * box.scale))
-    cand = b & (rgb.max(-1) < 250)
-    pix = rgb[cand]
-    if not len(pix):
-        return np.zeros((0, 2))
-    d_bg, _ = cKDTree(rgb[ring]).query(pix, k=1, distance_upper_bound=tol + 1e-3)
-    ok = d_bg <= tol
-    if ok.any() and rim_px.any():
-        d_rim, _ = cKDTree(rgb[rim_px]).query(pix[ok], k=1, distance_upper_bound=rim + 1e-3)
-        ok[ok] = d_rim > rim
-    cand[cand] = ok
-    area = int(b.sum())
-    labels, n = ndi.label(cand, structure=np.ones((3, 3), bool))
-    if n == 0:
-        return np.zeros((0, 2))
-    sizes = np.bincount(labels.ravel(), minlength=n + 1)
-    grown = ndi.maximum_filter(labels, size=3, mode="constant")
-    around = (grown > 0) & ~cand
-    b_count = np.bincount(grown[around], minlength=n + 1)
-    e_count = np.bincount(grown[around & ~b], minlength=n + 1)
-    keep = np.flatnonzero(sizes >= max(9.0, 0.003 * area))
-    keep = keep[keep > 0]
-    return np.stack([sizes[keep] / area, e_count[keep] / np.maximum(b_count[keep], 1)], -1).astype(np.float64)
-
-
-def seen_passes(regions: np.ndarray, t: Seen) -> bool:
-    """Whether any seen region (float64 (n, 2) of :func:`seen_regions`) passes the thresholds ``t``."""
-    return bool(len(regions)) and bool(((regions[:, 0] >= t.share) & (regions[:, 1] <= t.enclosed)).any())
-
-
-def seen_variants(tol: float, rim: float) -> list[Seen]:
-    """The grid searched at one candidate definition (colour tolerance ``tol``, rim margin ``rim``): shares and
-    enclosures, the record's first."""
-    s = Seen()
+def seen_variants(tol: float, rim: float) -> list[PickConfig]:
+    """The grid searched at one candidate definition of the seen test (colour tolerance ``tol``, rim margin
+    ``rim``; the product's own share and enclosure first), each with the second round's three tests as
+    shipped."""
+    s = SHIPPED_PICK
     grid = itertools.product(
-        _values(s.share, 0.03, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2), _values(s.enclosed, 0.0, 0.05, 0.1)
+        _values(s.through_seen_share, 0.03, 0.05, 0.08, 0.1, 0.12, 0.15, 0.2),
+        _values(s.through_seen_enclosed, 0.0, 0.05, 0.1),
     )
-    return [Seen(tol, rim, share, enc) for share, enc in grid]
+    return [
+        dataclasses.replace(
+            s, through_seen_tol=tol, through_seen_rim=rim, through_seen_share=share, through_seen_enclosed=enc
+        )
+        for share, enc in grid
+    ]
 
 
 def seen_main(rows: list[dict], found: list[Through], smalls: list[tuple[str, int]], folds: int) -> None:
-    """The third round: the product's flag (the three shipped tests) or the seen test, searched on a grid of
-    candidate definitions (:data:`SEEN_TOLS` x :data:`SEEN_RIMS`) and thresholds (:func:`seen_variants`) by
-    :func:`choose`; prints in-sample and product-grouped out-of-fold counts against main without the cap and the
-    product, and the CPU of :func:`seen_regions` per photo it runs on."""
+    """The third round: the second round's flag (:data:`SECOND_ROUND`) or the seen test, searched on a grid of
+    candidate definitions (:data:`SEEN_TOLS` x :data:`SEEN_RIMS`) and thresholds (:func:`seen_variants`); prints
+    in-sample and product-grouped out-of-fold counts against main and the second round, and the CPU of the seen
+    test alone per photo it runs on."""
     main_flags = np.array([r["main"] for r in rows])
-    shipped = flags(rows, found, SHIPPED_PICK)
-    print("main without the through cap:", counts(rows, main_flags))
-    print("the product (three tests):", counts(rows, shipped))
-    configs: list[Seen] = []
+    second = flags(rows, found, SECOND_ROUND)
+    print("main:", counts(rows, main_flags))
+    print("second round:", counts(rows, second))
+    configs: list[PickConfig] = []
     columns: list[np.ndarray] = []
-    cpu: list[float] = []
     for tol, rim in itertools.product(SEEN_TOLS, SEEN_RIMS):
+        at = dataclasses.replace(SHIPPED_PICK, through_seen_tol=tol, through_seen_rim=rim)
         measured: list[np.ndarray | None] = []
         for i, (path, j) in enumerate(smalls):
-            if shipped[i]:
+            if second[i]:
                 measured.append(None)
                 continue
             z = np.load(Path(path) / f"{j:04d}.npz")
-            alpha = z["alpha"].astype(np.float32) / 255.0
-            t = time.process_time()
-            measured.append(seen_regions(z["small"], alpha, tol, rim))
-            if (tol, rim) == (Seen().tol, Seen().rim):
-                cpu.append(time.process_time() - t)
+            measured.append(
+                through_regions(z["small"], z["alpha"].astype(np.float32) / 255.0, config=at).seen
+            )
         for c in seen_variants(tol, rim):
             configs.append(c)
-            columns.append(shipped | np.array([m is not None and seen_passes(m, c) for m in measured]))
+            columns.append(
+                second
+                | np.array(
+                    [
+                        m is not None and backdrop_through(seen_only(m), config=c) >= c.review_through
+                        for m in measured
+                    ]
+                )
+            )
     table = np.stack(columns)
-    v = choose(rows, table, shipped, np.ones(len(rows), bool))
+    v = choose(rows, table, second, np.ones(len(rows), bool))
     print("seen, in sample:", counts(rows, table[v]), describe_seen(configs[v]))
     newly = [
-        f"{r['name']} ({r['iou']:.2f})"
-        for r, s, f in zip(rows, table[v], shipped, strict=True)
-        if s and not f
+        f"{r['name']} ({r['iou']:.2f})" for r, s, f in zip(rows, table[v], second, strict=True) if s and not f
     ]
-    print("  newly flagged beyond the product:", ", ".join(newly))
+    print("  newly flagged beyond the second round:", ", ".join(newly))
     for c, col in zip(configs, table, strict=True):
-        if c.enclosed == Seen().enclosed:
+        if c.through_seen_enclosed == SHIPPED_PICK.through_seen_enclosed:
             print(f"    {describe_seen(c)}: {counts(rows, col)}")
     fold = grouped_folds(rows, folds)
     oof = np.zeros(len(rows), bool)
     for k in range(folds):
-        vk = choose(rows, table, shipped, fold != k)
+        vk = choose(rows, table, second, fold != k)
         oof[fold == k] = table[vk][fold == k]
         print(f"  fold {k}: {describe_seen(configs[vk])}")
     print("seen, out of fold:", counts(rows, oof))
     spare = [
         r["name"]
-        for r, o, m in zip(rows, oof, shipped, strict=True)
+        for r, o, m in zip(rows, oof, second, strict=True)
         if o and not m and (r["control"] or r["iou"] >= GOOD)
     ]
     print("  good results or control views flagged out of fold:", ", ".join(spare))
+    cpu: list[float] = []
+    for i, (path, j) in enumerate(smalls):
+        if second[i]:
+            continue
+        z = np.load(Path(path) / f"{j:04d}.npz")
+        alpha = z["alpha"].astype(np.float32) / 255.0
+        on = time.process_time()
+        through_regions(z["small"], alpha)
+        t_on = time.process_time() - on
+        off = time.process_time()
+        through_regions(z["small"], alpha, config=SECOND_ROUND)
+        cpu.append(t_on - (time.process_time() - off))
     ms = 1000 * np.array(cpu)
     print(
-        f"seen_regions CPU per photo (record's definition): median {np.median(ms):.1f} ms, p90 "
-        f"{np.percentile(ms, 90):.1f} ms on {len(cpu)} photos"
+        f"seen test CPU per photo (all four tests minus the three, same run): median {np.median(ms):.1f} ms, "
+        f"p90 {np.percentile(ms, 90):.1f} ms on {len(cpu)} photos"
     )
 
 
-def describe_seen(c: Seen) -> str:
-    """The seen thresholds of a variant, short."""
-    return f"seen tol<={c.tol} rim>{c.rim} share>={c.share} enc<={c.enclosed}"
+def seen_only(seen: np.ndarray) -> Through:
+    """A :class:`Through` holding only the seen regions ``seen`` (float64 (n, 2)): the other tests find nothing."""
+    return Through(np.inf, 0.0, np.zeros((0, 2)), np.zeros((0, 4)), np.zeros((0, 4)), seen)
+
+
+def describe_seen(c: PickConfig) -> str:
+    """The ``through_seen_*`` thresholds of a variant, short."""
+    return (
+        f"seen tol<={c.through_seen_tol} rim>{c.through_seen_rim} share>={c.through_seen_share} "
+        f"enc<={c.through_seen_enclosed}"
+    )
 
 
 def describe_local(c: PickConfig) -> str:
