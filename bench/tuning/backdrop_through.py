@@ -40,7 +40,7 @@ import itertools
 import json
 import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 if __package__ in (None, ""):
@@ -261,6 +261,55 @@ def local_variants(sigma_share: float) -> list[PickConfig]:
     ]
 
 
+def report(
+    name: str,
+    rows: list[dict],
+    table: np.ndarray,
+    base: np.ndarray,
+    configs: Sequence[PickConfig],
+    describe_config: Callable[[PickConfig], str],
+    folds: int,
+    earlier: np.ndarray,
+    earlier_name: str,
+) -> None:
+    """Print a round's operating point (:func:`choose` against the flags ``base``) in sample, the failures it
+    flags beyond the ``earlier`` flags, and the product-grouped out-of-fold counts with the good results or control
+    photos flagged out of fold beyond ``base``.
+
+    Args:
+        name: the round's test ("local", "seen").
+        rows: recorded rows (``name``, ``iou``, ``control``).
+        table: bool (variants, photos), each variant's flag.
+        base: bool (photos,), the flag a variant must not add good results or control photos to.
+        configs: the variants, in ``table``'s order.
+        describe_config: one variant's thresholds as text.
+        folds: number of product-grouped folds.
+        earlier: bool (photos,), the earlier round's flag, for the "newly flagged" line.
+        earlier_name: its name in that line.
+    """
+    v = choose(rows, table, base, np.ones(len(rows), bool))
+    print(f"{name}, in sample:", counts(rows, table[v]), describe_config(configs[v]))
+    newly = [
+        f"{r['name']} ({r['iou']:.2f})"
+        for r, s, f in zip(rows, table[v], earlier, strict=True)
+        if s and not f
+    ]
+    print(f"  newly flagged beyond the {earlier_name}:", ", ".join(newly))
+    fold = grouped_folds(rows, folds)
+    oof = np.zeros(len(rows), bool)
+    for k in range(folds):
+        vk = choose(rows, table, base, fold != k)
+        oof[fold == k] = table[vk][fold == k]
+        print(f"  fold {k}: {describe_config(configs[vk])}")
+    print(f"{name}, out of fold:", counts(rows, oof))
+    spare = [
+        r["name"]
+        for r, o, m in zip(rows, oof, base, strict=True)
+        if o and not m and (r["control"] or r["iou"] >= GOOD)
+    ]
+    print("  good results or control views flagged out of fold:", ", ".join(spare))
+
+
 def local_main(rows: list[dict], found: list[Through], smalls: list[tuple[str, int]], folds: int) -> None:
     """The second round: the first round's flag (:data:`FIRST_ROUND`) or the local test, searched on a grid at two
     spreads; prints in-sample and product-grouped out-of-fold counts against main and the first round."""
@@ -296,26 +345,7 @@ def local_main(rows: list[dict], found: list[Through], smalls: list[tuple[str, i
                     [m is not None and backdrop_through(m, config=c) >= c.review_through for m in measured]
                 )
             )
-    table = np.stack(columns)
-    v = choose(rows, table, main_flags, np.ones(len(rows), bool))
-    print("local, in sample:", counts(rows, table[v]), describe_local(configs[v]))
-    newly = [
-        f"{r['name']} ({r['iou']:.2f})" for r, s, f in zip(rows, table[v], first, strict=True) if s and not f
-    ]
-    print("  newly flagged beyond the first round:", ", ".join(newly))
-    fold = grouped_folds(rows, folds)
-    oof = np.zeros(len(rows), bool)
-    for k in range(folds):
-        vk = choose(rows, table, main_flags, fold != k)
-        oof[fold == k] = table[vk][fold == k]
-        print(f"  fold {k}: {describe_local(configs[vk])}")
-    print("local, out of fold:", counts(rows, oof))
-    spare = [
-        r["name"]
-        for r, o, m in zip(rows, oof, main_flags, strict=True)
-        if o and not m and (r["control"] or r["iou"] >= GOOD)
-    ]
-    print("  good results or control views flagged out of fold:", ", ".join(spare))
+    report("local", rows, np.stack(columns), main_flags, configs, describe_local, folds, first, "first round")
 
 
 # --- the third round: colours seen in the backdrop and not on the product's rim ---------------------------------
@@ -379,28 +409,10 @@ def seen_main(rows: list[dict], found: list[Through], smalls: list[tuple[str, in
                 )
             )
     table = np.stack(columns)
-    v = choose(rows, table, second, np.ones(len(rows), bool))
-    print("seen, in sample:", counts(rows, table[v]), describe_seen(configs[v]))
-    newly = [
-        f"{r['name']} ({r['iou']:.2f})" for r, s, f in zip(rows, table[v], second, strict=True) if s and not f
-    ]
-    print("  newly flagged beyond the second round:", ", ".join(newly))
     for c, col in zip(configs, table, strict=True):
         if c.through_seen_enclosed == SHIPPED_PICK.through_seen_enclosed:
             print(f"    {describe_seen(c)}: {counts(rows, col)}")
-    fold = grouped_folds(rows, folds)
-    oof = np.zeros(len(rows), bool)
-    for k in range(folds):
-        vk = choose(rows, table, second, fold != k)
-        oof[fold == k] = table[vk][fold == k]
-        print(f"  fold {k}: {describe_seen(configs[vk])}")
-    print("seen, out of fold:", counts(rows, oof))
-    spare = [
-        r["name"]
-        for r, o, m in zip(rows, oof, second, strict=True)
-        if o and not m and (r["control"] or r["iou"] >= GOOD)
-    ]
-    print("  good results or control views flagged out of fold:", ", ".join(spare))
+    report("seen", rows, table, second, configs, describe_seen, folds, second, "second round")
     cpu: list[float] = []
     for i, (path, j) in enumerate(smalls):
         if second[i]:

@@ -41,6 +41,19 @@ def _working(source: Path | io.BytesIO) -> np.ndarray:
     return rgb if size == (rgb.shape[1], rgb.shape[0]) else _resize(rgb, size, Image.Resampling.BILINEAR)
 
 
+def _tuning_see_through(stem: str, seed: int, index: int) -> tuple[np.ndarray, np.ndarray, Pick]:
+    """A tuning see-through photo of a tuning-fold product at the working resolution, with its matte and pick
+    (skipped when the shared GT photos are absent)."""
+    from validation_sets.composites import gt_folds
+    from validation_sets.see_through import make_see_through
+
+    if not GT_IMAGES.is_dir() or stem not in gt_folds()["tune"]:
+        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
+    small = _working(io.BytesIO(make_see_through(stem, seed, index).data))
+    alpha, _, pick = product_matte(small)
+    return small, alpha, pick
+
+
 def _gradient(h: int, w: int, rng: np.random.Generator) -> np.ndarray:
     """A studio gradient from blue-grey (top) to sand (bottom) with 2 levels of sensor noise, float32 (h, w, 3)."""
     t = np.linspace(0.0, 1.0, h, dtype=np.float32)[:, None, None]
@@ -134,13 +147,7 @@ def test_a_tuning_opening_on_a_blurred_photo_is_flagged_by_the_local_test_only(s
     """Tuning see-through photos whose opening the matte keeps on a blurred photo backdrop, which neither main's
     confidence nor the first two tests flag (one surface over the whole ring does not predict that backdrop):
     the backdrop predicted from the ring near the opening flags them."""
-    from validation_sets.composites import gt_folds
-    from validation_sets.see_through import make_see_through
-
-    if not GT_IMAGES.is_dir() or stem not in gt_folds()["tune"]:
-        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
-    small = _working(io.BytesIO(make_see_through(stem, seed, index).data))
-    alpha, _, pick = product_matte(small)
+    small, alpha, pick = _tuning_see_through(stem, seed, index)
     assert pick.signals["through"] >= SHIPPED_PICK.review_through
     assert confidence(pick.signals)[1]
     assert not confidence(pick.signals, config=MAIN)[1]
@@ -270,13 +277,7 @@ def test_a_tuning_opening_deep_in_the_product_is_flagged_by_the_seen_test_only(s
     """Tuning see-through photos whose opening deep inside the product the matte keeps on a blurred photo, which
     neither main's confidence nor the three other tests flag: the colours the opening shows are in the backdrop
     ring and not on the product's rim."""
-    from validation_sets.composites import gt_folds
-    from validation_sets.see_through import make_see_through
-
-    if not GT_IMAGES.is_dir() or stem not in gt_folds()["tune"]:
-        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
-    small = _working(io.BytesIO(make_see_through(stem, seed, index).data))
-    alpha, _, pick = product_matte(small)
+    small, alpha, pick = _tuning_see_through(stem, seed, index)
     assert pick.signals["through"] >= SHIPPED_PICK.through_seen_share
     assert confidence(pick.signals)[1]
     assert not confidence(pick.signals, config=MAIN)[1]
