@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -303,21 +305,34 @@ def test_studio_views_with_backdrop_colours_inside_are_not_flagged_by_the_seen_t
 
 @needs_model
 def test_the_seen_test_runs_after_a_network_pass_that_flushes_denormals():
-    """The network sessions leave the thread flushing denormal floats to zero; under that a k-d tree crashed the
-    process on ``car-1.jpg``'s backdrop colours. The seen test's nearest colours run in the default environment
-    (denormals kept inside the block) and the caller's is restored after it."""
-    from retouch.pick.through import default_float_environment
-
+    """The network sessions leave the thread that first ran them flushing denormal floats to zero; under that a k-d
+    tree crashed the process on ``car-1.jpg``'s backdrop colours. In a fresh interpreter (so that the session is
+    created and run on its main thread, whatever ran before in this one) the pipeline runs the seen test after the
+    network pass, the seen test's nearest colours run in the default environment (denormals kept inside the block)
+    and the caller's is restored after it. A crash shows as a negative return code (the signal)."""
     path = REPO.parent / "shared" / "photos" / "nomask" / "car-1.jpg"
     if not path.is_file():
         pytest.skip(f"foto condivisa assente: {path}")
-    rgb = np.asarray(Image.open(path).convert("RGB"))
-    small = np.asarray(Image.fromarray(rgb).resize(_working_size(rgb.shape[1], rgb.shape[0])))
-    alpha, _, pick = product_matte(small)  # a network pass on this thread: denormals flushed from here on
-    tiny = np.array([1e-310])
-    assert float((tiny * 1.0)[0]) == 0.0
-    with default_float_environment():
-        assert float((tiny * 1.0)[0]) == 1e-310
-    assert float((tiny * 1.0)[0]) == 0.0
-    found = through_regions(small, alpha)  # crashed here before
-    assert found.seen.shape[1] == 2
+    script = f"""
+import numpy as np
+from PIL import Image
+from retouch.pick.through import default_float_environment, through_regions
+from retouch.pipeline import _working_size, product_matte
+
+rgb = np.asarray(Image.open({str(path)!r}).convert("RGB"))
+small = np.asarray(Image.fromarray(rgb).resize(_working_size(rgb.shape[1], rgb.shape[0])))
+alpha, _, pick = product_matte(small)
+tiny = np.array([1e-310])
+assert float((tiny * 1.0)[0]) == 0.0, "the network pass did not flush denormals on this thread"
+with default_float_environment():
+    assert float((tiny * 1.0)[0]) == 1e-310
+assert float((tiny * 1.0)[0]) == 0.0
+found = through_regions(small, alpha)
+assert found.seen.shape[1] == 2
+print("seen regions", len(found.seen), "through", pick.signals.get("through"))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=300, check=False
+    )
+    assert done.returncode == 0, (done.returncode, done.stderr[-2000:])
+    assert "seen regions" in done.stdout
