@@ -34,7 +34,7 @@ from scipy import ndimage as ndi
 
 from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
-from .signals import Pick
+from .signals import Pick, side_shares
 
 __all__ = ["OUTLINE_SIDE", "Joined", "joined_evidence", "joined_signals", "with_joined_object"]
 
@@ -93,8 +93,7 @@ def joined_evidence(small: np.ndarray, alpha: np.ndarray) -> Joined:
     a = np.asarray(Image.fromarray(alpha.astype(np.float32)).resize(size, Image.Resampling.BILINEAR))
     m = a >= 0.5
     hh, ww = m.shape
-    sides = (m[0, :], m[-1, :], m[:, 0], m[:, -1])
-    shares = [float(side.mean()) for side in sides]
+    shares = side_shares(a)
     touch = max(shares)
     ends_overlap = 1.0
     if touch > 0:
@@ -104,7 +103,7 @@ def joined_evidence(small: np.ndarray, alpha: np.ndarray) -> Joined:
         extent = float(dist[m].max())
         near, far = m & (dist <= 0.25 * extent), m & (dist >= 0.75 * extent)
         if near.any() and far.any():
-            pix = small_at(img)
+            pix = _to_uint8(img)
             ends_overlap = float(np.minimum(_colour_histogram(pix[near]), _colour_histogram(pix[far])).sum())
     empty = np.zeros(0, np.float32)
     edge = m & ~ndi.binary_erosion(m)
@@ -136,7 +135,7 @@ def joined_evidence(small: np.ndarray, alpha: np.ndarray) -> Joined:
     return Joined(touch, ends_overlap, contrast.astype(np.float32), width.astype(np.float32))
 
 
-def small_at(img: np.ndarray) -> np.ndarray:
+def _to_uint8(img: np.ndarray) -> np.ndarray:
     """``img`` (float32 (h, w, 3), 0-255) back to uint8 for the colour histograms."""
     return np.clip(np.round(img), 0, 255).astype(np.uint8)
 

@@ -282,5 +282,13 @@ def frame_sides(alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> floa
     side is common (a table leg, a sleeve); a matte that runs out of the frame on two or more sides has often
     kept the floor, a wall or a surface the product stands on."""
     share = config.frame_side_share
-    edges = (alpha[0], alpha[-1], alpha[:, 0], alpha[:, -1])  # only the frame's pixels are read
-    return float(sum(float((edge >= 0.5).mean()) > share for edge in edges))
+    return float(sum(covered > share for covered in side_shares(alpha)))
+
+
+def side_shares(alpha: np.ndarray) -> tuple[float, float, float, float]:
+    """Share (0-1) of each frame side's length the matte covers (``alpha >= 0.5``; float32 (H, W) in [0, 1]):
+    top, bottom, left, right. Only the frame's pixels are read."""
+    top, bottom, left, right = (
+        float((edge >= 0.5).mean()) for edge in (alpha[0], alpha[-1], alpha[:, 0], alpha[:, -1])
+    )
+    return top, bottom, left, right

@@ -436,6 +436,24 @@ def _local(
     return np.stack([st[:, 0] / area, st[:, 1], res_med, det_med], -1)
 
 
+def _largest_passing(
+    regions: np.ndarray, share: float, enclosed: float, residual: float, noise: float
+) -> float:
+    """Largest share of the matte among ``regions`` (float64 (n, 4): share, outside share, residual ratio, detail
+    ratio, as :attr:`Through.like` and :attr:`Through.local`) of at least ``share``, at most ``enclosed`` outside,
+    a residual ratio of at most ``residual`` and a detail ratio within a factor ``noise``; 0.0 when none passes."""
+    if not len(regions):
+        return 0.0
+    ok = (
+        (regions[:, 0] >= share)
+        & (regions[:, 1] <= enclosed)
+        & (regions[:, 2] <= residual)
+        & (regions[:, 3] >= 1.0 / noise)
+        & (regions[:, 3] <= noise)
+    )
+    return float(regions[ok, 0].max()) if ok.any() else 0.0
+
+
 def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> float:
     """Share of the matte (in [0, 1]) that passes any test (module docstring): the enclosed smooth regions
     together (a wheel's backdrop is split by its spokes) when they cover at least
@@ -452,30 +470,23 @@ def backdrop_through(found: Through, *, config: PickConfig = SHIPPED_PICK) -> fl
         enclosed = float(s[s[:, 1] <= config.through_smooth_enclosed, 0].sum())
         if enclosed >= config.through_smooth_share:
             best = enclosed
-    lk = found.like
-    if len(lk):
-        noise = config.through_like_noise
-        ok = (
-            (lk[:, 0] >= config.through_like_share)
-            & (lk[:, 1] <= config.through_like_enclosed)
-            & (lk[:, 2] <= config.through_like_residual)
-            & (lk[:, 3] >= 1.0 / noise)
-            & (lk[:, 3] <= noise)
-        )
-        if ok.any():
-            best = max(best, float(lk[ok, 0].max()))
-    lc = found.local
-    if len(lc):
-        noise = config.through_local_noise
-        ok = (
-            (lc[:, 0] >= config.through_local_share)
-            & (lc[:, 1] <= config.through_local_enclosed)
-            & (lc[:, 2] <= config.through_local_residual)
-            & (lc[:, 3] >= 1.0 / noise)
-            & (lc[:, 3] <= noise)
-        )
-        if ok.any():
-            best = max(best, float(lc[ok, 0].max()))
+    best = max(
+        best,
+        _largest_passing(
+            found.like,
+            config.through_like_share,
+            config.through_like_enclosed,
+            config.through_like_residual,
+            config.through_like_noise,
+        ),
+        _largest_passing(
+            found.local,
+            config.through_local_share,
+            config.through_local_enclosed,
+            config.through_local_residual,
+            config.through_local_noise,
+        ),
+    )
     sn = found.seen
     if len(sn):
         ok = (sn[:, 0] >= config.through_seen_share) & (sn[:, 1] <= config.through_seen_enclosed)
