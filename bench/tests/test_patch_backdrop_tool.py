@@ -52,7 +52,7 @@ def test_an_opening_kept_whole_over_a_checkered_backdrop_is_an_enclosed_region()
 
 def test_the_replay_flags_through_the_regions_only_and_the_operating_point_keeps_the_controls():
     found = pb.PatchRegions(5.0, {r: np.array([[0.05, 0.0, 1.6, 1.0, 4.0]]) for r in pb.RATIOS})
-    v = pb.Variant(1.25, 0.0, 1.2, 0.5, 8.0, "max", 2.0, 0.03)
+    v = pb.Variant(5, 1.25, 0.0, 1.2, 0.5, 8.0, "max", 2.0, 0.03)
     assert pb.flagged_by(found, v)
     assert not pb.flagged_by(None, v)  # main flags it already: never measured
     assert not pb.flagged_by(found, v._replace(share=0.06))
@@ -69,3 +69,17 @@ def test_the_replay_flags_through_the_regions_only_and_the_operating_point_keeps
     use = np.ones(4, bool)
     assert pb.choose(rows, table, main, use, good=0) == 2
     assert pb.choose(rows, table, main, use, good=1) == 1
+    found_by_size = [{5: found}, None, {5: found}, None]
+    flags = pb.flag_table(found_by_size, [v, v._replace(share=0.06)], np.array([False, True, False, False]))
+    assert flags.tolist() == [[True, True, True, False], [False, True, False, False]]
+
+
+def test_the_far_product_model_counts_a_look_only_where_it_recurs_away_from_the_pixel():
+    # four pixels: two alike far apart (the product's look recurs), two alike side by side (an opening's look)
+    features = np.array([[0.0, 0.0], [0.1, 0.0], [50.0, 50.0], [50.2, 50.0]], np.float32)
+    yx = np.array([[0, 0], [0, 40], [10, 10], [10, 11]])
+    d = pb._nearest_far(features, yx, radius=5.0)
+    assert d[0] == d[1] and abs(d[0] - 0.1) < 1e-5
+    # the neighbours' own look is only near them: the nearest far look is the other pair's, 70 away
+    assert d[2] > 50.0 and d[3] > 50.0
+    assert pb._nearest_far(features[2:], yx[2:], radius=5.0).tolist() == [1000.0, 1000.0]

@@ -11,25 +11,31 @@ same side of the outline, its mean CIELAB colour, the spread of each channel, th
 its dominant orientation). Backdrop patches: the box's backdrop ring (or, with ``--background box``, all clear
 background of the box more than 2 px from the matte). Product patches: the matte's rim (1 px to 10 % of the
 matte's long side inside the outline), in two passes: rim pixels nearer the backdrop than the rim itself are left
-out of the second (an opening that reaches the outline must not teach the product's look). Each matte pixel's ratio
+out of the second (an opening that reaches the outline must not teach the product's look); or, with
+``--product far``, the product's patches are the whole matte's but a pixel's own neighbourhood is left out (the
+nearest matte patch more than 10 % of the matte's long side away in the image: a look the product repeats
+elsewhere is the product's, an opening's look is found only in the opening). Each matte pixel's ratio
 ``distance to the nearest product patch / distance to the nearest backdrop patch`` (k-d tree through
 :func:`retouch.pick.through._nearest`, in the default floating-point environment); matte pixels with a ratio above
 ``thr`` form regions (closed by 3 x 3 to bridge a spoke; :func:`retouch.pick.through._regions`), each with its
 share of the matte, the share of the pixels around it outside the matte (enclosed: 0), its median ratio, its median
 texture over the backdrop's and its median distance to the backdrop.
 
-The replay: main's flag (commit 2bf840a) is recomputed per recorded photo as the product does it (the recorded
+The replay: main's flag is recomputed per recorded photo as the product does it (the recorded
 signals without ``through``, ``frame_join`` and ``blurred_outline``, then
 :func:`retouch.pick.with_backdrop_through`, :func:`retouch.pick.with_joined_object`,
 :func:`retouch.pick.confidence`); the patch regions are measured on the photos it leaves unflagged; every variant of
 the thresholds (:func:`variants`) adds a flag where an enclosed region passes. Operating point: the variant flagging
-the most results under IoU 0.8 with at most ``--good`` new results at IoU >= 0.95 and no control view (ties: the
+the most results under IoU 0.8 with at most ``--good`` new results at IoU >= 0.95 and no control view (ties: the fewest new good results, the
 fewest photos flagged, then the earliest variant), in sample and on product-grouped folds
 (:func:`bench.tuning.tune_pick.grouped_folds`, chosen on the other folds). The patch classifier record in
 ``docs/decisions/`` holds the result.
 
+Patch sides 5, 7 and 9 px are measured (the folds choose the side with the thresholds); the ``far`` model
+measures 5 px only.
+
 Usage: ``python -m bench.tuning.patch_backdrop /work/rec/A.json:/work/rec/A-npz ...
-/work/rec/C.json:/work/rec/C-npz:control [--background box] [--main-flags current.json]``.
+/work/rec/C.json:/work/rec/C-npz:control [--product far] [--background box] [--good N] [--main-flags current.json]``.
 """
 
 from __future__ import annotations
@@ -68,6 +74,12 @@ from retouch.pick.through import (  # noqa: E402
 
 #: Ratio thresholds at which candidate regions are measured (a variant picks one).
 RATIOS = (1.0, 1.25, 1.5, 2.0, 2.5, 3.0)
+#: Patch sides (px at the box's scale) measured; a variant picks one, so the folds choose the size too.
+SIZES = (5, 7, 9)
+#: The ``far`` product model: a look counts as the product's where it recurs this share of the matte's long
+#: side away (the rest of the product), searched among this many nearest looks.
+FAR = 0.1
+FAR_K = 32
 #: Signals the replay recomputes on the recorded matte (main's caps after the network's signals).
 RECOMPUTED = ("through", "frame_join", "blurred_outline")
 
@@ -124,6 +136,22 @@ def _nearest_other(points: np.ndarray, queries: np.ndarray, is_point: np.ndarray
     return np.where(is_point, d[:, 1], d[:, 0])
 
 
+def _nearest_far(features: np.ndarray, yx: np.ndarray, radius: float) -> np.ndarray:
+    """Per pixel (float32 ``features`` (n, f) at int positions ``yx`` (n, 2)) the feature distance (float64 (n,))
+    to the nearest of the others more than ``radius`` px away in the image, searched among its :data:`FAR_K`
+    nearest in feature space (1000.0 when none is that far: the pixel's look is found only around it). k-d tree
+    in the default floating-point environment."""
+    k = min(FAR_K, len(features))
+    with default_float_environment():
+        d, idx = cKDTree(features).query(features, k=k)
+    d = np.asarray(d, np.float64).reshape(len(features), -1)
+    idx = np.asarray(idx).reshape(len(features), -1)
+    pos = yx.astype(np.float32)
+    far = ((pos[idx] - pos[:, None, :]) ** 2).sum(-1) > radius * radius
+    first = far.argmax(1)
+    return np.where(far.any(1), d[np.arange(len(features)), first], 1000.0)
+
+
 @dataclass(frozen=True)
 class PatchRegions:
     """What one photo's patch classifier found.
@@ -140,7 +168,12 @@ class PatchRegions:
 
 
 def measure(
-    small: np.ndarray, alpha: np.ndarray, *, size: int = 5, background: str = "ring"
+    small: np.ndarray,
+    alpha: np.ndarray,
+    *,
+    size: int = 5,
+    background: str = "ring",
+    product: str = "rim",
 ) -> PatchRegions | None:
     """The candidate regions of the patch classifier (module docstring).
 
@@ -149,6 +182,9 @@ def measure(
         alpha: float32 (H, W) matte in [0, 1].
         size: the patch side (px at the box's scale).
         background: ``"ring"`` (the box's backdrop ring) or ``"box"`` (all clear background of the box).
+        product: ``"rim"`` (the product's patches are the rim's, two passes) or ``"far"`` (each matte pixel's
+            nearest product patch is the nearest matte patch more than :data:`FAR` of the matte's long side away in
+            the image, among its :data:`FAR_K` nearest; none: a distance of 1000).
 
     Returns:
         :class:`PatchRegions`, or None when :func:`matte_box` finds no box.
@@ -164,7 +200,11 @@ def measure(
     rim = b & (d_in >= 1.0) & (d_in <= max(3.0, 0.1 * box.scale))
     d_bg = _nearest(outside[bg], inside[b], np.inf)
     ratio = np.zeros(b.shape, np.float32)
-    for _ in range(2):  # the second pass leaves out rim pixels nearer the backdrop than the rest of the rim
+    if product == "far":
+        ratio[b] = _nearest_far(inside[b], np.argwhere(b), max(3.0, FAR * box.scale)) / np.maximum(d_bg, 1e-3)
+    for _ in range(
+        2 if product == "rim" else 0
+    ):  # the second pass leaves out rim pixels nearer the backdrop than the rest of the rim
         ratio[b] = _nearest_other(inside[rim], inside[b], rim[b]) / np.maximum(d_bg, 1e-3)
         kept = rim & (ratio <= 1.0)
         if int(kept.sum()) <= 8 or int(kept.sum()) == int(rim.sum()):
@@ -196,12 +236,13 @@ def measure(
 
 
 class Variant(NamedTuple):
-    """One set of thresholds: regions at ratio ``ratio`` (of :data:`RATIOS`) with at most ``enclosed`` of the
+    """One set of thresholds: with patches of side ``size`` (of :data:`SIZES`), regions at ratio ``ratio`` (of :data:`RATIOS`) with at most ``enclosed`` of the
     pixels around them outside the matte, a median ratio of at least ``median_ratio``, a texture of at least
     ``texture`` times the backdrop's and a median backdrop distance of at most ``distance``; on a backdrop whose
     texture is at least ``bg_texture``, the largest (``mode`` ``"max"``) or all such regions together (``"sum"``)
     of at least ``share`` of the matte flag the result."""
 
+    size: int
     ratio: float
     enclosed: float
     median_ratio: float
@@ -212,17 +253,33 @@ class Variant(NamedTuple):
     share: float
 
 
-def variants() -> Iterable[Variant]:
-    """The grid searched (``inf``: no limit)."""
+def variants(product: str = "rim") -> Iterable[Variant]:
+    """The grid searched for the ``product`` model (``inf``: no limit)."""
     inf = float("inf")
+    if product == "far":
+        return itertools.starmap(
+            Variant,
+            itertools.product(
+                (5,),
+                RATIOS,
+                (0.0, 0.1),
+                (1.0,),
+                (0.0, 0.5, 1.0, 1.5),
+                (inf, 15.0, 20.0, 25.0, 30.0),
+                ("max", "sum"),
+                (0.0, 3.0, 4.0, 5.0, 6.0, 7.0),
+                (0.01, 0.015, 0.02, 0.025, 0.03, 0.035, 0.04, 0.05, 0.06, 0.075),
+            ),
+        )
     return itertools.starmap(
         Variant,
         itertools.product(
+            SIZES,
             RATIOS,
-            (0.0, 0.05, 0.1, 0.2, 0.3),
+            (0.0, 0.1, 0.2),
             (1.0, 1.2, 1.5),
             (0.0, 0.5, 1.0, 1.5, 2.0),
-            (inf, 3.0, 5.0, 8.0, 12.0),
+            (inf, 5.0, 12.0),
             ("max", "sum"),
             (0.0, 2.0, 3.0, 4.0, 6.0, 8.0),
             (0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.04, 0.05, 0.075, 0.1),
@@ -253,17 +310,21 @@ def flagged_by(found: PatchRegions | None, v: Variant) -> bool:
     return region_share(found, v) >= v.share if found is not None else False
 
 
-def flag_table(found: Sequence[PatchRegions | None], grid: Sequence[Variant], main: np.ndarray) -> np.ndarray:
-    """bool (variants, photos): main's flag or :func:`flagged_by`, computed once per region filter (the share and
-    the backdrop's texture are compared over all photos at once)."""
-    bg = np.array([f.bg_texture if f is not None else -np.inf for f in found])
+def flag_table(
+    found: Sequence[dict[int, PatchRegions] | None], grid: Sequence[Variant], main: np.ndarray
+) -> np.ndarray:
+    """bool (variants, photos): main's flag or :func:`flagged_by` on the photo's regions of the variant's patch
+    size (``found``: per photo the regions per size, ``None`` where main flags it), computed once per region filter
+    (the share and the backdrop's texture are compared over all photos at once)."""
+    per = {size: [f.get(size) if f is not None else None for f in found] for size in {v.size for v in grid}}
+    bg = {size: np.array([f.bg_texture if f is not None else -np.inf for f in p]) for size, p in per.items()}
     cache: dict[tuple, np.ndarray] = {}
     table = np.zeros((len(grid), len(found)), bool)
     for n, v in enumerate(grid):
-        key = v[:6]
+        key = v[:7]
         if key not in cache:
-            cache[key] = np.array([region_share(f, v._replace(bg_texture=-np.inf)) for f in found])
-        table[n] = main | ((cache[key] >= v.share) & (bg >= v.bg_texture) & (cache[key] > 0))
+            cache[key] = np.array([region_share(f, v._replace(bg_texture=-np.inf)) for f in per[v.size]])
+        table[n] = main | ((cache[key] >= v.share) & (bg[v.size] >= v.bg_texture) & (cache[key] > 0))
     return table
 
 
@@ -278,14 +339,14 @@ def main_flag(small: np.ndarray, alpha: np.ndarray, signals: dict[str, float]) -
 
 
 def load(
-    specs: Sequence[str], *, size: int = 5, background: str = "ring"
-) -> tuple[list[dict], list[PatchRegions | None], list[float]]:
-    """Rows (with ``control`` and ``main``: main's replayed flag), the patch regions on the photos main leaves
-    unflagged (``None`` elsewhere) and their CPU seconds (``time.process_time``), from
-    ``ROWS.json:NPZ_DIR[:control]`` pairs."""
+    specs: Sequence[str], *, background: str = "ring", product: str = "rim", sizes: Sequence[int] = SIZES
+) -> tuple[list[dict], list[dict[int, PatchRegions] | None], dict[int, list[float]]]:
+    """Rows (with ``control`` and ``main``: main's replayed flag), the patch regions per patch size of
+    :data:`SIZES` on the photos main leaves unflagged (``None`` elsewhere; a size without box is left out) and
+    the CPU seconds per size (``time.process_time``), from ``ROWS.json:NPZ_DIR[:control]`` pairs."""
     rows: list[dict] = []
-    found: list[PatchRegions | None] = []
-    cpu: list[float] = []
+    found: list[dict[int, PatchRegions] | None] = []
+    cpu: dict[int, list[float]] = {size: [] for size in sizes}
     for spec in specs:
         parts = spec.split(":")
         recorded = json.loads(Path(parts[0]).read_text())
@@ -298,9 +359,14 @@ def load(
             if flag:
                 found.append(None)
                 continue
-            t = time.process_time()
-            found.append(measure(small, alpha, size=size, background=background))
-            cpu.append(time.process_time() - t)
+            per: dict[int, PatchRegions] = {}
+            for size in sizes:
+                t = time.process_time()
+                got = measure(small, alpha, size=size, background=background, product=product)
+                cpu[size].append(time.process_time() - t)
+                if got is not None:
+                    per[size] = got
+            found.append(per if per else None)
     return rows, found, cpu
 
 
@@ -313,19 +379,14 @@ def choose(rows: Sequence[dict], table: np.ndarray, main: np.ndarray, use: np.nd
     bad = use & ~ctl & (iou < BAD)
     new_good = use & ~ctl & (iou >= GOOD) & ~main
     spare_ctl = use & ctl & ~main
-    best, best_key = 0, (-1, 0, 0, 0)
-    for v in range(table.shape[0]):
-        if (table[v] & spare_ctl).any() or int((table[v] & new_good).sum()) > good:
-            continue
-        key = (
-            int((table[v] & bad).sum()),
-            -int((table[v] & new_good).sum()),
-            -int((table[v] & use).sum()),
-            -v,
-        )
-        if key > best_key:
-            best, best_key = v, key
-    return best
+    n_bad = table[:, bad].sum(1)
+    n_good = table[:, new_good].sum(1)
+    allowed = ~table[:, spare_ctl].any(1) & (n_good <= good)
+    if not allowed.any():
+        return 0
+    # lexicographic: the most failures, the fewest new good results, the fewest photos flagged, the earliest
+    order = np.lexsort((np.arange(len(table)), table[:, use].sum(1), n_good, -n_bad))
+    return int(order[allowed[order]][0])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -333,25 +394,27 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("recordings", nargs="+", help="ROWS.json:NPZ_DIR[:control]")
     parser.add_argument("--folds", type=int, default=5)
-    parser.add_argument("--size", type=int, default=5, help="patch side (px at the box's scale)")
     parser.add_argument("--background", choices=("ring", "box"), default="ring")
+    parser.add_argument("--product", choices=("rim", "far"), default="rim")
     parser.add_argument("--good", type=int, default=1, help="new good results allowed in sample")
     parser.add_argument(
         "--main-flags", nargs="*", default=(), help="JSON lists of rows with 'flag' to check main"
     )
     args = parser.parse_args(argv)
-    rows, found, cpu = load(args.recordings, size=args.size, background=args.background)
+    sizes = (5,) if args.product == "far" else SIZES
+    rows, found, cpu = load(args.recordings, background=args.background, product=args.product, sizes=sizes)
     main_flags = np.array([r["main"] for r in rows])
     if args.main_flags:
         given = [bool(x["flag"]) for p in args.main_flags for x in json.loads(Path(p).read_text())]
         print("main's replayed flag equals the given flags:", given == list(main_flags))
-    ms = 1000 * np.array(cpu)
-    print(
-        f"{len(rows)} photos; patch classifier CPU on the {len(cpu)} main leaves unflagged: median "
-        f"{np.median(ms):.1f} ms, p90 {np.percentile(ms, 90):.1f} ms, max {ms.max():.1f} ms"
-    )
+    for size, secs in cpu.items():
+        ms = 1000 * np.array(secs)
+        print(
+            f"{len(rows)} photos; patch classifier CPU ({size} px patches) on the {len(ms)} main leaves "
+            f"unflagged: median {np.median(ms):.1f} ms, p90 {np.percentile(ms, 90):.1f} ms, max {ms.max():.1f} ms"
+        )
     print("main:", counts(rows, main_flags))
-    grid = list(variants())
+    grid = list(variants(args.product))
     table = flag_table(found, grid, main_flags)
     iou = np.array([r["iou"] for r in rows])
     for good in sorted({0, args.good}):
@@ -374,9 +437,11 @@ def main(argv: list[str] | None = None) -> int:
         i for i in range(len(rows)) if not main_flags[i] and iou[i] < BAD and not rows[i]["control"]
     ]
     print("largest enclosed region (ratio >= 1.25, median ratio >= 1) on main's unflagged failures:")
-    probe = Variant(1.25, 0.0, 1.0, 0.0, float("inf"), "max", 0.0, 0.0)
+    probe = Variant(5, 1.25, 0.0, 1.0, 0.0, float("inf"), "max", 0.0, 0.0)
     for i in unflagged_bad:
-        print(f"  {rows[i]['name']} (IoU {iou[i]:.3f}): {region_share(found[i], probe):.3f}")
+        got = found[i]
+        share = region_share(got.get(5) if got is not None else None, probe)
+        print(f"  {rows[i]['name']} (IoU {iou[i]:.3f}): {share:.3f}")
     return 0
 
 
