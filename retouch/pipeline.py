@@ -37,6 +37,7 @@ from .pick import (
     pick_product,
     refocus_fallback,
     with_backdrop_through,
+    with_cut_disagreement,
     with_joined_object,
     with_second_opinion,
 )
@@ -159,7 +160,8 @@ def product_matte(
     where its first mask was half-confident); a result still unflagged is checked for a region that continues the
     backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
     still unflagged for another object in the matte (:func:`retouch.pick.with_joined_object`, the signals
-    ``frame_join`` and ``blurred_outline``).
+    ``frame_join`` and ``blurred_outline``), and one still unflagged for a graph cut that gives part of the matte
+    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -191,6 +193,7 @@ def product_matte(
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)
     pick = with_joined_object(small, alpha, pick, config=pick_config)
+    pick = with_cut_disagreement(small, alpha, pick, config=pick_config)
     return alpha, fell_back, pick
 
 

@@ -133,17 +133,19 @@ def counts(rows: Sequence[dict], flagged: np.ndarray, use: np.ndarray | None = N
     }
 
 
-def choose(rows: Sequence[dict], table: np.ndarray, main: np.ndarray, use: np.ndarray) -> int:
+def choose(
+    rows: Sequence[dict], table: np.ndarray, main: np.ndarray, use: np.ndarray, spare_good: int = 0
+) -> int:
     """Index of the operating point among the variants (rows of bool ``table`` (variants, photos)) on the photos
-    in ``use``: the most failures flagged with no good result nor control photo flagged beyond ``main``'s (ties: the
-    fewest photos flagged, then the earliest variant)."""
+    in ``use``: the most failures flagged with at most ``spare_good`` good results and no control photo flagged
+    beyond ``main``'s (ties: the fewest photos flagged, then the earliest variant)."""
     iou = np.array([r["iou"] for r in rows])
     ctl = np.array([r["control"] for r in rows])
     bad = use & ~ctl & (iou < BAD)
     spare = use & (ctl | (iou >= GOOD)) & ~main
     best, best_key = 0, (-1, 0, 0)
     for v in range(table.shape[0]):
-        if (table[v] & spare).any():
+        if (table[v] & spare & ctl).any() or int((table[v] & spare & ~ctl).sum()) > spare_good:
             continue
         key = (int((table[v] & bad).sum()), -int((table[v] & use).sum()), -v)
         if key > best_key:

@@ -11,10 +11,12 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.confidence`: the confidence, the review flag and the ``processing_details`` entries;
 * :mod:`.second`: a second opinion on a small product's matte (the network on its box, mirrored);
 * :mod:`.through`: a region inside the matte that continues the backdrop seen around it (an opening kept whole);
-* :mod:`.joined`: another object in the matte (a part off the frame of other colours, an outline along blurred edges).
+* :mod:`.joined`: another object in the matte (a part off the frame of other colours, an outline along blurred edges);
+* :mod:`.cut`: a graph cut with colour models from the matte's rim and the backdrop that gives part of the matte to
+  the backdrop.
 
 ``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
--> second opinion -> backdrop through the product -> another object in the matte.
+-> second opinion -> backdrop through the product -> another object in the matte -> the graph cut's disagreement.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from __future__ import annotations
 from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
+from .cut import cut_backdrop, with_cut_disagreement
 from .guard import guard, refocus_fallback
 from .joined import joined_evidence, joined_signals, with_joined_object
 from .passes import in_doubt, pick_product
@@ -37,6 +40,7 @@ __all__ = [
     "PickConfig",
     "backdrop_through",
     "confidence",
+    "cut_backdrop",
     "details",
     "edge_sharpness",
     "focus_contrast",
@@ -52,6 +56,7 @@ __all__ = [
     "through_regions",
     "wants_second_opinion",
     "with_backdrop_through",
+    "with_cut_disagreement",
     "with_joined_object",
     "with_second_opinion",
 ]

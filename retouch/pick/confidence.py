@@ -29,7 +29,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     :func:`retouch.pick.through.backdrop_through`; 0: never), and where the matte covers a long run of a frame
     side with another object at that end (``frame_join`` at least :attr:`~PickConfig.review_frame_join`) or its
     outline follows blurred edges (``blurred_outline`` at least :attr:`~PickConfig.review_blurred_outline`;
-    :func:`retouch.pick.joined.joined_signals`; 0: never).
+    :func:`retouch.pick.joined.joined_signals`; 0: never), and where a graph cut with colour models from the matte's
+    rim and the backdrop ring gives at least :attr:`~PickConfig.review_cut_backdrop` of the matte to the backdrop
+    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -73,6 +75,10 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         and signals.get("blurred_outline", 0.0) >= config.review_blurred_outline
     ):
         # the outline follows defocused edges: the matte holds a blurred backdrop object
+        c = min(c, config.fallback_confidence)
+    if config.review_cut_backdrop > 0 and signals.get("cut_backdrop", 0.0) >= config.review_cut_backdrop:
+        # a graph cut, its colour models taken from the matte's rim and the backdrop around it, gives part of
+        # the matte to the backdrop: an opening kept whole
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

@@ -315,6 +315,25 @@ class PickConfig:
     #: of the outline, with 4.5 0.105, with 5 0.09 but the second failure falls to 0.14.
     blur_width: float = 4.5
 
+    # --- a graph cut that disagrees with the matte (retouch.pick.cut) -----------------------------------
+    #: A result of which at least this share of the matte is given to the backdrop by a graph cut whose colour
+    #: models come from the matte's rim and the backdrop ring (signal ``cut_backdrop``) is flagged for review
+    #: (0: never). Chosen on tuning photos only (``bench/tuning/cut_disagreement.py``, the 760 photos of the
+    #: another-object caps, 56 real car views as controls): it newly flags 7 of the 33 results under IoU 0.8
+    #: main leaves unflagged (126 -> 133 of 159), one result at IoU >= 0.95 (a wooden instrument on a photo of
+    #: fruit, 0.124) and no car view (they measure at most 0.016); product-grouped out of fold 133 and two
+    #: good results. The same photos are flagged from above 0.0387 (a good result) to 0.0403 (a failure): 0.0395
+    #: is the middle, a narrow gap. The graph cut record in ``docs/decisions/``.
+    review_cut_backdrop: float = 0.0395
+    #: Depth of the matte's rim the product's colour model is fitted to, as a share of the matte's long side
+    #: (at least 2 px). Tuning: 0.05 (with ``cut_ring`` 0.3) flags the most failures at one good result (7);
+    #: 0.04, 0.06 and 0.08 flag 5 each.
+    cut_rim: float = 0.05
+    #: Outer edge of the backdrop ring the backdrop's colour model is fitted to, as a share of the matte's long
+    #: side (from 2 px outside the matte). Tuning (rim 0.05): 0.2 flags 5 failures, 0.3 7, 0.4 4, each with one
+    #: good result.
+    cut_ring: float = 0.3
+
     @property
     def safe_source(self) -> str:
         """``Pick.source`` of a result that fell back to plain rembg's mask, e.g. ``"320-safe"``."""
