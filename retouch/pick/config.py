@@ -317,21 +317,21 @@ class PickConfig:
 
     # --- a graph cut that disagrees with the matte (retouch.pick.cut) -----------------------------------
     #: A result of which at least this share of the matte is given to the backdrop by a graph cut whose colour
-    #: models come from the matte's rim and the backdrop ring (signal ``cut_backdrop``) is flagged for review
-    #: (0: never). Chosen on tuning photos only (``bench/tuning/cut_disagreement.py``, the 760 photos of the
-    #: another-object caps, 56 real car views as controls): it newly flags 7 of the 33 results under IoU 0.8
-    #: main leaves unflagged (126 -> 133 of 159), one result at IoU >= 0.95 (a wooden instrument on a photo of
-    #: fruit, 0.124) and no car view (they measure at most 0.016); product-grouped out of fold 133 and two
-    #: good results. The same photos are flagged from above 0.0387 (a good result) to 0.0403 (a failure): 0.0395
-    #: is the middle, a narrow gap. The graph cut record in ``docs/decisions/``.
-    review_cut_backdrop: float = 0.0395
-    #: Depth of the matte's rim the product's colour model is fitted to, as a share of the matte's long side
-    #: (at least 2 px). Tuning: 0.05 (with ``cut_ring`` 0.3) flags the most failures at one good result (7);
-    #: 0.04, 0.06 and 0.08 flag 5 each.
+    #: models come from the matte's outer rim and the backdrop ring (signal ``cut_backdrop``) is flagged for review
+    #: (0: never). Chosen on tuning photos only (the 760 photos of the another-object caps, 56 real car views as
+    #: controls; the graph cut outer rim record): it newly flags 10 of the 33 results under IoU 0.8 main leaves
+    #: unflagged (126 -> 136 of 159), one result at IoU >= 0.95 (a wooden instrument on a photo of fruit) and no
+    #: car view (at most 0.0163); product-grouped out of fold 136 and two good results. The same photos are flagged
+    #: for any value in (0.0432, 0.0575]: 0.05 is the middle. The graph cut record and its outer rim record in
+    #: ``docs/decisions/``.
+    review_cut_backdrop: float = 0.05
+    #: Depth of the matte's outer rim the product's colour model is fitted to, as a share of the matte's long side
+    #: (at least 2 px). Tuning (with ``cut_ring`` 0.3): 0.05 flags the most failures at one good result, with the
+    #: rim of every outline (7; 0.04, 0.06 and 0.08: 5 each) and with the outer rim (10; 0.03: 7, 0.08: 8).
     cut_rim: float = 0.05
     #: Outer edge of the backdrop ring the backdrop's colour model is fitted to, as a share of the matte's long
     #: side (from 2 px outside the matte). Tuning (rim 0.05): 0.2 flags 5 failures, 0.3 7, 0.4 4, each with one
-    #: good result.
+    #: good result; with the outer rim 0.2 flags 8, 0.3 10.
     cut_ring: float = 0.3
 
     @property

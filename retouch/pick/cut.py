@@ -7,7 +7,10 @@ plain colour model of the backdrop inside the matte cannot tell it from a produc
 both colour models learned from places whose label the matte gets right almost always:
 
 * the **product** model from the matte's rim (matte pixels within :attr:`~retouch.pick.PickConfig.cut_rim` of
-  ``scale`` of the outline, at least 2 px): the product's own paint, glass and tyres where it meets the backdrop;
+  ``scale`` of its outer outline, at least 2 px): the product's own paint, glass and tyres where it meets the
+  backdrop. The outer outline only (the matte's holes filled first): around a hole the openings step cleared in
+  part, the matte that is left is often the rest of the same opening, backdrop kept, and a rim there would teach
+  the product model the backdrop's colours;
 * the **backdrop** model from the ring of clear background (``alpha < 0.05``) more than 2 px and at most
   :attr:`~retouch.pick.PickConfig.cut_ring` of ``scale`` outside the matte.
 
@@ -68,7 +71,7 @@ def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = S
     if box is None:
         return 0.0
     m, scale = box.matte, box.scale
-    d_in = ndi.distance_transform_edt(m)
+    d_in = ndi.distance_transform_edt(ndi.binary_fill_holes(m))
     d_out = ndi.distance_transform_edt(~m)
     rim = m & (d_in <= max(2.0, config.cut_rim * scale))
     interior = m & ~rim

@@ -64,6 +64,18 @@ def test_an_opening_showing_the_busy_backdrop_is_given_to_the_backdrop_and_a_sol
     assert cut_backdrop(solid, matte) < 0.01
 
 
+def test_an_opening_partly_cleared_is_still_read_from_the_outer_rim():
+    """The ring's hole cleared only in its middle (radius 20 of 45 px): the matte left around that small hole is
+    backdrop kept, so a rim drawn around the hole too would teach the product model the backdrop's colours and the
+    cut would give nothing back (0.0 with such a rim). The rim of the outer outline alone keeps the model the
+    ring's grey: the rest of the opening goes to the backdrop."""
+    img, disc = _ring_product(hole_shows_backdrop=True)
+    h, w = disc.shape
+    yy, xx = np.mgrid[:h, :w]
+    matte = disc * (np.hypot(yy - h / 2, xx - w / 2) >= 20)
+    assert cut_backdrop(img, matte) >= SHIPPED_PICK.review_cut_backdrop
+
+
 def test_paint_of_the_backdrop_colour_that_the_rim_carries_stays_product():
     """A grey product on a grey backdrop of the same level (a silver car beside a grey turntable) with a dark band
     across it: its grey reaches the outline, so the rim's model carries it and the cut keeps it."""
