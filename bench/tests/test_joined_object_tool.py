@@ -48,5 +48,6 @@ def test_a_recording_whose_flags_main_does_not_reproduce_is_refused(tmp_path: Pa
     sure = {"sharp": 1.0, "uncertain": 0.0, "area": 0.2, "border": 0.0, "centre": 0.1, "agreement": 1.0}
     rows = [{"name": "banana1", "iou": 0.99, "signals": sure, "needs_review": True}]
     (tmp_path / "rows.json").write_text(json.dumps(rows))
+    np.savez(tmp_path / "0000.npz", small=np.zeros((8, 8, 3), np.uint8), alpha=np.zeros((8, 8), np.uint8))
     with pytest.raises(ValueError, match="banana1"):
         jo.load([f"{tmp_path / 'rows.json'}:{tmp_path}"])

@@ -36,13 +36,9 @@ if __package__ in (None, ""):
 import numpy as np  # noqa: E402
 
 from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
-from bench.tuning.tune_pick import grouped_folds  # noqa: E402
-from retouch.pick.confidence import confidence  # noqa: E402
+from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK  # noqa: E402
 from retouch.pick.cut import cut_backdrop  # noqa: E402
-from retouch.pick.joined import with_joined_object  # noqa: E402
-from retouch.pick.signals import Pick  # noqa: E402
-from retouch.pick.through import with_backdrop_through  # noqa: E402
 
 #: Main's flag: the graph cut cap off.
 MAIN = dataclasses.replace(SHIPPED_PICK, review_cut_backdrop=0.0)
@@ -80,22 +76,10 @@ def load(specs: Sequence[str]) -> tuple[list[dict], list[tuple[np.ndarray, np.nd
     leaves it unflagged (``None`` elsewhere), from ``ROWS.json:NPZ_DIR[:control]`` pairs."""
     rows: list[dict] = []
     photos: list[tuple[np.ndarray, np.ndarray] | None] = []
-    for spec in specs:
-        parts = spec.split(":")
-        recorded = json.loads(Path(parts[0]).read_text())
-        control = len(parts) > 2 and parts[2] == "control"
-        for i, r in enumerate(recorded):
-            z = np.load(Path(parts[1]) / f"{i:04d}.npz")
-            small, alpha = z["small"], z["alpha"].astype(np.float32) / 255.0
-            kept = {
-                k: v for k, v in r["signals"].items() if k not in ("through", "frame_join", "blurred_outline")
-            }
-            pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=kept)
-            pick = with_backdrop_through(small, alpha, pick, config=MAIN)
-            pick = with_joined_object(small, alpha, pick, config=MAIN)
-            main_flag = confidence(pick.signals, config=MAIN)[1]
-            rows.append({"name": r["name"], "iou": r["iou"], "control": control, "main": main_flag})
-            photos.append(None if main_flag else (small, alpha))
+    for r, control, small, alpha in recorded_photos(specs):
+        main_flag = replayed_flag(small, alpha, r["signals"], config=MAIN)
+        rows.append({"name": r["name"], "iou": r["iou"], "control": control, "main": main_flag})
+        photos.append(None if main_flag else (small, alpha))
     return rows, photos
 
 
@@ -163,11 +147,10 @@ def main(argv: list[str] | None = None) -> int:
             f"control {np.nanmax(np.where(ctl, shares, np.nan)):.4f}, highest good "
             f"{np.nanmax(np.where(~ctl & (iou >= GOOD), shares, np.nan)):.4f}"
         )
-    fold = grouped_folds(rows, args.folds)
-    oof = np.zeros(len(rows), bool)
-    for f in range(args.folds):
-        vf = choose(rows, table, main_flags, fold != f, args.spare_good)
-        oof[fold == f] = table[vf][fold == f]
+    oof, chosen = out_of_fold(
+        rows, table, args.folds, lambda use: choose(rows, table, main_flags, use, args.spare_good)
+    )
+    for f, vf in enumerate(chosen):
         print(f"  fold {f}: rim {described[vf][0]} ring {described[vf][1]} threshold {described[vf][2]}")
     print("out of fold:", counts(rows, oof))
     for r, o, m in zip(rows, oof, main_flags, strict=True):

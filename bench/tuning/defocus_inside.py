@@ -52,11 +52,9 @@ from scipy import ndimage as ndi  # noqa: E402
 from skimage.feature import canny  # noqa: E402
 
 from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
-from bench.tuning.tune_pick import grouped_folds  # noqa: E402
+from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.confidence import confidence  # noqa: E402
-from retouch.pick.joined import with_joined_object  # noqa: E402
-from retouch.pick.signals import Pick, luma  # noqa: E402
-from retouch.pick.through import with_backdrop_through  # noqa: E402
+from retouch.pick.signals import luma  # noqa: E402
 
 #: Long side (px) the photo and matte are read at: blur widths are in its pixels.
 SIDE = 512
@@ -186,25 +184,15 @@ def load(specs: Sequence[str]) -> tuple[list[dict], list[Measured | None], list[
     rows: list[dict] = []
     found: list[Measured | None] = []
     cpu: list[float] = []
-    own = ("through", "frame_join", "blurred_outline")
-    for spec in specs:
-        parts = spec.split(":")
-        recorded = json.loads(Path(parts[0]).read_text())
-        control = len(parts) > 2 and parts[2] == "control"
-        for i, r in enumerate(recorded):
-            z = np.load(Path(parts[1]) / f"{i:04d}.npz")
-            small, alpha = z["small"], z["alpha"].astype(np.float32) / 255.0
-            signals = {k: v for k, v in r["signals"].items() if k not in own}
-            pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=signals)
-            pick = with_joined_object(small, alpha, with_backdrop_through(small, alpha, pick))
-            flag = confidence(pick.signals)[1]
-            rows.append({"name": r["name"], "iou": r["iou"], "control": control, "main": flag})
-            if flag:
-                found.append(None)
-                continue
-            t = time.process_time()
-            found.append(measure(small, alpha))
-            cpu.append(time.process_time() - t)
+    for r, control, small, alpha in recorded_photos(specs):
+        flag = replayed_flag(small, alpha, r["signals"])
+        rows.append({"name": r["name"], "iou": r["iou"], "control": control, "main": flag})
+        if flag:
+            found.append(None)
+            continue
+        t = time.process_time()
+        found.append(measure(small, alpha))
+        cpu.append(time.process_time() - t)
     return rows, found, cpu
 
 
@@ -346,11 +334,8 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"  >= {k} failures: {int(new_good[best])} good, {int(new_ctl[best])} control views  {GRID[best]}"
         )
-    fold = grouped_folds(rows, args.folds)
-    oof = np.zeros(len(rows), bool)
-    for k in range(args.folds):
-        vk = choose(rows, t, main_flags, fold != k)
-        oof[fold == k] = t[vk][fold == k]
+    oof, chosen = out_of_fold(rows, t, args.folds, lambda use: choose(rows, t, main_flags, use))
+    for k, vk in enumerate(chosen):
         print(f"  fold {k}: {GRID[vk]}")
     print("out of fold:", counts(rows, oof))
     for r, o, m in zip(rows, oof, main_flags, strict=True):

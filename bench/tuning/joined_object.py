@@ -35,7 +35,7 @@ if __package__ in (None, ""):
 import numpy as np  # noqa: E402
 
 from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
-from bench.tuning.tune_pick import grouped_folds  # noqa: E402
+from bench.tuning.recordings import out_of_fold, recorded_photos  # noqa: E402
 from retouch.pick.confidence import confidence  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
 from retouch.pick.joined import Joined, joined_evidence, joined_signals  # noqa: E402
@@ -92,27 +92,19 @@ def load(specs: Sequence[str]) -> tuple[list[dict], list[Joined | None], list[fl
     rows: list[dict] = []
     found: list[Joined | None] = []
     cpu: list[float] = []
-    for spec in specs:
-        parts = spec.split(":")
-        recorded = json.loads(Path(parts[0]).read_text())
-        control = len(parts) > 2 and parts[2] == "control"
-        for i, r in enumerate(recorded):
-            if confidence(r["signals"], config=MAIN)[1] != bool(r["needs_review"]):
-                raise ValueError(f"{r['name']}: main's flag recomputed differs from the recorded one")
-            z = np.load(Path(parts[1]) / f"{i:04d}.npz")
-            small, alpha = z["small"], z["alpha"].astype(np.float32) / 255.0
-            pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=dict(r["signals"]))
-            pick = with_backdrop_through(small, alpha, pick, config=MAIN)
-            main_flag = confidence(pick.signals, config=MAIN)[1]
-            rows.append(
-                {**r, "control": control, "main": main_flag, "through": pick.signals.get("through", 0.0)}
-            )
-            if main_flag:
-                found.append(None)
-                continue
-            t = time.process_time()
-            found.append(joined_evidence(small, alpha))
-            cpu.append(time.process_time() - t)
+    for r, control, small, alpha in recorded_photos(specs):
+        if confidence(r["signals"], config=MAIN)[1] != bool(r["needs_review"]):
+            raise ValueError(f"{r['name']}: main's flag recomputed differs from the recorded one")
+        pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=dict(r["signals"]))
+        pick = with_backdrop_through(small, alpha, pick, config=MAIN)
+        main_flag = confidence(pick.signals, config=MAIN)[1]
+        rows.append({**r, "control": control, "main": main_flag, "through": pick.signals.get("through", 0.0)})
+        if main_flag:
+            found.append(None)
+            continue
+        t = time.process_time()
+        found.append(joined_evidence(small, alpha))
+        cpu.append(time.process_time() - t)
     return rows, found, cpu
 
 
@@ -153,11 +145,8 @@ def main(argv: list[str] | None = None) -> int:
         and not (t & ~main_flags & np.array([r["control"] or r["iou"] >= GOOD for r in rows])).any()
     ]
     print(f"  {len(ties)} variants reach {best} new failures with no new good result nor control view")
-    fold = grouped_folds(rows, args.folds)
-    oof = np.zeros(len(rows), bool)
-    for k in range(args.folds):
-        vk = choose(rows, table, main_flags, fold != k)
-        oof[fold == k] = table[vk][fold == k]
+    oof, chosen = out_of_fold(rows, table, args.folds, lambda use: choose(rows, table, main_flags, use))
+    for k, vk in enumerate(chosen):
         print(f"  fold {k}: {describe(configs[vk])}")
     print("out of fold:", counts(rows, oof))
     for r, o, m in zip(rows, oof, main_flags, strict=True):

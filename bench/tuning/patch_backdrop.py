@@ -59,17 +59,12 @@ from scipy.spatial import cKDTree  # noqa: E402
 from skimage.color import rgb2lab  # noqa: E402
 
 from bench.tuning.backdrop_through import BAD, GOOD, counts  # noqa: E402
-from bench.tuning.tune_pick import grouped_folds  # noqa: E402
-from retouch.pick.confidence import confidence  # noqa: E402
-from retouch.pick.config import SHIPPED_PICK  # noqa: E402
-from retouch.pick.joined import with_joined_object  # noqa: E402
-from retouch.pick.signals import Pick  # noqa: E402
+from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.through import (  # noqa: E402
     _nearest,
     _regions,
     default_float_environment,
     matte_box,
-    with_backdrop_through,
 )
 
 #: Ratio thresholds at which candidate regions are measured (a variant picks one).
@@ -80,8 +75,6 @@ SIZES = (5, 7, 9)
 #: side away (the rest of the product), searched among this many nearest looks.
 FAR = 0.1
 FAR_K = 32
-#: Signals the replay recomputes on the recorded matte (main's caps after the network's signals).
-RECOMPUTED = ("through", "frame_join", "blurred_outline")
 
 
 def _masked_mean(values: np.ndarray, mask: np.ndarray, size: int) -> np.ndarray:
@@ -328,16 +321,6 @@ def flag_table(
     return table
 
 
-def main_flag(small: np.ndarray, alpha: np.ndarray, signals: dict[str, float]) -> bool:
-    """Main's review flag on a recorded photo: the network's recorded signals, main's caps recomputed on the
-    recorded matte (``small`` uint8 (H, W, 3), ``alpha`` float32 (H, W))."""
-    kept = {k: v for k, v in signals.items() if k not in RECOMPUTED}
-    pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=kept)
-    pick = with_backdrop_through(small, alpha, pick, config=SHIPPED_PICK)
-    pick = with_joined_object(small, alpha, pick, config=SHIPPED_PICK)
-    return confidence(pick.signals, config=SHIPPED_PICK)[1]
-
-
 def load(
     specs: Sequence[str], *, background: str = "ring", product: str = "rim", sizes: Sequence[int] = SIZES
 ) -> tuple[list[dict], list[dict[int, PatchRegions] | None], dict[int, list[float]]]:
@@ -347,26 +330,20 @@ def load(
     rows: list[dict] = []
     found: list[dict[int, PatchRegions] | None] = []
     cpu: dict[int, list[float]] = {size: [] for size in sizes}
-    for spec in specs:
-        parts = spec.split(":")
-        recorded = json.loads(Path(parts[0]).read_text())
-        control = len(parts) > 2 and parts[2] == "control"
-        for i, r in enumerate(recorded):
-            z = np.load(Path(parts[1]) / f"{i:04d}.npz")
-            small, alpha = z["small"], z["alpha"].astype(np.float32) / 255.0
-            flag = main_flag(small, alpha, r["signals"])
-            rows.append({**r, "control": control, "main": flag})
-            if flag:
-                found.append(None)
-                continue
-            per: dict[int, PatchRegions] = {}
-            for size in sizes:
-                t = time.process_time()
-                got = measure(small, alpha, size=size, background=background, product=product)
-                cpu[size].append(time.process_time() - t)
-                if got is not None:
-                    per[size] = got
-            found.append(per if per else None)
+    for r, control, small, alpha in recorded_photos(specs):
+        flag = replayed_flag(small, alpha, r["signals"])
+        rows.append({**r, "control": control, "main": flag})
+        if flag:
+            found.append(None)
+            continue
+        per: dict[int, PatchRegions] = {}
+        for size in sizes:
+            t = time.process_time()
+            got = measure(small, alpha, size=size, background=background, product=product)
+            cpu[size].append(time.process_time() - t)
+            if got is not None:
+                per[size] = got
+        found.append(per if per else None)
     return rows, found, cpu
 
 
@@ -423,11 +400,10 @@ def main(argv: list[str] | None = None) -> int:
         for r, s, m in zip(rows, table[v], main_flags, strict=True):
             if s and not m:
                 print(f"  newly flagged: {r['name']} (IoU {r['iou']:.3f}, control {r['control']})")
-    fold = grouped_folds(rows, args.folds)
-    oof = np.zeros(len(rows), bool)
-    for k in range(args.folds):
-        vk = choose(rows, table, main_flags, fold != k, args.good)
-        oof[fold == k] = table[vk][fold == k]
+    oof, chosen = out_of_fold(
+        rows, table, args.folds, lambda use: choose(rows, table, main_flags, use, args.good)
+    )
+    for k, vk in enumerate(chosen):
         print(f"  fold {k}: {grid[vk]}")
     print("out of fold:", counts(rows, oof))
     for r, o, m in zip(rows, oof, main_flags, strict=True):

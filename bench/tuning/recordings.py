@@ -1,0 +1,79 @@
+"""Recorded tuning photos and the out-of-fold choice shared by the review-flag research tools.
+
+A recording is a pair ``ROWS.json:NPZ_DIR[:control]`` written by :mod:`bench.tuning.flag_signals` with
+``FLAG_SIGNALS_DUMP``: the JSON's rows (``name``, ``iou``, ``signals``, ...) and, per row ``i``, ``NPZ_DIR/iiii.npz``
+holding the working image ``small`` and the final matte ``alpha`` (uint8). ``:control`` marks a recording whose
+photos are all false-flag controls (real car views).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import numpy as np
+
+from bench.tuning.tune_pick import grouped_folds
+from retouch.pick.confidence import confidence
+from retouch.pick.config import SHIPPED_PICK, PickConfig
+from retouch.pick.joined import with_joined_object
+from retouch.pick.signals import Pick
+from retouch.pick.through import with_backdrop_through
+
+#: Signals the product recomputes on the matte after the recording (the backdrop-through and another-object caps).
+RECOMPUTED = ("through", "frame_join", "blurred_outline")
+
+
+def recorded_photos(specs: Sequence[str]) -> Iterator[tuple[dict, bool, np.ndarray, np.ndarray]]:
+    """Per recorded photo, in order: its row, whether it is a control, ``small`` uint8 (H, W, 3) and ``alpha``
+    float32 (H, W) in [0, 1], from ``ROWS.json:NPZ_DIR[:control]`` pairs.
+
+    Raises:
+        FileNotFoundError: a JSON or an npz file is missing.
+    """
+    for spec in specs:
+        parts = spec.split(":")
+        rows = json.loads(Path(parts[0]).read_text())
+        control = len(parts) > 2 and parts[2] == "control"
+        for i, row in enumerate(rows):
+            z = np.load(Path(parts[1]) / f"{i:04d}.npz")
+            yield row, control, z["small"], z["alpha"].astype(np.float32) / 255.0
+
+
+def replayed_flag(
+    small: np.ndarray, alpha: np.ndarray, signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK
+) -> bool:
+    """The review flag the product gives a recorded photo: its recorded signals without :data:`RECOMPUTED`, the
+    backdrop-through and another-object caps run on its matte (``small`` uint8 (H, W, 3), ``alpha`` float32 (H, W)),
+    then :func:`retouch.pick.confidence.confidence` under ``config``."""
+    kept = {k: v for k, v in signals.items() if k not in RECOMPUTED}
+    pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=kept)
+    pick = with_backdrop_through(small, alpha, pick, config=config)
+    pick = with_joined_object(small, alpha, pick, config=config)
+    return bool(confidence(pick.signals, config=config)[1])
+
+
+def out_of_fold(
+    rows: Sequence[dict], table: np.ndarray, folds: int, choose: Callable[[np.ndarray], int]
+) -> tuple[np.ndarray, list[int]]:
+    """Each photo's flag under the variant chosen without its product-grouped fold
+    (:func:`bench.tuning.tune_pick.grouped_folds`).
+
+    Args:
+        rows: the recorded rows (``name`` gives the product).
+        table: bool (variants, photos): each variant's flag.
+        folds: number of folds.
+        choose: the variant index chosen on the photos of a bool (photos,) mask.
+
+    Returns:
+        bool (photos,) flags out of fold and the variant chosen for each fold.
+    """
+    fold = grouped_folds(list(rows), folds)
+    flags = np.zeros(len(rows), bool)
+    chosen: list[int] = []
+    for k in range(folds):
+        v = choose(fold != k)
+        flags[fold == k] = table[v][fold == k]
+        chosen.append(v)
+    return flags, chosen
