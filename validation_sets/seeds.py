@@ -25,7 +25,32 @@ SPENT_COMPOSITE_SEEDS = frozenset(
 )
 #: See-through seeds whose photos were looked at while tuning (:mod:`validation_sets.see_through`).
 TUNING_SEE_THROUGH_SEEDS = frozenset(
-    {21, 23, 25, 26, 28, 32, 33, 39, 40, 43, 44, 47, 48, 62, 63, 64, 65, *range(70, 76)}
+    {
+        21,
+        23,
+        25,
+        26,
+        28,
+        32,
+        33,
+        39,
+        40,
+        43,
+        44,
+        47,
+        48,
+        62,
+        63,
+        64,
+        65,
+        *range(70, 76),
+        88,
+        89,
+        94,
+        97,
+        98,
+        99,
+    }
 )
 #: See-through seeds measured by a held-out, confirmation or report run (22 is the default held-out seed).
 SPENT_SEE_THROUGH_SEEDS = frozenset(
