@@ -24,7 +24,7 @@ from __future__ import annotations
 from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
-from .cut import cut_backdrop, with_cut_disagreement
+from .cut import cut_backdrop, piece_backdrop, with_cut_disagreement, with_piece_disagreement
 from .guard import guard, refocus_fallback
 from .joined import joined_evidence, joined_signals, with_joined_object
 from .passes import in_doubt, pick_product
@@ -51,6 +51,7 @@ __all__ = [
     "joined_signals",
     "mask_signals",
     "pick_product",
+    "piece_backdrop",
     "refocus_fallback",
     "second_opinion",
     "through_regions",
@@ -58,5 +59,6 @@ __all__ = [
     "with_backdrop_through",
     "with_cut_disagreement",
     "with_joined_object",
+    "with_piece_disagreement",
     "with_second_opinion",
 ]

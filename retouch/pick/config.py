@@ -333,6 +333,13 @@ class PickConfig:
     #: side (from 2 px outside the matte). Tuning (rim 0.05): 0.2 flags 5 failures, 0.3 7, 0.4 4, each with one
     #: good result; with the outer rim 0.2 flags 8, 0.3 10.
     cut_ring: float = 0.3
+    #: A result is flagged for review when at least this share of its matte lies in pieces apart from its largest
+    #: one that the graph cut, its product model learned from the largest piece's rim alone, gives to the backdrop
+    #: (``piece_backdrop``, :func:`retouch.pick.cut.piece_backdrop`; 0: never). Tuning photos (the separate piece
+    #: record in ``docs/decisions/``): every value in [0.0175, 0.0725] newly flags the same 5 failures, no good
+    #: result and no real car view; 0.045 is the middle (the highest good result reads 0.0161, the lowest flagged
+    #: failure 0.0732).
+    review_piece_backdrop: float = 0.045
 
     @property
     def safe_source(self) -> str:
