@@ -38,6 +38,7 @@ from .pick import (
     refocus_fallback,
     with_backdrop_through,
     with_cut_disagreement,
+    with_hoop_arc,
     with_joined_object,
     with_second_opinion,
 )
@@ -161,7 +162,9 @@ def product_matte(
     backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
     still unflagged for another object in the matte (:func:`retouch.pick.with_joined_object`, the signals
     ``frame_join`` and ``blurred_outline``), and one still unflagged for a graph cut that gives part of the matte
-    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``).
+    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``), and one still
+    unflagged for a handle or hoop left outside the matte (:func:`retouch.pick.with_hoop_arc`, the signal
+    ``hoop_arc``).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -194,6 +197,7 @@ def product_matte(
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)
     pick = with_joined_object(small, alpha, pick, config=pick_config)
     pick = with_cut_disagreement(small, alpha, pick, config=pick_config)
+    pick = with_hoop_arc(small, alpha, pick, config=pick_config)
     return alpha, fell_back, pick
 
 
