@@ -24,7 +24,8 @@ product it left out (a mug's or a bag's C-shaped handle, a hoop, beside the prod
 ``python -m bench.tuning.left_out_band ROWS.json:NPZ_DIR ... C.json:C-npz:control`` replays main's flag
 (:func:`bench.tuning.recordings.replayed_flag`), measures every variant on the photos main leaves unflagged and
 prints, per variant, the threshold flagging the most results under IoU 0.8 with at most one new good result
-(IoU >= 0.95) and no control photo, in sample and product-grouped out of fold.
+(IoU >= 0.95) and no control photo, in sample and product-grouped out of fold; then the variant and threshold chosen
+together on each fold's other four, out of fold.
 """
 
 from __future__ import annotations
@@ -303,6 +304,8 @@ def main(argv: list[str] | None = None) -> int:
         )
         for w, p, e, h, c in ARC_VARIANTS
     ]
+    tables: list[np.ndarray] = []
+    described: list[tuple[str, float]] = []
     for label, measure in variants:
         values = np.full(len(rows), np.nan)
         cpu: list[float] = []
@@ -326,6 +329,18 @@ def main(argv: list[str] | None = None) -> int:
             rows, table, args.folds, functools.partial(_choose, rows, table, main_flags)
         )
         print(f"  out of fold (thresholds {[thresholds[c] for c in chosen]}): {counts(rows, oof)}")
+        tables.append(table)
+        described += [(label, t) for t in thresholds]
+    every = np.concatenate(tables)
+    oof, chosen = out_of_fold(rows, every, args.folds, functools.partial(_choose, rows, every, main_flags))
+    print("every variant and threshold chosen together, out of fold:", counts(rows, oof))
+    for f, c in enumerate(chosen):
+        print(f"  fold {f}: {described[c][0]}, threshold {described[c][1]}")
+    for r, o, m in zip(rows, oof, main_flags, strict=True):
+        if o and not m:
+            print(
+                f"  newly flagged out of fold: {r['name']} (IoU {r['iou']:.3f}{', control' if r['control'] else ''})"
+            )
     return 0
 
 
