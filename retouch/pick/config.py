@@ -341,6 +341,15 @@ class PickConfig:
     #: failure 0.0732).
     review_piece_backdrop: float = 0.045
 
+    # --- a hoop or handle left outside the matte (retouch.pick.hoop) --------------------------------------
+    #: A result with an arc of at least this many degrees of a thin band in a product colour outside the matte,
+    #: running out of its outline (signal ``hoop_arc``), is flagged for review (0: never). Chosen on tuning photos
+    #: only (904 recorded photos, 56 real car views as controls; the left-out band record in ``docs/decisions/``):
+    #: it newly flags 4 of the 31 results under IoU 0.8 main leaves unflagged (three handles left out at 205-235
+    #: degrees), no result at IoU >= 0.95 (at most 140) and no car view (at most 85); product-grouped out of fold
+    #: the same 4 and one good result. The same photos are flagged for any value in (140, 150]: 145 is the middle.
+    review_hoop_arc: float = 145.0
+
     @property
     def safe_source(self) -> str:
         """``Pick.source`` of a result that fell back to plain rembg's mask, e.g. ``"320-safe"``."""
