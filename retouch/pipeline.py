@@ -38,9 +38,7 @@ from .pick import (
     refocus_fallback,
     with_backdrop_through,
     with_cut_disagreement,
-    with_hoop_arc,
     with_joined_object,
-    with_piece_disagreement,
     with_second_opinion,
 )
 from .pick import details as pick_details
@@ -163,11 +161,7 @@ def product_matte(
     backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
     still unflagged for another object in the matte (:func:`retouch.pick.with_joined_object`, the signals
     ``frame_join`` and ``blurred_outline``), and one still unflagged for a graph cut that gives part of the matte
-    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``), and one still
-    unflagged for a separate piece of the matte that such a cut, learned from the largest piece, gives to the
-    backdrop (:func:`retouch.pick.with_piece_disagreement`, the signal ``piece_backdrop``), and one still
-    unflagged for a handle or hoop left outside the matte (:func:`retouch.pick.with_hoop_arc`, the signal
-    ``hoop_arc``).
+    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -200,8 +194,6 @@ def product_matte(
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)
     pick = with_joined_object(small, alpha, pick, config=pick_config)
     pick = with_cut_disagreement(small, alpha, pick, config=pick_config)
-    pick = with_piece_disagreement(small, alpha, pick, config=pick_config)
-    pick = with_hoop_arc(small, alpha, pick, config=pick_config)
     return alpha, fell_back, pick
 
 

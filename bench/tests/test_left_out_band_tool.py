@@ -1,5 +1,5 @@
-"""The left-out band research tool (``bench/tuning/left_out_band.py``): its shipped hoop-arc variant reads what the
-product's :func:`retouch.pick.hoop.hoop_arc` reads, main's replay has the cap off, the flag table starts with "no new
+"""The left-out band research tool (``bench/tuning/left_out_band.py``): its candidate hoop-arc variant reads a long arc
+for a handle left out of the matte and none for a handle inside it, main's replay is the shipped flag, the flag table starts with "no new
 flag" (what the chooser falls back to), and the reverse cut grows the matte over a product-coloured handle."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.tuning import left_out_band as lob
-from retouch.pick.hoop import hoop_arc as shipped_hoop_arc
+from retouch.pick.config import SHIPPED_PICK
 
 
 def _mug(handle_in_matte: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -24,12 +24,12 @@ def _mug(handle_in_matte: bool) -> tuple[np.ndarray, np.ndarray]:
     return img, (body | handle if handle_in_matte else body).astype(np.float32)
 
 
-def test_the_last_arc_variant_is_the_shipped_signal():
+def test_the_candidate_variant_reads_a_handle_left_out_and_main_is_the_shipped_flag():
     assert lob.ARC_VARIANTS[-1] == (False, True, False, True, True)
-    assert lob.MAIN.review_hoop_arc == 0.0
-    for in_matte in (False, True):
-        img, matte = _mug(in_matte)
-        assert lob.hoop_arc(img, matte, product=True, alt=True, centred=True) == shipped_hoop_arc(img, matte)
+    assert lob.MAIN is SHIPPED_PICK
+    left_out, inside = _mug(False), _mug(True)
+    assert lob.hoop_arc(*left_out, product=True, alt=True, centred=True) >= lob.CANDIDATE_ARC
+    assert lob.hoop_arc(*inside, product=True, alt=True, centred=True) == 0.0
 
 
 def test_the_flag_table_starts_with_no_new_flag_and_never_flags_an_unmeasured_photo():

@@ -10,9 +10,9 @@ from bench.tuning import separate_piece as sp
 from bench.tuning.cut_disagreement import flag_table
 
 
-def test_main_has_the_cap_off_and_the_shipped_value_is_replayed():
-    assert sp.MAIN.review_piece_backdrop == 0.0
-    assert sp.SHIPPED_PICK.review_piece_backdrop in sp.THRESHOLDS
+def test_main_is_the_shipped_flag_and_the_candidate_value_is_replayed():
+    assert sp.MAIN is sp.SHIPPED_PICK
+    assert sp.CANDIDATE in sp.THRESHOLDS
 
 
 def test_the_kinds_follow_the_iou_bands():

@@ -31,7 +31,6 @@ together on each fold's other four, out of fold.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import sys
 import time
@@ -49,13 +48,15 @@ from bench.tuning.backdrop_through import choose, counts  # noqa: E402
 from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK  # noqa: E402
 from retouch.pick.cut import CUT_SEED, MIN_SAMPLES, NO_RECT  # noqa: E402
-from retouch.pick.hoop import longest_attached_run  # noqa: E402
 from retouch.pick.through import matte_box  # noqa: E402
 
 __all__ = ["ARC_VARIANTS", "MAIN", "hoop_arc", "reverse_cut", "main"]
 
-#: Main's flag: the hoop-arc cap off.
-MAIN = dataclasses.replace(SHIPPED_PICK, review_hoop_arc=0.0)
+#: Main's flag (the hoop-arc cap was not shipped: the combined held-out record of the separate piece and hoop-arc
+#: caps).
+MAIN = SHIPPED_PICK
+#: The candidate's threshold (degrees), chosen on tuning photos (the left-out band record).
+CANDIDATE_ARC = 145.0
 
 #: Long side (px) of the box the circles are searched on.
 SIDE = 160
@@ -75,8 +76,8 @@ CONTRAST = 30.0
 MAX_CIRCLES = 100
 #: Reverse-cut variants: (backdrop sample, zone as a share of the matte's side).
 CUT_VARIANTS = (("border", 0.15), ("border", 0.3), ("far", 0.15), ("far", 0.3))
-#: Hoop-arc variants: (width, product, both_ends, alt, centred); the last is the shipped
-#: :func:`retouch.pick.hoop.hoop_arc`.
+#: Hoop-arc variants: (width, product, both_ends, alt, centred); the last is the candidate the held-out run
+#: rejected.
 ARC_VARIANTS = (
     (False, False, False, False, False),
     (False, True, False, False, False),
@@ -89,6 +90,32 @@ ARC_VARIANTS = (
     (False, True, True, True, True),
     (False, True, False, True, True),
 )
+
+
+def longest_attached_run(good: np.ndarray, touch: np.ndarray, both_ends: bool = False) -> int:
+    """Length of the longest circular run of True in ``good`` (bool (n,)) that has a True of ``touch`` (bool (n,))
+    within 2 steps before or after it (within 3 steps on both sides, with ``both_ends``); 0 when none does. A run
+    covering the whole circle counts ``n``."""
+    n = len(good)
+    if good.all():
+        return n
+    start = int(np.flatnonzero(~good)[0])
+    g, t = np.roll(good, -start), np.roll(touch, -start)
+    reach = 3 if both_ends else 2
+    best, i = 0, 0
+    while i < n:
+        if not g[i]:
+            i += 1
+            continue
+        j = i
+        while j < n and g[j]:
+            j += 1
+        before = t[[(i - 1 - k) % n for k in range(reach)]].any()
+        after = t[[(j + k) % n for k in range(reach)]].any()
+        if (before and after) if both_ends else (before or after):
+            best = max(best, j - i)
+        i = j
+    return best
 
 
 def hoop_arc(

@@ -17,15 +17,14 @@ import numpy as np
 from bench.tuning.tune_pick import grouped_folds
 from retouch.pick.confidence import confidence
 from retouch.pick.config import SHIPPED_PICK, PickConfig
-from retouch.pick.cut import with_cut_disagreement, with_piece_disagreement
-from retouch.pick.hoop import with_hoop_arc
+from retouch.pick.cut import with_cut_disagreement
 from retouch.pick.joined import with_joined_object
 from retouch.pick.signals import Pick
 from retouch.pick.through import with_backdrop_through
 
-#: Signals the product recomputes on the matte after the recording (the backdrop-through, another-object, graph
-#: cut, separate piece and hoop-arc caps).
-RECOMPUTED = ("through", "frame_join", "blurred_outline", "cut_backdrop", "piece_backdrop", "hoop_arc")
+#: Signals the product recomputes on the matte after the recording (the backdrop-through, another-object and graph
+#: cut caps).
+RECOMPUTED = ("through", "frame_join", "blurred_outline", "cut_backdrop")
 
 
 def recorded_photos(specs: Sequence[str]) -> Iterator[tuple[dict, bool, np.ndarray, np.ndarray]]:
@@ -48,15 +47,13 @@ def replayed_flag(
     small: np.ndarray, alpha: np.ndarray, signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK
 ) -> bool:
     """The review flag the product gives a recorded photo: its recorded signals without :data:`RECOMPUTED`, the
-    backdrop-through, another-object, graph cut, separate piece and hoop-arc caps run on its matte (``small`` uint8
-    (H, W, 3), ``alpha`` float32 (H, W)) in the product's order, then :func:`retouch.pick.confidence.confidence` under ``config``."""
+    backdrop-through, another-object and graph cut caps run on its matte (``small`` uint8 (H, W, 3), ``alpha``
+    float32 (H, W)) in the product's order, then :func:`retouch.pick.confidence.confidence` under ``config``."""
     kept = {k: v for k, v in signals.items() if k not in RECOMPUTED}
     pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=kept)
     pick = with_backdrop_through(small, alpha, pick, config=config)
     pick = with_joined_object(small, alpha, pick, config=config)
     pick = with_cut_disagreement(small, alpha, pick, config=config)
-    pick = with_piece_disagreement(small, alpha, pick, config=config)
-    pick = with_hoop_arc(small, alpha, pick, config=config)
     return bool(confidence(pick.signals, config=config)[1])
 
 

@@ -2,19 +2,19 @@
 
 A matte that keeps a backdrop object as a separate piece (a disc or a blob of a busy backdrop, a wheel of a car
 standing behind) reads ``cut_backdrop`` 0: the piece's own rim teaches the graph cut's product model its colours.
-:func:`retouch.pick.cut.piece_backdrop` learns the product model from the largest piece's rim alone and measures
+:func:`piece_backdrop` learns the product model from the largest piece's rim alone and measures
 the share of the matte in the other pieces that the cut then gives to the backdrop.
 
 Reads recordings made by ``bench/tuning/flag_signals.py`` with ``FLAG_SIGNALS_DUMP`` as
 :mod:`bench.tuning.cut_disagreement` does (``ROWS.json:NPZ_DIR[:control]`` pairs, ``control``: real studio views
 of cars, where any new flag is false). Main's flag is replayed as the product computes it
-(:func:`bench.tuning.recordings.replayed_flag`, graph cut cap included, the separate piece cap off); on the photos
+(:func:`bench.tuning.recordings.replayed_flag`, graph cut cap included); on the photos
 main leaves unflagged ``piece_backdrop`` is measured once (CPU per photo with ``time.process_time``, and how many
 photos have a matte in pieces, the only ones that pay for the cut) and every threshold of :data:`THRESHOLDS`
 replayed. The operating point: the threshold flagging the most results under IoU 0.8 with at most
 ``--spare-good`` new results at IoU >= 0.95 and no control photo (ties: the fewest photos flagged), in sample and on
 product-grouped folds (:func:`bench.tuning.recordings.out_of_fold`, chosen on the other folds); the range of
-thresholds flagging the same failures, good results and controls is printed: the shipped value is its middle.
+thresholds flagging the same failures, good results and controls is printed: the candidate value (:data:`CANDIDATE`) is its middle.
 
 Needs OpenCV (``opencv-python-headless``). Usage: ``python -m bench.tuning.separate_piece
 /work/rec/A.json:/work/rec/A-npz ... /work/rec/C.json:/work/rec/C-npz:control``.
@@ -23,7 +23,6 @@ Needs OpenCV (``opencv-python-headless``). Usage: ``python -m bench.tuning.separ
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 import time
 from collections.abc import Sequence
@@ -33,17 +32,65 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import numpy as np  # noqa: E402
+from scipy import ndimage as ndi  # noqa: E402
 
 from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
 from bench.tuning.cut_disagreement import flag_table  # noqa: E402
 from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
-from retouch.pick.config import SHIPPED_PICK  # noqa: E402
-from retouch.pick.cut import piece_backdrop  # noqa: E402
+from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
+from retouch.pick.cut import MIN_SAMPLES, frozen_cut  # noqa: E402
+from retouch.pick.through import matte_box  # noqa: E402
 
-#: Main's flag: the separate piece cap off.
-MAIN = dataclasses.replace(SHIPPED_PICK, review_piece_backdrop=0.0)
+#: Main's flag (the separate piece cap was not shipped: the combined held-out record of the separate piece and
+#: hoop-arc caps).
+MAIN = SHIPPED_PICK
+#: The candidate's threshold (share of the matte), chosen on tuning photos (the separate piece record).
+CANDIDATE = 0.045
 #: Thresholds of ``piece_backdrop`` replayed (share of the matte; a photo is flagged at or above).
 THRESHOLDS = tuple(round(0.005 + 0.0025 * k, 4) for k in range(79))
+
+
+def piece_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+    """Share (0-1) of the matte (``alpha >= 0.5``, on its box) in pieces apart from its largest one that the graph
+    cut gives to the backdrop when the product's colour model is learned from the largest piece's rim alone.
+
+    A backdrop object the matte keeps as a separate piece (a disc or a blob of a busy backdrop, the wheel of a
+    car standing behind) carries the backdrop's colours on its own rim, so :func:`cut_backdrop`, whose product
+    model learns from every piece's rim, keeps it. Learned from the main piece's rim (the outer rim as in
+    :func:`cut_backdrop`: :attr:`~PickConfig.cut_rim` of ``scale``) the product model no longer knows those colours
+    while the backdrop ring (:attr:`~PickConfig.cut_ring`) does; the second shoe of a pair, or any other part of the
+    product, has the main piece's colours and stays. Pieces are 8-connected at the box's resolution. A small piece
+    whose edge to the backdrop is weak may go even in the product's colours (the cut's smoothness term outweighs
+    its few pixels' colour evidence), but such a piece is a small share of the matte.
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) final matte in [0, 1] at the same resolution.
+        config: :attr:`~PickConfig.cut_rim` and :attr:`~PickConfig.cut_ring`.
+
+    Returns:
+        The share rounded to 4 decimals; 0.0 for an empty matte, a matte in one piece, one without a
+        clear-background ring, or one whose main rim or ring are too small to model (:data:`MIN_SAMPLES`).
+
+    Raises:
+        ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed (only for a matte in pieces).
+    """
+    box = matte_box(small, alpha)
+    if box is None:
+        return 0.0
+    m, scale = box.matte, box.scale
+    pieces, n = ndi.label(m, structure=np.ones((3, 3), bool))
+    if n < 2:
+        return 0.0
+    main = pieces == 1 + int(np.argmax(np.bincount(pieces.ravel())[1:]))
+    d_in = ndi.distance_transform_edt(ndi.binary_fill_holes(m))
+    d_out = ndi.distance_transform_edt(~m)
+    rim = main & (d_in <= max(2.0, config.cut_rim * scale))
+    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
+    if min(int(rim.sum()), int(ring.sum())) < MIN_SAMPLES:
+        return 0.0
+    product = frozen_cut(box.rgb, m, rim, ring, d_out, scale)
+    return round(float((m & ~main & ~product).sum() / m.sum()), 4)
 
 
 def kind(row: dict) -> str:

@@ -24,9 +24,8 @@ from __future__ import annotations
 from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
-from .cut import cut_backdrop, piece_backdrop, with_cut_disagreement, with_piece_disagreement
+from .cut import cut_backdrop, with_cut_disagreement
 from .guard import guard, refocus_fallback
-from .hoop import hoop_arc, with_hoop_arc
 from .joined import joined_evidence, joined_signals, with_joined_object
 from .passes import in_doubt, pick_product
 from .second import second_opinion, wants_second_opinion, with_second_opinion
@@ -47,21 +46,17 @@ __all__ = [
     "focus_contrast",
     "frame_sides",
     "guard",
-    "hoop_arc",
     "in_doubt",
     "joined_evidence",
     "joined_signals",
     "mask_signals",
     "pick_product",
-    "piece_backdrop",
     "refocus_fallback",
     "second_opinion",
     "through_regions",
     "wants_second_opinion",
     "with_backdrop_through",
     "with_cut_disagreement",
-    "with_hoop_arc",
     "with_joined_object",
-    "with_piece_disagreement",
     "with_second_opinion",
 ]

@@ -31,12 +31,7 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     outline follows blurred edges (``blurred_outline`` at least :attr:`~PickConfig.review_blurred_outline`;
     :func:`retouch.pick.joined.joined_signals`; 0: never), and where a graph cut with colour models from the matte's
     rim and the backdrop ring gives at least :attr:`~PickConfig.review_cut_backdrop` of the matte to the backdrop
-    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never), and where such a cut, its product model
-    learned from the largest piece of the matte alone, gives at least :attr:`~PickConfig.review_piece_backdrop` of
-    the matte in its other pieces to the backdrop (``piece_backdrop``, :func:`retouch.pick.cut.piece_backdrop`;
-    0: never), and where a thin band in a product colour outside the matte runs out of its outline along an arc
-    of at least :attr:`~PickConfig.review_hoop_arc` degrees (``hoop_arc``, :func:`retouch.pick.hoop.hoop_arc`;
-    0: never).
+    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -84,15 +79,6 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     if config.review_cut_backdrop > 0 and signals.get("cut_backdrop", 0.0) >= config.review_cut_backdrop:
         # a graph cut, its colour models taken from the matte's rim and the backdrop around it, gives part of
         # the matte to the backdrop: an opening kept whole
-        c = min(c, config.fallback_confidence)
-    if (
-        config.review_piece_backdrop > 0
-        and signals.get("piece_backdrop", 0.0) >= config.review_piece_backdrop
-    ):
-        # a separate piece of the matte has the backdrop's colours, not the main piece's: a backdrop object kept
-        c = min(c, config.fallback_confidence)
-    if config.review_hoop_arc > 0 and signals.get("hoop_arc", 0.0) >= config.review_hoop_arc:
-        # a band in a product colour runs out of the outline along an arc: a handle or hoop left outside
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

@@ -333,22 +333,6 @@ class PickConfig:
     #: side (from 2 px outside the matte). Tuning (rim 0.05): 0.2 flags 5 failures, 0.3 7, 0.4 4, each with one
     #: good result; with the outer rim 0.2 flags 8, 0.3 10.
     cut_ring: float = 0.3
-    #: A result is flagged for review when at least this share of its matte lies in pieces apart from its largest
-    #: one that the graph cut, its product model learned from the largest piece's rim alone, gives to the backdrop
-    #: (``piece_backdrop``, :func:`retouch.pick.cut.piece_backdrop`; 0: never). Tuning photos (the separate piece
-    #: record in ``docs/decisions/``): every value in [0.0175, 0.0725] newly flags the same 5 failures, no good
-    #: result and no real car view; 0.045 is the middle (the highest good result reads 0.0161, the lowest flagged
-    #: failure 0.0732).
-    review_piece_backdrop: float = 0.045
-
-    # --- a hoop or handle left outside the matte (retouch.pick.hoop) --------------------------------------
-    #: A result with an arc of at least this many degrees of a thin band in a product colour outside the matte,
-    #: running out of its outline (signal ``hoop_arc``), is flagged for review (0: never). Chosen on tuning photos
-    #: only (904 recorded photos, 56 real car views as controls; the left-out band record in ``docs/decisions/``):
-    #: it newly flags 4 of the 31 results under IoU 0.8 main leaves unflagged (three handles left out at 205-235
-    #: degrees), no result at IoU >= 0.95 (at most 140) and no car view (at most 85); product-grouped out of fold
-    #: the same 4 and one good result. The same photos are flagged for any value in (140, 150]: 145 is the middle.
-    review_hoop_arc: float = 145.0
 
     @property
     def safe_source(self) -> str:

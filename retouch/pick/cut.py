@@ -36,14 +36,7 @@ from .config import SHIPPED_PICK, PickConfig
 from .signals import Pick
 from .through import matte_box
 
-__all__ = [
-    "CUT_SEED",
-    "cut_backdrop",
-    "frozen_cut",
-    "piece_backdrop",
-    "with_cut_disagreement",
-    "with_piece_disagreement",
-]
+__all__ = ["CUT_SEED", "cut_backdrop", "frozen_cut", "with_cut_disagreement"]
 
 #: Seed of OpenCV's random generator before the colour models are fitted (their k-means++ start): the signal is
 #: the same for the same photo and matte. Fixed before tuning; other seeds move single photos across the
@@ -126,49 +119,6 @@ def frozen_cut(
     return np.asarray((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD))
 
 
-def piece_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
-    """Share (0-1) of the matte (``alpha >= 0.5``, on its box) in pieces apart from its largest one that the graph
-    cut gives to the backdrop when the product's colour model is learned from the largest piece's rim alone.
-
-    A backdrop object the matte keeps as a separate piece (a disc or a blob of a busy backdrop, the wheel of a
-    car standing behind) carries the backdrop's colours on its own rim, so :func:`cut_backdrop`, whose product
-    model learns from every piece's rim, keeps it. Learned from the main piece's rim (the outer rim as in
-    :func:`cut_backdrop`: :attr:`~PickConfig.cut_rim` of ``scale``) the product model no longer knows those colours
-    while the backdrop ring (:attr:`~PickConfig.cut_ring`) does; the second shoe of a pair, or any other part of the
-    product, has the main piece's colours and stays. Pieces are 8-connected at the box's resolution. A small piece
-    whose edge to the backdrop is weak may go even in the product's colours (the cut's smoothness term outweighs
-    its few pixels' colour evidence), but such a piece is a small share of the matte.
-
-    Args:
-        small: uint8 (H, W, 3) photo at the working resolution.
-        alpha: float32 (H, W) final matte in [0, 1] at the same resolution.
-        config: :attr:`~PickConfig.cut_rim` and :attr:`~PickConfig.cut_ring`.
-
-    Returns:
-        The share rounded to 4 decimals; 0.0 for an empty matte, a matte in one piece, one without a
-        clear-background ring, or one whose main rim or ring are too small to model (:data:`MIN_SAMPLES`).
-
-    Raises:
-        ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed (only for a matte in pieces).
-    """
-    box = matte_box(small, alpha)
-    if box is None:
-        return 0.0
-    m, scale = box.matte, box.scale
-    pieces, n = ndi.label(m, structure=np.ones((3, 3), bool))
-    if n < 2:
-        return 0.0
-    main = pieces == 1 + int(np.argmax(np.bincount(pieces.ravel())[1:]))
-    d_in = ndi.distance_transform_edt(ndi.binary_fill_holes(m))
-    d_out = ndi.distance_transform_edt(~m)
-    rim = main & (d_in <= max(2.0, config.cut_rim * scale))
-    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
-    if min(int(rim.sum()), int(ring.sum())) < MIN_SAMPLES:
-        return 0.0
-    product = frozen_cut(box.rgb, m, rim, ring, d_out, scale)
-    return round(float((m & ~main & ~product).sum() / m.sum()), 4)
-
-
 def with_cut_disagreement(
     small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
 ) -> Pick:
@@ -190,28 +140,4 @@ def with_cut_disagreement(
     if confidence(pick.signals, config=config)[1]:
         return pick
     pick.signals["cut_backdrop"] = cut_backdrop(small, alpha, config=config)
-    return pick
-
-
-def with_piece_disagreement(
-    small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
-) -> Pick:
-    """``pick`` with the signal ``piece_backdrop`` (:func:`piece_backdrop`) added where it can change the review
-    flag: the cap is switched on (:attr:`~PickConfig.review_piece_backdrop` above 0) and :func:`confidence` does not
-    flag the result already. Nothing else changes (the matte is never touched).
-
-    Args:
-        small: uint8 (H, W, 3) photo at the working resolution.
-        alpha: float32 (H, W) final matte in [0, 1].
-        pick: the result's :class:`Pick` (its ``signals`` are updated in place and it is returned).
-        config: the thresholds.
-
-    Raises:
-        ModuleNotFoundError: OpenCV is not installed (only when the matte is in pieces).
-    """
-    if config.review_piece_backdrop <= 0:
-        return pick
-    if confidence(pick.signals, config=config)[1]:
-        return pick
-    pick.signals["piece_backdrop"] = piece_backdrop(small, alpha, config=config)
     return pick
