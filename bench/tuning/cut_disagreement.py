@@ -35,8 +35,8 @@ if __package__ in (None, ""):
 
 import numpy as np  # noqa: E402
 
-from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
-from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
+from bench.tuning.backdrop_through import GOOD, choose, counts  # noqa: E402
+from bench.tuning.recordings import kind, out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK  # noqa: E402
 from retouch.pick.cut import cut_backdrop  # noqa: E402
 
@@ -155,15 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     print("out of fold:", counts(rows, oof))
     for r, o, m in zip(rows, oof, main_flags, strict=True):
         if o and not m:
-            tag = (
-                "control"
-                if r["control"]
-                else "good"
-                if r["iou"] >= GOOD
-                else "failure"
-                if r["iou"] < BAD
-                else ""
-            )
+            tag = kind(r)
             print(f"  newly flagged out of fold: {r['name']} (IoU {r['iou']:.3f}) {tag}")
     return 0
 

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.tuning.backdrop_through import BAD, GOOD
 from bench.tuning.tune_pick import grouped_folds
 from retouch.pick.confidence import confidence
 from retouch.pick.config import SHIPPED_PICK, PickConfig
@@ -80,3 +81,12 @@ def out_of_fold(
         flags[fold == k] = table[v][fold == k]
         chosen.append(v)
     return flags, chosen
+
+
+def kind(row: dict) -> str:
+    """A recorded row's kind: ``control`` (``row["control"]`` true), ``failure`` (IoU under
+    :data:`~bench.tuning.backdrop_through.BAD`), ``good`` (IoU at least :data:`~bench.tuning.backdrop_through.GOOD`)
+    or ``""`` (between the bands)."""
+    if row["control"]:
+        return "control"
+    return "failure" if row["iou"] < BAD else "good" if row["iou"] >= GOOD else ""

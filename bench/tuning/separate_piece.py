@@ -34,9 +34,9 @@ if __package__ in (None, ""):
 import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
-from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
+from bench.tuning.backdrop_through import choose, counts  # noqa: E402
 from bench.tuning.cut_disagreement import flag_table  # noqa: E402
-from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
+from bench.tuning.recordings import kind, out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
 from retouch.pick.cut import MIN_SAMPLES, frozen_cut  # noqa: E402
 from retouch.pick.through import matte_box  # noqa: E402
@@ -91,13 +91,6 @@ def piece_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig =
         return 0.0
     product = frozen_cut(box.rgb, m, rim, ring, d_out, scale)
     return round(float((m & ~main & ~product).sum() / m.sum()), 4)
-
-
-def kind(row: dict) -> str:
-    """``control``, ``failure`` (IoU under :data:`BAD`), ``good`` (IoU at least :data:`GOOD`) or ``""``."""
-    if row["control"]:
-        return "control"
-    return "failure" if row["iou"] < BAD else "good" if row["iou"] >= GOOD else ""
 
 
 def outcome_range(rows: Sequence[dict], table: np.ndarray, k: int) -> tuple[float, float]:

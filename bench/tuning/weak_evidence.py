@@ -44,12 +44,12 @@ if __package__ in (None, ""):
 import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
-from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
-from bench.tuning.recordings import out_of_fold  # noqa: E402
+from bench.tuning.backdrop_through import choose, counts  # noqa: E402
+from bench.tuning.recordings import kind, out_of_fold  # noqa: E402
 from retouch.colors import fit_colour_mixture, masked_pixels, mixture_log_density  # noqa: E402
 from retouch.openings import DEFAULT_OPENINGS  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
-from retouch.pick.cut import BAND, CUT_SEED, MIN_SAMPLES, NO_RECT  # noqa: E402
+from retouch.pick.cut import MIN_SAMPLES, frozen_cut  # noqa: E402
 from retouch.pick.through import matte_box  # noqa: E402
 
 VARIANTS = ("total", "largest", "thin_total", "thin_largest", "cand_total", "cand_largest")
@@ -84,7 +84,6 @@ def _candidates(rgb: np.ndarray, m: np.ndarray, ring: np.ndarray) -> np.ndarray:
 def cut_variants(small: np.ndarray, alpha: np.ndarray, config: PickConfig = SHIPPED_PICK) -> dict[str, float]:
     """The shares of :data:`VARIANTS` and ``cand`` for one photo (uint8 (H, W, 3), float32 (H, W) matte); zeros
     where :func:`retouch.pick.cut.cut_backdrop` gives no signal."""
-    import cv2
 
     out = dict.fromkeys((*VARIANTS, "cand"), 0.0)
     box = matte_box(small, alpha)
@@ -105,19 +104,7 @@ def cut_variants(small: np.ndarray, alpha: np.ndarray, config: PickConfig = SHIP
         interior = m & ~rim
         if min(int(rim.sum()), int(interior.sum()), int(ring.sum())) < MIN_SAMPLES:
             continue
-        samples = np.ascontiguousarray(np.concatenate([rgb[rim], rgb[ring]])[:, None, :])
-        labels = np.concatenate(
-            [np.full(int(rim.sum()), cv2.GC_FGD, np.uint8), np.full(int(ring.sum()), cv2.GC_BGD, np.uint8)]
-        )[:, None]
-        bgm, fgm = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
-        cv2.setRNGSeed(CUT_SEED)
-        cv2.grabCut(samples, labels, NO_RECT, bgm, fgm, 0, cv2.GC_INIT_WITH_MASK)
-        mask = np.full(m.shape, cv2.GC_BGD, np.uint8)
-        mask[~m & (d_out <= max(3.0, BAND * scale))] = cv2.GC_PR_BGD
-        mask[interior] = cv2.GC_PR_FGD
-        mask[rim] = cv2.GC_FGD
-        cv2.grabCut(rgb, mask, NO_RECT, bgm, fgm, 1, cv2.GC_EVAL_FREEZE_MODEL)
-        back = m & ~((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD))
+        back = m & ~frozen_cut(rgb, m, rim, ring, d_out, scale)
         out[name + "total"] = round(float(back.sum()) / area, 4)
         out[name + "largest"] = round(_largest(back) / area, 4)
         if not name and ring.sum() >= 200:
@@ -194,15 +181,7 @@ def report(
     print(f"  out of fold: {counts(rows, oof)}; chosen {[rules[c][0] for c in chosen]}")
     for r, o in zip(rows, oof, strict=True):
         if o and not r["main"]:
-            tag = (
-                "control"
-                if r["control"]
-                else "good"
-                if r["iou"] >= GOOD
-                else "failure"
-                if r["iou"] < BAD
-                else ""
-            )
+            tag = kind(r)
             print(f"    oof newly flagged {r['name']} IoU {r['iou']:.3f} {tag}")
 
 
