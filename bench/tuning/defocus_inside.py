@@ -52,7 +52,7 @@ from scipy import ndimage as ndi  # noqa: E402
 from skimage.feature import canny  # noqa: E402
 
 from bench.tuning.backdrop_through import BAD, GOOD, choose, counts  # noqa: E402
-from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
+from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag, shared_mattes  # noqa: E402
 from retouch.pick.confidence import confidence  # noqa: E402
 from retouch.pick.signals import luma  # noqa: E402
 
@@ -266,29 +266,14 @@ def shared_check(folders: Sequence[Path], variant: tuple[float, ...]) -> None:
     """Run the pipeline's matte (:func:`retouch.pipeline.product_matte`) on real photos and print main's flag and
     whether ``variant`` (a :data:`GRID` entry) would newly flag each; photos with a hand mask (``masks/NAME.png``
     beside the folder ``images``) get their IoU."""
-    from retouch.decode import decode_image
-    from retouch.pick.signals import iou
-    from retouch.pipeline import _resize, _working_size, product_matte
-
     blur, contrast, lo, sh, bd, ol = variant
-    for folder in folders:
-        for path in sorted(folder.glob("*.*")):
-            rgb = decode_image(path.read_bytes()).rgb
-            h, w = rgb.shape[:2]
-            size = _working_size(w, h)
-            small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
-            alpha, _, pick = product_matte(small)
-            flag = confidence(pick.signals)[1]
-            new = False
-            if not flag:
-                c, s, b, o = features(measure(small, alpha), blur, contrast)
-                new = c >= lo and s >= sh and b >= bd and o >= ol
-            mask = folder.parent / "masks" / f"{path.stem}.png"
-            score = ""
-            if mask.exists():
-                gt = np.asarray(Image.open(mask).convert("L").resize(size, Image.Resampling.BILINEAR)) >= 128
-                score = f" IoU {iou(alpha >= 0.5, gt):.3f}"
-            print(f"  {folder.name}/{path.name}: main flag {flag}, newly flagged {new}{score}")
+    for name, small, alpha, pick, score in shared_mattes(folders):
+        flag = confidence(pick.signals)[1]
+        new = False
+        if not flag:
+            c, s, b, o = features(measure(small, alpha), blur, contrast)
+            new = c >= lo and s >= sh and b >= bd and o >= ol
+        print(f"  {name}: main flag {flag}, newly flagged {new}{score}")
 
 
 def main(argv: list[str] | None = None) -> int:

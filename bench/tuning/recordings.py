@@ -90,3 +90,33 @@ def kind(row: dict) -> str:
     if row["control"]:
         return "control"
     return "failure" if row["iou"] < BAD else "good" if row["iou"] >= GOOD else ""
+
+
+def shared_mattes(folders: Sequence[Path]) -> Iterator[tuple[str, np.ndarray, np.ndarray, Pick, str]]:
+    """Real photos through the pipeline's matte (:func:`retouch.pipeline.product_matte` at the working resolution),
+    per photo of each folder in name order: ``"FOLDER/NAME"``, ``small`` uint8 (H, W, 3), ``alpha`` float32 (H, W),
+    the :class:`Pick`, and ``" IoU x.xxx"`` against the hand mask ``masks/STEM.png`` beside the folder (resized
+    bilinear to the working size, threshold 128) or ``""`` without one.
+
+    Raises:
+        retouch.errors.ImageDecodeError: a file in a folder is not an image.
+    """
+    from PIL import Image
+
+    from retouch.decode import decode_image
+    from retouch.pick.signals import iou
+    from retouch.pipeline import _resize, _working_size, product_matte
+
+    for folder in folders:
+        for path in sorted(folder.glob("*.*")):
+            rgb = decode_image(path.read_bytes()).rgb
+            h, w = rgb.shape[:2]
+            size = _working_size(w, h)
+            small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
+            alpha, _, pick = product_matte(small)
+            mask = folder.parent / "masks" / f"{path.stem}.png"
+            score = ""
+            if mask.exists():
+                gt = np.asarray(Image.open(mask).convert("L").resize(size, Image.Resampling.BILINEAR)) >= 128
+                score = f" IoU {iou(alpha >= 0.5, gt):.3f}"
+            yield f"{folder.name}/{path.name}", small, alpha, pick, score

@@ -45,7 +45,7 @@ import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
 from bench.tuning.backdrop_through import choose, counts  # noqa: E402
-from bench.tuning.recordings import kind, out_of_fold  # noqa: E402
+from bench.tuning.recordings import kind, out_of_fold, shared_mattes  # noqa: E402
 from retouch.colors import fit_colour_mixture, masked_pixels, mixture_log_density  # noqa: E402
 from retouch.openings import DEFAULT_OPENINGS  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
@@ -261,32 +261,16 @@ def shared_check(folders: Sequence[Path]) -> None:
     """Run the pipeline's matte (:func:`retouch.pipeline.product_matte`) on real photos and print, for each one
     main leaves unflagged, its :func:`cut_variants` and ``edge_cover``; photos with a hand mask
     (``masks/NAME.png`` beside the folder ``images``) get their IoU."""
-    from PIL import Image
-
-    from retouch.decode import decode_image
     from retouch.pick.confidence import confidence
-    from retouch.pick.signals import iou
-    from retouch.pipeline import _resize, _working_size, product_matte
 
-    for folder in folders:
-        for path in sorted(folder.glob("*.*")):
-            rgb = decode_image(path.read_bytes()).rgb
-            h, w = rgb.shape[:2]
-            size = _working_size(w, h)
-            small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
-            alpha, _, pick = product_matte(small)
-            mask = folder.parent / "masks" / f"{path.stem}.png"
-            score = ""
-            if mask.exists():
-                gt = np.asarray(Image.open(mask).convert("L").resize(size, Image.Resampling.BILINEAR)) >= 128
-                score = f" IoU {iou(alpha >= 0.5, gt):.3f}"
-            if confidence(pick.signals)[1]:
-                print(f"  {folder.name}/{path.name}: flagged by main{score}", flush=True)
-                continue
-            v = cut_variants(small, alpha)
-            shown = " ".join(f"{k} {v[k]:.4f}" for k in (*VARIANTS, "cand"))
-            edge = pick.signals.get("edge_cover", float("nan"))
-            print(f"  {folder.name}/{path.name}: unflagged{score} edge_cover {edge:.4f} {shown}", flush=True)
+    for name, small, alpha, pick, score in shared_mattes(folders):
+        if confidence(pick.signals)[1]:
+            print(f"  {name}: flagged by main{score}", flush=True)
+            continue
+        v = cut_variants(small, alpha)
+        shown = " ".join(f"{k} {v[k]:.4f}" for k in (*VARIANTS, "cand"))
+        edge = pick.signals.get("edge_cover", float("nan"))
+        print(f"  {name}: unflagged{score} edge_cover {edge:.4f} {shown}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
