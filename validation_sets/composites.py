@@ -37,7 +37,16 @@ from PIL import Image, ImageDraw, ImageFilter
 
 from .photos import GT, PHOTOS, list_images
 
-__all__ = ["Composite", "gt_folds", "make_composite", "composites", "TUNE_SEED", "HOLDOUT_SEED", "KINDS"]
+__all__ = [
+    "Composite",
+    "gt_folds",
+    "make_composite",
+    "composite_from_name",
+    "composites",
+    "TUNE_SEED",
+    "HOLDOUT_SEED",
+    "KINDS",
+]
 
 TUNE_SEED = 1
 HOLDOUT_SEED = 2
@@ -337,3 +346,22 @@ def composites(fold: str, n: int, seed: int | None = None) -> list[tuple[str, in
 
 def _seed(fold: str) -> int:
     return TUNE_SEED if fold == "tune" else HOLDOUT_SEED
+
+
+def composite_from_name(name: str) -> Composite:
+    """Rebuild a composite of :func:`composites` from its name, ``c{seed}-{index:02d}-{kind}-{product}`` (the
+    :attr:`Composite.name`, or ``bench.pipeline.quality``'s row name with ``drawn`` for a drawn kind).
+
+    The kind in the name is the one drawn, not the argument: :func:`composites` forces ``salient`` on every third
+    index and lets the others draw theirs, and forcing a kind skips a draw of the generator, so passing the drawn
+    kind to :func:`make_composite` would build another photo.
+
+    Raises:
+        ValueError: ``name`` is not a composite's name.
+        FileNotFoundError: the product's GT photo or mask is missing.
+    """
+    head, index, _kind, stem = name.split("-", 3)
+    if head[:1] != "c" or not head[1:].isdigit() or not index.isdigit():
+        raise ValueError(f"not a composite's name: {name!r}")
+    i = int(index)
+    return make_composite(stem, int(head[1:]), i, "salient" if i % 3 == 0 else None)

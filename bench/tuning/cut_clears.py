@@ -47,19 +47,6 @@ GT_MASKS = (Path("/work/shared/photos/gt/masks"), ROOT / ".data" / "carvana-tune
 GROUPS = ("gt", "composites", "see-through", "cars")
 
 
-def box_bounds(alpha: np.ndarray) -> tuple[int, int, int, int]:
-    """``(y0, y1, x0, x1)`` of the box :func:`retouch.pick.through.matte_box` works on (the matte's bounding box
-    grown by a third of its size, at least 8 px, on each side; clipped) for a non-empty float32 (H, W) matte."""
-    fg = alpha >= 0.5
-    rows, cols = np.flatnonzero(fg.any(1)), np.flatnonzero(fg.any(0))
-    h, w = fg.shape
-    bh, bw = int(rows[-1] - rows[0] + 1), int(cols[-1] - cols[0] + 1)
-    gy, gx = max(8, bh // 3), max(8, bw // 3)
-    y0, y1 = max(0, int(rows[0]) - gy), min(h, int(rows[-1]) + 1 + gy)
-    x0, x1 = max(0, int(cols[0]) - gx), min(w, int(cols[-1]) + 1 + gx)
-    return y0, y1, x0, x1
-
-
 @dataclass
 class BackdropRegions:
     """The pieces of the matte the graph cut of :func:`cut_backdrop` gives to the backdrop, on the matte's box.
@@ -133,7 +120,7 @@ def backdrop_regions(
         1, np.bincount(labels.ravel(), minlength=n + 1)
     )
     typical[0] = 0.0
-    return BackdropRegions(labels.astype(np.int32), enclosed, share, box_bounds(alpha), typical)
+    return BackdropRegions(labels.astype(np.int32), enclosed, share, box.bounds, typical)
 
 
 def clear_regions(alpha: np.ndarray, regions: BackdropRegions, chosen: np.ndarray) -> np.ndarray:
@@ -208,7 +195,7 @@ def group_of(name: str, control: bool) -> str:
 def gt_of(name: str, group: str, shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray | None]:
     """The photo's GT (uint8, 128 unlabelled) and opening (bool; see-through photos only), resized nearest to
     ``shape``, rebuilt from the generators or read from the masks."""
-    from validation_sets.composites import make_composite
+    from validation_sets.composites import composite_from_name
     from validation_sets.see_through import make_see_through
 
     p = name.split("-")
@@ -217,7 +204,7 @@ def gt_of(name: str, group: str, shape: tuple[int, int]) -> tuple[np.ndarray, np
         s = make_see_through("-".join(p[2:]), int(p[0][1:]), int(p[1]))
         m, opening = s.gt, s.opening
     elif group == "composites":
-        m = make_composite("-".join(p[3:]), int(p[0][1:]), int(p[1]), p[2]).gt
+        m = composite_from_name(name).gt
     else:
         m = next(
             np.asarray(Image.open(d / f"{name}.png").convert("L"))

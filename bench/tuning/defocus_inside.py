@@ -215,7 +215,7 @@ def table(found: Sequence[Measured | None], main: np.ndarray) -> np.ndarray:
 def _ground_truth(name: str, shape: tuple[int, int]) -> np.ndarray | None:
     """uint8 (H, W) hand or generated mask of a recorded tuning photo (study only: the flag never sees it), rebuilt
     from its name (``oSEED-INDEX-STEM`` see-through, ``cSEED-INDEX-KIND-STEM`` composite); ``None`` otherwise."""
-    from validation_sets.composites import make_composite
+    from validation_sets.composites import composite_from_name
     from validation_sets.see_through import make_see_through
 
     p = name.split("-")
@@ -224,7 +224,7 @@ def _ground_truth(name: str, shape: tuple[int, int]) -> np.ndarray | None:
     if name[0] == "o":
         gt = make_see_through("-".join(p[2:]), int(p[0][1:]), int(p[1])).gt
     else:
-        gt = make_composite("-".join(p[3:]), int(p[0][1:]), int(p[1]), p[2]).gt
+        gt = composite_from_name(name).gt
     return np.asarray(Image.fromarray(gt).resize((shape[1], shape[0]), Image.Resampling.NEAREST))
 
 

@@ -168,6 +168,7 @@ class MatteBox:
         ring: bool (h, w) clear background (``alpha < 0.05``) more than 2 px and at most 12 % of ``scale`` (at
             least 4 px) outside the matte; at least 8 px.
         scale: the matte's long side at the box's scale (px).
+        bounds: ``(y0, y1, x0, x1)`` the box in the photo (px at the working resolution, end exclusive).
     """
 
     rgb: np.ndarray
@@ -175,6 +176,7 @@ class MatteBox:
     matte: np.ndarray
     ring: np.ndarray
     scale: float
+    bounds: tuple[int, int, int, int]
 
 
 def matte_box(small: np.ndarray, alpha: np.ndarray) -> MatteBox | None:
@@ -215,7 +217,7 @@ def matte_box(small: np.ndarray, alpha: np.ndarray) -> MatteBox | None:
     ring = (a < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, 0.12 * scale))
     if int(ring.sum()) < 8:
         return None
-    return MatteBox(rgb, a, b, ring, float(scale))
+    return MatteBox(rgb, a, b, ring, float(scale), (y0, y1, x0, x1))
 
 
 def normalized_convolution(
