@@ -37,8 +37,7 @@ from bench.tuning.recordings import recorded_photos, replayed_flag  # noqa: E402
 from retouch.colors import fit_colour_mixture, masked_pixels, mixture_log_density  # noqa: E402
 from retouch.metrics import iou  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
-from retouch.pick.cut import CUT_SEED, MIN_SAMPLES, frozen_cut  # noqa: E402
-from retouch.pick.through import matte_box  # noqa: E402
+from retouch.pick.cut import CUT_SEED, MIN_SAMPLES, cut_layout, frozen_cut  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT.parent / "shared" / "photos"
@@ -89,15 +88,11 @@ def backdrop_regions(
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
     """
-    box = matte_box(small, alpha)
-    if box is None:
+    layout = cut_layout(small, alpha, config=config)
+    if layout is None:
         return None
+    box, filled, d_out, rim, ring = layout.box, layout.filled, layout.d_out, layout.rim, layout.ring
     m, scale = box.matte, box.scale
-    filled = ndi.binary_fill_holes(m)
-    d_in = ndi.distance_transform_edt(filled)
-    d_out = ndi.distance_transform_edt(~m)
-    rim = m & (d_in <= max(2.0, config.cut_rim * scale))
-    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
     if min(int(rim.sum()), int((m & ~rim).sum()), int(ring.sum())) < MIN_SAMPLES:
         return None
     backdrop = m & ~frozen_cut(box.rgb, m, rim, ring, d_out, scale)

@@ -38,8 +38,7 @@ from bench.tuning.backdrop_through import choose, counts  # noqa: E402
 from bench.tuning.cut_disagreement import flag_table  # noqa: E402
 from bench.tuning.recordings import kind, out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
-from retouch.pick.cut import MIN_SAMPLES, frozen_cut  # noqa: E402
-from retouch.pick.through import matte_box  # noqa: E402
+from retouch.pick.cut import MIN_SAMPLES, cut_layout, frozen_cut  # noqa: E402
 
 #: Main's flag (the separate piece cap was not shipped: the combined held-out record of the separate piece and
 #: hoop-arc caps).
@@ -75,21 +74,18 @@ def piece_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig =
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed (only for a matte in pieces).
     """
-    box = matte_box(small, alpha)
-    if box is None:
+    layout = cut_layout(small, alpha, config=config)
+    if layout is None:
         return 0.0
-    m, scale = box.matte, box.scale
+    m = layout.box.matte
     pieces, n = ndi.label(m, structure=np.ones((3, 3), bool))
     if n < 2:
         return 0.0
     main = pieces == 1 + int(np.argmax(np.bincount(pieces.ravel())[1:]))
-    d_in = ndi.distance_transform_edt(ndi.binary_fill_holes(m))
-    d_out = ndi.distance_transform_edt(~m)
-    rim = main & (d_in <= max(2.0, config.cut_rim * scale))
-    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
+    rim, ring = main & layout.rim, layout.ring
     if min(int(rim.sum()), int(ring.sum())) < MIN_SAMPLES:
         return 0.0
-    product = frozen_cut(box.rgb, m, rim, ring, d_out, scale)
+    product = frozen_cut(layout.box.rgb, m, rim, ring, layout.d_out, layout.box.scale)
     return round(float((m & ~main & ~product).sum() / m.sum()), 4)
 
 

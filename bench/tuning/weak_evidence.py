@@ -49,8 +49,7 @@ from bench.tuning.recordings import kind, out_of_fold, shared_mattes  # noqa: E4
 from retouch.colors import fit_colour_mixture, masked_pixels, mixture_log_density  # noqa: E402
 from retouch.openings import DEFAULT_OPENINGS  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
-from retouch.pick.cut import MIN_SAMPLES, frozen_cut  # noqa: E402
-from retouch.pick.through import matte_box  # noqa: E402
+from retouch.pick.cut import MIN_SAMPLES, cut_layout, frozen_cut  # noqa: E402
 
 VARIANTS = ("total", "largest", "thin_total", "thin_largest", "cand_total", "cand_largest")
 
@@ -86,21 +85,18 @@ def cut_variants(small: np.ndarray, alpha: np.ndarray, config: PickConfig = SHIP
     where :func:`retouch.pick.cut.cut_backdrop` gives no signal."""
 
     out = dict.fromkeys((*VARIANTS, "cand"), 0.0)
-    box = matte_box(small, alpha)
-    if box is None:
+    layout = cut_layout(small, alpha, config=config)
+    if layout is None:
         return out
+    box, filled, d_out, ring = layout.box, layout.filled, layout.d_out, layout.ring
     m, scale = box.matte, box.scale
-    filled = ndi.binary_fill_holes(m)
-    d_in = ndi.distance_transform_edt(filled)
-    d_out = ndi.distance_transform_edt(~m)
     width = max(2.0, config.cut_rim * scale)
-    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
     rgb = np.clip(np.round(box.rgb), 0, 255).astype(np.uint8)
     area = float(m.sum())
     r = int(np.ceil(width))
     disc = np.hypot(*np.mgrid[-r : r + 1, -r : r + 1]) <= width
     thick = ndi.binary_opening(filled, structure=disc)
-    for name, rim in (("", m & (d_in <= width)), ("thin_", m & (d_in <= width) & thick)):
+    for name, rim in (("", layout.rim), ("thin_", layout.rim & thick)):
         interior = m & ~rim
         if min(int(rim.sum()), int(interior.sum()), int(ring.sum())) < MIN_SAMPLES:
             continue

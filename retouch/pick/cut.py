@@ -28,15 +28,17 @@ runs it only on results the confidence does not already flag.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from scipy import ndimage as ndi
 
 from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
 from .signals import Pick
-from .through import matte_box
+from .through import MatteBox, matte_box
 
-__all__ = ["CUT_SEED", "cut_backdrop", "frozen_cut", "with_cut_disagreement"]
+__all__ = ["CUT_SEED", "CutLayout", "cut_backdrop", "cut_layout", "frozen_cut", "with_cut_disagreement"]
 
 #: Seed of OpenCV's random generator before the colour models are fitted (their k-means++ start): the signal is
 #: the same for the same photo and matte. Fixed before tuning; other seeds move single photos across the
@@ -48,6 +50,47 @@ MIN_SAMPLES = 16
 BAND = 0.1
 #: ``grabCut``'s rectangle, unused: the cut starts from the labels (``GC_INIT_WITH_MASK``, ``GC_EVAL_FREEZE_MODEL``).
 NO_RECT = (0, 0, 0, 0)
+
+
+@dataclass(frozen=True)
+class CutLayout:
+    """Where the graph cut learns its colour models, on the matte's box (:func:`retouch.pick.through.matte_box`).
+
+    Attributes:
+        box: the matte's box.
+        filled: bool (h, w) the matte with its holes filled (its outer outline).
+        d_in: float (h, w) distance (px) to the outer outline, inside it.
+        d_out: float (h, w) distance (px) to the matte, outside it (0 on it).
+        rim: bool (h, w) matte pixels within :attr:`~PickConfig.cut_rim` of ``scale`` (at least 2 px) of the outer
+            outline: where the product model is fitted.
+        ring: bool (h, w) clear background (``alpha < 0.05``) more than 2 px and at most
+            :attr:`~PickConfig.cut_ring` of ``scale`` (at least 4 px) outside the matte: where the backdrop model
+            is fitted.
+    """
+
+    box: MatteBox
+    filled: np.ndarray
+    d_in: np.ndarray
+    d_out: np.ndarray
+    rim: np.ndarray
+    ring: np.ndarray
+
+
+def cut_layout(
+    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
+) -> CutLayout | None:
+    """The graph cut's rim and ring (:class:`CutLayout`) for ``small`` uint8 (H, W, 3) and ``alpha`` float32 (H, W);
+    None where :func:`retouch.pick.through.matte_box` has no box (an empty matte, no clear-background ring)."""
+    box = matte_box(small, alpha)
+    if box is None:
+        return None
+    m, scale = box.matte, box.scale
+    filled = ndi.binary_fill_holes(m)
+    d_in = ndi.distance_transform_edt(filled)
+    d_out = ndi.distance_transform_edt(~m)
+    rim = m & (d_in <= max(2.0, config.cut_rim * scale))
+    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
+    return CutLayout(box, filled, d_in, d_out, rim, ring)
 
 
 def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
@@ -65,18 +108,13 @@ def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = S
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
     """
-    box = matte_box(small, alpha)
-    if box is None:
+    layout = cut_layout(small, alpha, config=config)
+    if layout is None:
         return 0.0
-    m, scale = box.matte, box.scale
-    d_in = ndi.distance_transform_edt(ndi.binary_fill_holes(m))
-    d_out = ndi.distance_transform_edt(~m)
-    rim = m & (d_in <= max(2.0, config.cut_rim * scale))
-    interior = m & ~rim
-    ring = (box.alpha < 0.05) & (d_out > 2.0) & (d_out <= max(4.0, config.cut_ring * scale))
-    if min(int(rim.sum()), int(interior.sum()), int(ring.sum())) < MIN_SAMPLES:
+    m, rim, ring = layout.box.matte, layout.rim, layout.ring
+    if min(int(rim.sum()), int((m & ~rim).sum()), int(ring.sum())) < MIN_SAMPLES:
         return 0.0
-    product = frozen_cut(box.rgb, m, rim, ring, d_out, scale)
+    product = frozen_cut(layout.box.rgb, m, rim, ring, layout.d_out, layout.box.scale)
     return round(float((m & ~product).sum() / m.sum()), 4)
 
 
