@@ -47,7 +47,7 @@ from scipy import ndimage as ndi  # noqa: E402
 from bench.tuning.backdrop_through import choose, counts  # noqa: E402
 from bench.tuning.recordings import out_of_fold, recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK  # noqa: E402
-from retouch.pick.cut import CUT_SEED, MIN_SAMPLES, NO_RECT  # noqa: E402
+from retouch.pick.cut import MIN_SAMPLES, NO_RECT, frozen_models  # noqa: E402
 from retouch.pick.through import matte_box  # noqa: E402
 
 __all__ = ["ARC_VARIANTS", "MAIN", "hoop_arc", "reverse_cut", "main"]
@@ -273,13 +273,7 @@ def reverse_cut(
     if min(int(m.sum()), int(back.sum())) < MIN_SAMPLES:
         return 0.0
     rgb = np.clip(np.round(box.rgb), 0, 255).astype(np.uint8)
-    samples = np.ascontiguousarray(np.concatenate([rgb[m], rgb[back]])[:, None, :])
-    labels = np.concatenate(
-        [np.full(int(m.sum()), cv2.GC_FGD, np.uint8), np.full(int(back.sum()), cv2.GC_BGD, np.uint8)]
-    )[:, None]
-    backdrop_model, product_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
-    cv2.setRNGSeed(CUT_SEED)
-    cv2.grabCut(samples, labels, NO_RECT, backdrop_model, product_model, 0, cv2.GC_INIT_WITH_MASK)
+    backdrop_model, product_model = frozen_models(rgb, m, back)
     around = ~m & (d_out <= max(3.0, zone * scale))
     mask = np.full(m.shape, cv2.GC_BGD, np.uint8)
     mask[around] = cv2.GC_PR_BGD

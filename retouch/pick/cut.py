@@ -38,7 +38,15 @@ from .config import SHIPPED_PICK, PickConfig
 from .signals import Pick
 from .through import MatteBox, matte_box
 
-__all__ = ["CUT_SEED", "CutLayout", "cut_backdrop", "cut_layout", "frozen_cut", "with_cut_disagreement"]
+__all__ = [
+    "CUT_SEED",
+    "CutLayout",
+    "cut_backdrop",
+    "cut_layout",
+    "frozen_cut",
+    "frozen_models",
+    "with_cut_disagreement",
+]
 
 #: Seed of OpenCV's random generator before the colour models are fitted (their k-means++ start): the signal is
 #: the same for the same photo and matte. Fixed before tuning; other seeds move single photos across the
@@ -118,6 +126,32 @@ def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = S
     return round(float((m & ~product).sum() / m.sum()), 4)
 
 
+def frozen_models(
+    img: np.ndarray, product: np.ndarray, backdrop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """OpenCV ``grabCut``'s colour models (five-component Gaussian mixtures, float64 (1, 65) each), fitted on the
+    pixels of ``img`` (uint8 (h, w, 3)) under bool (h, w) ``product`` and ``backdrop`` alone, k-means++ seeded with
+    :data:`CUT_SEED`: ``(backdrop_model, product_model)``, to be used frozen (``GC_EVAL_FREEZE_MODEL``).
+
+    Raises:
+        ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
+    """
+    import cv2
+
+    # a one-column image of the two sets of pixels, each labelled for sure
+    samples = np.ascontiguousarray(np.concatenate([img[product], img[backdrop]])[:, None, :])
+    labels = np.concatenate(
+        [
+            np.full(int(product.sum()), cv2.GC_FGD, np.uint8),
+            np.full(int(backdrop.sum()), cv2.GC_BGD, np.uint8),
+        ]
+    )[:, None]
+    backdrop_model, product_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.setRNGSeed(CUT_SEED)
+    cv2.grabCut(samples, labels, NO_RECT, backdrop_model, product_model, 0, cv2.GC_INIT_WITH_MASK)
+    return backdrop_model, product_model
+
+
 def frozen_cut(
     rgb: np.ndarray, matte: np.ndarray, rim: np.ndarray, ring: np.ndarray, d_out: np.ndarray, scale: float
 ) -> np.ndarray:
@@ -141,14 +175,7 @@ def frozen_cut(
     import cv2  # imported here: only results left unflagged by the other caps pay for loading it
 
     img = np.clip(np.round(rgb), 0, 255).astype(np.uint8)
-    # the models, fitted on the rim (product) and the ring (backdrop) alone: a one-column image of their pixels
-    samples = np.ascontiguousarray(np.concatenate([img[rim], img[ring]])[:, None, :])
-    labels = np.concatenate(
-        [np.full(int(rim.sum()), cv2.GC_FGD, np.uint8), np.full(int(ring.sum()), cv2.GC_BGD, np.uint8)]
-    )[:, None]
-    backdrop_model, product_model = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
-    cv2.setRNGSeed(CUT_SEED)
-    cv2.grabCut(samples, labels, NO_RECT, backdrop_model, product_model, 0, cv2.GC_INIT_WITH_MASK)
+    backdrop_model, product_model = frozen_models(img, rim, ring)
     mask = np.full(matte.shape, cv2.GC_BGD, np.uint8)
     mask[~matte & (d_out <= max(3.0, BAND * scale))] = cv2.GC_PR_BGD
     mask[matte & ~rim] = cv2.GC_PR_FGD
