@@ -32,6 +32,7 @@ from .pick import (
     SHIPPED_PICK,
     Pick,
     PickConfig,
+    clear_backdrop_pieces,
     frame_sides,
     guard,
     pick_product,
@@ -155,7 +156,9 @@ def product_matte(
     :func:`retouch.pick.pick_product` -> :func:`retouch.matte.refine_matte` -> :func:`retouch.pick.guard`
     (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
     the product inside the safe mask, whose crop mask is then refined and used; then the background seen
-    through the product's openings is cleared (:func:`retouch.openings.clear_openings`); a small product's result
+    through the product's openings is cleared (:func:`retouch.openings.clear_openings`, then the large
+    backdrop-coloured pieces a graph cut gives to the backdrop: :func:`retouch.pick.cut.clear_backdrop_pieces`, the
+    signal ``cut_cleared``); a small product's result
     the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`; a large one too
     where its first mask was half-confident); a result still unflagged is checked for a region that continues the
     backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
@@ -188,7 +191,7 @@ def product_matte(
     if openings is not None:
         found = clear_openings(small, alpha, coarse, openings)
         pick.signals.update(found.signals())
-        alpha = found.alpha
+        alpha, pick.signals["cut_cleared"] = clear_backdrop_pieces(small, found.alpha, config=pick_config)
     pick.signals["frame_sides"] = frame_sides(alpha, config=pick_config)
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)

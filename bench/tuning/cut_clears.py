@@ -34,10 +34,9 @@ from PIL import Image  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
 from bench.tuning.recordings import recorded_photos, replayed_flag  # noqa: E402
-from retouch.colors import fit_colour_mixture, masked_pixels, mixture_log_density  # noqa: E402
 from retouch.metrics import iou  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK, PickConfig  # noqa: E402
-from retouch.pick.cut import CUT_SEED, MIN_SAMPLES, cut_layout, frozen_cut  # noqa: E402
+from retouch.pick.cut import BackdropPieces, backdrop_pieces, clear_pieces, cut_layout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 PHOTOS = ROOT.parent / "shared" / "photos"
@@ -48,102 +47,52 @@ GROUPS = ("gt", "composites", "see-through", "cars")
 
 @dataclass
 class BackdropRegions:
-    """The pieces of the matte the graph cut of :func:`cut_backdrop` gives to the backdrop, on the matte's box.
+    """:class:`retouch.pick.cut.BackdropPieces` with whether each piece is enclosed.
 
     Attributes:
-        labels: int32 (h, w) on the box of :func:`retouch.pick.through.matte_box`: 0 elsewhere, 1..n the pieces
-            (8-connected) of the matte the cut calls backdrop.
+        pieces: the graph cut's backdrop pieces (:func:`retouch.pick.cut.backdrop_pieces`).
         enclosed: bool (n + 1,): the piece does not touch the matte's outer outline (no pixel of it beside the
-            clear background outside the matte with its holes filled): an opening kept whole, or a patch inside
-            the product; index 0 False.
-        share: float64 (n + 1,): each piece's share of the matte's area on the box; index 0 is 0.
-        bounds: ``(y0, y1, x0, x1)``: the box in the working image.
-        typical: float64 (n + 1,): each piece's share of pixels whose colour is as typical of the backdrop ring
-            as 70 % of the ring's own pixels (log density under a six-component mixture of the ring's colours,
-            :func:`retouch.colors.fit_colour_mixture`, as the openings step tests a candidate opening); index 0 is 0.
+            clear background outside the matte with its holes filled); index 0 False.
     """
 
-    labels: np.ndarray
+    pieces: BackdropPieces
     enclosed: np.ndarray
-    share: np.ndarray
-    bounds: tuple[int, int, int, int]
-    typical: np.ndarray
+
+    @property
+    def share(self) -> np.ndarray:
+        """float64 (n + 1,) each piece's share of the matte (:attr:`BackdropPieces.share`)."""
+        return self.pieces.share
+
+    @property
+    def typical(self) -> np.ndarray:
+        """float64 (n + 1,) each piece's backdrop-typical share (:attr:`BackdropPieces.typical`)."""
+        return self.pieces.typical
 
 
 def backdrop_regions(
     small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
 ) -> BackdropRegions | None:
-    """The pieces of the matte that the graph cut of :func:`retouch.pick.cut.cut_backdrop` (same box, rim, ring and
-    :func:`retouch.pick.cut.frozen_cut`) gives to the backdrop.
-
-    Args:
-        small: uint8 (H, W, 3) photo at the working resolution.
-        alpha: float32 (H, W) matte in [0, 1] at the same resolution.
-        config: :attr:`~PickConfig.cut_rim` and :attr:`~PickConfig.cut_ring`.
-
-    Returns:
-        The pieces, or None where ``cut_backdrop`` reads 0 without cutting (an empty matte, no
-        clear-background ring, a rim, interior or ring too small to model) or the cut keeps the whole matte.
+    """:func:`retouch.pick.cut.backdrop_pieces` of ``small`` uint8 (H, W, 3) and ``alpha`` float32 (H, W), with
+    whether each piece is enclosed (on :func:`retouch.pick.cut.cut_layout`'s filled matte); None where it is None.
 
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
     """
+    pieces = backdrop_pieces(small, alpha, config=config)
     layout = cut_layout(small, alpha, config=config)
-    if layout is None:
-        return None
-    box, filled, d_out, rim, ring = layout.box, layout.filled, layout.d_out, layout.rim, layout.ring
-    m, scale = box.matte, box.scale
-    if min(int(rim.sum()), int((m & ~rim).sum()), int(ring.sum())) < MIN_SAMPLES:
-        return None
-    backdrop = m & ~frozen_cut(box.rgb, m, rim, ring, d_out, scale)
-    if not backdrop.any():
+    if pieces is None or layout is None:
         return None
     eight = np.ones((3, 3), bool)
-    labels, n = ndi.label(backdrop, structure=eight)
-    beside_outside = ndi.binary_dilation(~filled, structure=eight)
-    touching = np.bincount(labels[beside_outside].ravel(), minlength=n + 1) > 0
-    enclosed = ~touching
+    beside_outside = ndi.binary_dilation(~layout.filled, structure=eight)
+    n = len(pieces.share) - 1
+    enclosed = np.bincount(pieces.labels[beside_outside].ravel(), minlength=n + 1) == 0
     enclosed[0] = False
-    share = np.bincount(labels.ravel(), minlength=n + 1) / float(m.sum())
-    share[0] = 0.0
-    rgb = box.rgb / np.float32(255.0)
-    ring_px = masked_pixels(rgb, ring)
-    ring_gmm = fit_colour_mixture(ring_px, 6, np.random.default_rng(CUT_SEED))
-    typical_ld = float(np.percentile(mixture_log_density(ring_px, ring_gmm), 30))
-    is_typical = mixture_log_density(masked_pixels(rgb, backdrop), ring_gmm) >= typical_ld
-    typical = np.bincount(labels[backdrop], weights=is_typical, minlength=n + 1) / np.maximum(
-        1, np.bincount(labels.ravel(), minlength=n + 1)
-    )
-    typical[0] = 0.0
-    return BackdropRegions(labels.astype(np.int32), enclosed, share, box.bounds, typical)
+    return BackdropRegions(pieces, enclosed)
 
 
 def clear_regions(alpha: np.ndarray, regions: BackdropRegions, chosen: np.ndarray) -> np.ndarray:
-    """``alpha`` with the ``chosen`` pieces of ``regions`` cleared.
-
-    The pieces' mask is brought from the box to the working resolution bilinearly, as the openings step brings
-    its cut openings up (:func:`retouch.openings.clear_openings`); where it reads 0.5 or more the matte is set
-    to 0, and within the half-box-pixel band below that the matte is scaled by ``1 - 2 * mask``, a soft edge a few
-    working pixels wide instead of the box's staircase.
-
-    Args:
-        alpha: float32 (H, W) matte in [0, 1].
-        regions: the pieces (:func:`backdrop_regions` on this matte).
-        chosen: bool (n + 1,) the pieces to clear (index 0 ignored).
-
-    Returns:
-        A new float32 (H, W) matte; ``alpha`` itself when nothing is chosen.
-    """
-    pick = chosen.copy()
-    pick[0] = False
-    if not pick.any():
-        return alpha
-    y0, y1, x0, x1 = regions.bounds
-    mask = pick[regions.labels].astype(np.float32)
-    up = np.asarray(Image.fromarray(mask, "F").resize((x1 - x0, y1 - y0), Image.Resampling.BILINEAR))
-    out = alpha.astype(np.float32, copy=True)
-    out[y0:y1, x0:x1] *= np.clip(1.0 - 2.0 * up, 0.0, 1.0)
-    return out
+    """``alpha`` with the ``chosen`` pieces cleared (:func:`retouch.pick.cut.clear_pieces`)."""
+    return clear_pieces(alpha, regions.pieces, chosen)
 
 
 def variants() -> dict[str, tuple[bool, float, float, float]]:

@@ -24,7 +24,7 @@ from __future__ import annotations
 from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
-from .cut import cut_backdrop, with_cut_disagreement
+from .cut import clear_backdrop_pieces, cut_backdrop, with_cut_disagreement
 from .guard import guard, refocus_fallback
 from .joined import joined_evidence, joined_signals, with_joined_object
 from .passes import in_doubt, pick_product
@@ -39,6 +39,7 @@ __all__ = [
     "Pick",
     "PickConfig",
     "backdrop_through",
+    "clear_backdrop_pieces",
     "confidence",
     "cut_backdrop",
     "details",

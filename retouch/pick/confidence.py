@@ -31,7 +31,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     outline follows blurred edges (``blurred_outline`` at least :attr:`~PickConfig.review_blurred_outline`;
     :func:`retouch.pick.joined.joined_signals`; 0: never), and where a graph cut with colour models from the matte's
     rim and the backdrop ring gives at least :attr:`~PickConfig.review_cut_backdrop` of the matte to the backdrop
-    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never).
+    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never), and where the openings' last step cleared at
+    least :attr:`~PickConfig.review_cut_cleared` of the matte as backdrop (``cut_cleared``,
+    :func:`retouch.pick.cut.clear_backdrop_pieces`; 0: never).
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -79,6 +81,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     if config.review_cut_backdrop > 0 and signals.get("cut_backdrop", 0.0) >= config.review_cut_backdrop:
         # a graph cut, its colour models taken from the matte's rim and the backdrop around it, gives part of
         # the matte to the backdrop: an opening kept whole
+        c = min(c, config.fallback_confidence)
+    if config.review_cut_cleared > 0 and signals.get("cut_cleared", 0.0) >= config.review_cut_cleared:
+        # a large part of what the network called product was cleared as backdrop: a designer checks the rest
         c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline

@@ -333,6 +333,17 @@ class PickConfig:
     #: side (from 2 px outside the matte). Tuning (rim 0.05): 0.2 flags 5 failures, 0.3 7, 0.4 4, each with one
     #: good result; with the outer rim 0.2 flags 8, 0.3 10.
     cut_ring: float = 0.3
+    #: The openings' last step (:func:`retouch.pick.cut.clear_backdrop_pieces`) clears a piece the graph cut gives
+    #: to the backdrop when it holds at least this share of the matte (0: never) ...
+    cut_clear_share: float = 0.05
+    #: ... and at least this share of its pixels is as typical of the backdrop ring as 70 % of the ring's own.
+    #: Both chosen on tuning photos only (the graph cut clears records in ``docs/decisions/``).
+    cut_clear_typical: float = 0.3
+    #: A result of which that step cleared at least this share of the matte is flagged for review (0: never): what
+    #: is left of an opening cleared in part is often still wrong. Chosen on the same tuning photos: any value in
+    #: [0.05, 0.279) leaves as many failures unflagged as before the step; 0.2 flags fewer good results than the
+    #: middle of that range (the large-pieces record in ``docs/decisions/``).
+    review_cut_cleared: float = 0.2
 
     @property
     def safe_source(self) -> str:

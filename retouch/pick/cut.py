@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import ndimage as ndi
 
+from ..colors import fit_colour_mixture, masked_pixels, mixture_log_density
 from .confidence import confidence
 from .config import SHIPPED_PICK, PickConfig
 from .signals import Pick
@@ -40,7 +41,11 @@ from .through import MatteBox, matte_box
 
 __all__ = [
     "CUT_SEED",
+    "BackdropPieces",
     "CutLayout",
+    "backdrop_pieces",
+    "clear_backdrop_pieces",
+    "clear_pieces",
     "cut_backdrop",
     "cut_layout",
     "frozen_cut",
@@ -182,6 +187,136 @@ def frozen_cut(
     mask[rim] = cv2.GC_FGD
     cv2.grabCut(img, mask, NO_RECT, backdrop_model, product_model, 1, cv2.GC_EVAL_FREEZE_MODEL)
     return np.asarray((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD))
+
+
+@dataclass(frozen=True)
+class BackdropPieces:
+    """The pieces of the matte that the graph cut of :func:`cut_backdrop` gives to the backdrop, on the matte's box.
+
+    Attributes:
+        labels: int32 (h, w) on the box of :func:`retouch.pick.through.matte_box`: 0 elsewhere, 1..n the pieces
+            (8-connected) of the matte the cut calls backdrop. The cut keeps the matte's outer rim product, so every
+            piece lies inside the product's outline.
+        share: float64 (n + 1,): each piece's share of the matte's area on the box; index 0 is 0.
+        typical: float64 (n + 1,): each piece's share of pixels whose colour is as typical of the backdrop ring as
+            70 % of the ring's own pixels (log density under a six-component mixture of the ring's colours,
+            :func:`retouch.colors.fit_colour_mixture`, as :func:`retouch.openings.clear_openings` tests a candidate
+            opening); index 0 is 0.
+        bounds: ``(y0, y1, x0, x1)``: the box in the working image.
+    """
+
+    labels: np.ndarray
+    share: np.ndarray
+    typical: np.ndarray
+    bounds: tuple[int, int, int, int]
+
+
+def backdrop_pieces(
+    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
+) -> BackdropPieces | None:
+    """The pieces of the matte that :func:`cut_backdrop`'s graph cut (same box, rim, ring, :func:`frozen_cut`)
+    gives to the backdrop.
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) matte in [0, 1] at the same resolution.
+        config: :attr:`~PickConfig.cut_rim` and :attr:`~PickConfig.cut_ring`.
+
+    Returns:
+        The pieces, or None where :func:`cut_backdrop` reads 0 without cutting (an empty matte, no
+        clear-background ring, a rim, interior or ring too small to model) or the cut keeps the whole matte.
+
+    Raises:
+        ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
+    """
+    layout = cut_layout(small, alpha, config=config)
+    if layout is None:
+        return None
+    box, rim, ring = layout.box, layout.rim, layout.ring
+    m = box.matte
+    if min(int(rim.sum()), int((m & ~rim).sum()), int(ring.sum())) < MIN_SAMPLES:
+        return None
+    backdrop = m & ~frozen_cut(box.rgb, m, rim, ring, layout.d_out, box.scale)
+    if not backdrop.any():
+        return None
+    labels, n = ndi.label(backdrop, structure=np.ones((3, 3), bool))
+    sizes = np.bincount(labels.ravel(), minlength=n + 1).astype(np.float64)
+    share = sizes / float(m.sum())
+    share[0] = 0.0
+    rgb = box.rgb / np.float32(255.0)
+    ring_px = masked_pixels(rgb, ring)
+    ring_gmm = fit_colour_mixture(ring_px, 6, np.random.default_rng(CUT_SEED))
+    typical_ld = float(np.percentile(mixture_log_density(ring_px, ring_gmm), 30))
+    is_typical = mixture_log_density(masked_pixels(rgb, backdrop), ring_gmm) >= typical_ld
+    typical = np.bincount(labels[backdrop], weights=is_typical, minlength=n + 1) / np.maximum(1.0, sizes)
+    typical[0] = 0.0
+    return BackdropPieces(labels.astype(np.int32), share, typical, box.bounds)
+
+
+def clear_pieces(alpha: np.ndarray, pieces: BackdropPieces, chosen: np.ndarray) -> np.ndarray:
+    """``alpha`` with the ``chosen`` pieces cleared.
+
+    The pieces' mask is brought from the box to the working resolution bilinearly, as the openings step brings
+    its cut openings up (:func:`retouch.openings.clear_openings`); where it reads 0.5 or more the matte is set
+    to 0, and within the half-box-pixel band below that the matte is scaled by ``1 - 2 * mask``, a soft edge a few
+    working pixels wide instead of the box's staircase.
+
+    Args:
+        alpha: float32 (H, W) matte in [0, 1].
+        pieces: :func:`backdrop_pieces` of this matte.
+        chosen: bool (n + 1,) the pieces to clear (index 0 ignored).
+
+    Returns:
+        A new float32 (H, W) matte; ``alpha`` itself when nothing is chosen.
+    """
+    from PIL import Image
+
+    pick = chosen.copy()
+    pick[0] = False
+    if not pick.any():
+        return alpha
+    y0, y1, x0, x1 = pieces.bounds
+    mask = pick[pieces.labels].astype(np.float32)
+    up = np.asarray(Image.fromarray(mask, "F").resize((x1 - x0, y1 - y0), Image.Resampling.BILINEAR))
+    out = alpha.astype(np.float32, copy=True)
+    out[y0:y1, x0:x1] *= np.clip(1.0 - 2.0 * up, 0.0, 1.0)
+    return out
+
+
+def clear_backdrop_pieces(
+    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
+) -> tuple[np.ndarray, float]:
+    """Clear from the matte the large, backdrop-coloured pieces the graph cut gives to the backdrop.
+
+    An opening kept whole whose inside shows a busy or blurred backdrop (a wheel's disc between its spokes, a
+    hoop on a photographed backdrop) is left by :func:`retouch.openings.clear_openings`, whose colour models
+    cannot tell it from product on such a backdrop. Of :func:`backdrop_pieces`, each piece of at least
+    :attr:`~PickConfig.cut_clear_share` of the matte with at least :attr:`~PickConfig.cut_clear_typical` of its
+    pixels typical of the backdrop ring is cleared (:func:`clear_pieces`): a product part whose colours the rim does
+    not carry (a dark plate on a light body) is rarely that large and that backdrop-coloured at once.
+
+    Args:
+        small: uint8 (H, W, 3) photo at the working resolution.
+        alpha: float32 (H, W) matte in [0, 1] at the same resolution.
+        config: the two thresholds (:attr:`~PickConfig.cut_clear_share` 0: never), ``cut_rim`` and ``cut_ring``.
+
+    Returns:
+        ``(alpha, cleared)``: the new float32 (H, W) matte (``alpha`` itself when nothing is cleared) and the share
+        of the matte's area on the box cleared (0.0 when nothing is).
+
+    Raises:
+        ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
+    """
+    if config.cut_clear_share <= 0:
+        return alpha, 0.0
+    pieces = backdrop_pieces(small, alpha, config=config)
+    if pieces is None:
+        return alpha, 0.0
+    chosen = (pieces.share >= config.cut_clear_share) & (pieces.typical >= config.cut_clear_typical)
+    chosen[0] = False
+    if not chosen.any():
+        return alpha, 0.0
+    return clear_pieces(alpha, pieces, chosen), round(float(pieces.share[chosen].sum()), 4)
 
 
 def with_cut_disagreement(
