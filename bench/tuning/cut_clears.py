@@ -19,6 +19,7 @@ Usage: ``python -m bench.tuning.cut_clears OUT.json /work/rec/A.json:/work/rec/A
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 import time
@@ -43,6 +44,9 @@ PHOTOS = ROOT.parent / "shared" / "photos"
 #: Masks of the GT tuning fold and of the real car views.
 GT_MASKS = (Path("/work/shared/photos/gt/masks"), ROOT / ".data" / "carvana-tune" / "masks")
 GROUPS = ("gt", "composites", "see-through", "cars")
+#: The product without its clearing step (:func:`retouch.pick.cut.clear_backdrop_pieces`) and that step's flag: the
+#: matte a variant's clearing is applied to.
+NO_CLEARING = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0, review_cut_cleared=0.0)
 
 
 @dataclass
@@ -108,6 +112,8 @@ def variants() -> dict[str, tuple[bool, float, float, float]]:
     for t in (0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
         out[f"a-typ{t}"] = (True, 0.0, 0.0, t)
         out[f"all-typ{t}"] = (False, 0.0, 0.0, t)
+    for s, t in ((0.05, 0.2), (0.05, 0.3), (0.05, 0.4), (0.03, 0.3)):
+        out[f"a-min{s}-typ{t}"] = (True, s, 0.0, t)
     return out
 
 
@@ -207,8 +213,9 @@ def run(out: Path, specs: Sequence[str]) -> list[dict]:
             if key not in done:
                 a2 = clear_regions(alpha, regions, pick)
                 i2, k2, _ = measure(a2, gt, opening)
-                f2 = replayed_flag(small, a2, r["signals"])
-                done[key] = [i2, k2, f2, float(regions.share[pick].sum())]
+                cleared = float(regions.share[pick].sum())
+                f2 = replayed_flag(small, a2, {**r["signals"], "cut_cleared": cleared})
+                done[key] = [i2, k2, f2, cleared]
             row["variants"][v] = done[key]
         rows.append(row)
         if len(rows) % 50 == 0:
@@ -247,8 +254,8 @@ def summary(rows: Sequence[dict]) -> None:
 
 
 def shared(out: Path, variant: str, pictures: Path | None = None) -> list[dict]:
-    """The shared real photos (``gt/images`` with their masks, ``nomask``) through main's
-    :func:`retouch.pipeline.product_matte`, then the clearing of ``variant`` (:func:`variants`) on its matte: the
+    """The shared real photos (``gt/images`` with their masks, ``nomask``) through
+    :func:`retouch.pipeline.product_matte` without its clearing step (:data:`NO_CLEARING`), then the clearing of ``variant`` (:func:`variants`) on its matte: the
     matte a hook after the openings step would give (the review caps after it never change the matte). Per photo:
     IoU before and after (GT photos), the share of the matte changed, main's review flag before and after (every cap
     recomputed, :func:`bench.tuning.recordings.replayed_flag`), CPU of :func:`backdrop_regions`; ``pictures``: where
@@ -265,7 +272,7 @@ def shared(out: Path, variant: str, pictures: Path | None = None) -> list[dict]:
         h, w = rgb.shape[:2]
         size = _working_size(w, h)
         small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
-        alpha, _, pick = product_matte(small)
+        alpha, _, pick = product_matte(small, pick_config=NO_CLEARING)
         t0 = time.process_time()
         regions = backdrop_regions(small, alpha)
         cpu = time.process_time() - t0
@@ -275,8 +282,13 @@ def shared(out: Path, variant: str, pictures: Path | None = None) -> list[dict]:
         old, new = alpha >= 0.5, alpha2 >= 0.5
         changed = float((old != new).sum() / max(1, old.sum()))
         row: dict[str, object] = {"name": path.stem, "kind": kind, "cpu": cpu, "changed": changed}
-        row["flag"] = replayed_flag(small, alpha, pick.signals)
-        row["flag2"] = replayed_flag(small, alpha2, pick.signals)
+        cleared = (
+            0.0
+            if regions is None or alpha2 is alpha
+            else float(regions.share[chosen(regions, enc, mn, tot, typ)].sum())
+        )
+        row["flag"] = replayed_flag(small, alpha, pick.signals, config=NO_CLEARING)
+        row["flag2"] = replayed_flag(small, alpha2, {**pick.signals, "cut_cleared": cleared})
         if kind == "gt":
             m = np.asarray(Image.open(PHOTOS / "gt" / "masks" / f"{path.stem}.png").convert("L"))
             gt = np.asarray(Image.fromarray(m).resize(size, Image.Resampling.NEAREST))
