@@ -188,15 +188,20 @@ def product_matte(
         refocused = refocus_fallback(small, alpha, pick, model_name, config=pick_config, network=network)
         if refocused is not None:
             alpha, fell_back, coarse = refine_matte(small, refocused, **kw), None, refocused
+    cut_share: float | None = None
     if openings is not None:
         found = clear_openings(small, alpha, coarse, openings)
         pick.signals.update(found.signals())
-        alpha, pick.signals["cut_cleared"] = clear_backdrop_pieces(small, found.alpha, config=pick_config)
+        alpha, pick.signals["cut_cleared"], cut_share = clear_backdrop_pieces(
+            small, found.alpha, config=pick_config
+        )
+        if pick.signals["cut_cleared"] > 0:
+            cut_share = None  # the matte changed: the review cap measures the cut again
     pick.signals["frame_sides"] = frame_sides(alpha, config=pick_config)
     pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)
     pick = with_joined_object(small, alpha, pick, config=pick_config)
-    pick = with_cut_disagreement(small, alpha, pick, config=pick_config)
+    pick = with_cut_disagreement(small, alpha, pick, config=pick_config, measured=cut_share)
     return alpha, fell_back, pick
 
 

@@ -203,12 +203,15 @@ class BackdropPieces:
             :func:`retouch.colors.fit_colour_mixture`, as :func:`retouch.openings.clear_openings` tests a candidate
             opening); index 0 is 0.
         bounds: ``(y0, y1, x0, x1)``: the box in the working image.
+        total: the pieces' share of the matte together, rounded to 4 decimals: :func:`cut_backdrop` of the same
+            matte.
     """
 
     labels: np.ndarray
     share: np.ndarray
     typical: np.ndarray
     bounds: tuple[int, int, int, int]
+    total: float
 
 
 def backdrop_pieces(
@@ -250,7 +253,8 @@ def backdrop_pieces(
     is_typical = mixture_log_density(masked_pixels(rgb, backdrop), ring_gmm) >= typical_ld
     typical = np.bincount(labels[backdrop], weights=is_typical, minlength=n + 1) / np.maximum(1.0, sizes)
     typical[0] = 0.0
-    return BackdropPieces(labels.astype(np.int32), share, typical, box.bounds)
+    total = round(float(backdrop.sum() / m.sum()), 4)
+    return BackdropPieces(labels.astype(np.int32), share, typical, box.bounds, total)
 
 
 def clear_pieces(alpha: np.ndarray, pieces: BackdropPieces, chosen: np.ndarray) -> np.ndarray:
@@ -285,7 +289,7 @@ def clear_pieces(alpha: np.ndarray, pieces: BackdropPieces, chosen: np.ndarray) 
 
 def clear_backdrop_pieces(
     small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
-) -> tuple[np.ndarray, float]:
+) -> tuple[np.ndarray, float, float | None]:
     """Clear from the matte the large, backdrop-coloured pieces the graph cut gives to the backdrop.
 
     An opening kept whole whose inside shows a busy or blurred backdrop (a wheel's disc between its spokes, a
@@ -301,26 +305,32 @@ def clear_backdrop_pieces(
         config: the two thresholds (:attr:`~PickConfig.cut_clear_share` 0: never), ``cut_rim`` and ``cut_ring``.
 
     Returns:
-        ``(alpha, cleared)``: the new float32 (H, W) matte (``alpha`` itself when nothing is cleared) and the share
-        of the matte's area on the box cleared (0.0 when nothing is).
+        ``(alpha, cleared, cut)``: the new float32 (H, W) matte (``alpha`` itself when nothing is cleared), the share
+        of the matte's area on the box cleared (0.0 when nothing is), and :func:`cut_backdrop` of the input matte
+        (None when the step is switched off), which :func:`with_cut_disagreement` reuses when nothing was cleared.
 
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
     """
     if config.cut_clear_share <= 0:
-        return alpha, 0.0
+        return alpha, 0.0, None
     pieces = backdrop_pieces(small, alpha, config=config)
     if pieces is None:
-        return alpha, 0.0
+        return alpha, 0.0, 0.0
     chosen = (pieces.share >= config.cut_clear_share) & (pieces.typical >= config.cut_clear_typical)
     chosen[0] = False
     if not chosen.any():
-        return alpha, 0.0
-    return clear_pieces(alpha, pieces, chosen), round(float(pieces.share[chosen].sum()), 4)
+        return alpha, 0.0, pieces.total
+    return clear_pieces(alpha, pieces, chosen), round(float(pieces.share[chosen].sum()), 4), pieces.total
 
 
 def with_cut_disagreement(
-    small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
+    small: np.ndarray,
+    alpha: np.ndarray,
+    pick: Pick,
+    *,
+    config: PickConfig = SHIPPED_PICK,
+    measured: float | None = None,
 ) -> Pick:
     """``pick`` with the signal ``cut_backdrop`` (:func:`cut_backdrop`) added where it can change the review flag:
     the cap is switched on (:attr:`~PickConfig.review_cut_backdrop` above 0) and :func:`confidence` does not flag
@@ -331,6 +341,8 @@ def with_cut_disagreement(
         alpha: float32 (H, W) final matte in [0, 1].
         pick: the result's :class:`Pick` (its ``signals`` are updated in place and it is returned).
         config: the thresholds.
+        measured: :func:`cut_backdrop` of this very matte when already known (:func:`clear_backdrop_pieces` measured
+            it and cleared nothing); None: measured here.
 
     Raises:
         ModuleNotFoundError: OpenCV is not installed (only when the signal is measured).
@@ -339,5 +351,7 @@ def with_cut_disagreement(
         return pick
     if confidence(pick.signals, config=config)[1]:
         return pick
-    pick.signals["cut_backdrop"] = cut_backdrop(small, alpha, config=config)
+    pick.signals["cut_backdrop"] = (
+        measured if measured is not None else cut_backdrop(small, alpha, config=config)
+    )
     return pick

@@ -132,7 +132,8 @@ def test_the_clearing_step_empties_a_hole_showing_the_backdrop_and_keeps_the_rin
     ``cut_clear_share`` of the matte, typical of the backdrop ring, and is cleared with a soft edge; the ring stays;
     the share cleared reaches ``review_cut_cleared``, so the result is flagged. The input is not touched."""
     img, matte = _ring_product(hole_shows_backdrop=True)
-    out, cleared = clear_backdrop_pieces(img, matte)
+    out, cleared, cut = clear_backdrop_pieces(img, matte)
+    assert cut == cut_backdrop(img, matte) >= cleared
     h, w = matte.shape
     r = np.hypot(*np.mgrid[-h // 2 : h - h // 2, -w // 2 : w - w // 2])
     assert (out[r < 38] < 0.5).mean() > 0.9  # squares as dark as the ring may stay
@@ -154,8 +155,8 @@ def test_the_clearing_step_leaves_small_pieces_product_parts_and_solid_products(
     disc = (r < 90).astype(np.float32)
     small_hole = img.copy()
     small_hole[(r < 90) & (r >= 15)] = (60, 60, 64)
-    out, cleared = clear_backdrop_pieces(small_hole, disc)
-    assert out is disc and cleared == 0.0
+    out, cleared, cut = clear_backdrop_pieces(small_hole, disc)
+    assert out is disc and cleared == 0.0 and cut == cut_backdrop(small_hole, disc)
     warm = img.copy()
     warm[..., 0] = 128 + warm[..., 0] // 2
     warm[..., 2] //= 4
@@ -168,7 +169,7 @@ def test_the_clearing_step_leaves_small_pieces_product_parts_and_solid_products(
     solid, matte = _ring_product(hole_shows_backdrop=False)
     assert clear_backdrop_pieces(solid, matte)[0] is matte
     img, matte = _ring_product(hole_shows_backdrop=True)
-    assert clear_backdrop_pieces(img, matte, config=NO_CLEARING) == (matte, 0.0)
+    assert clear_backdrop_pieces(img, matte, config=NO_CLEARING) == (matte, 0.0, None)
 
 
 @needs_model

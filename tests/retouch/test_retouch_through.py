@@ -30,7 +30,10 @@ from retouch.pick import (
 from retouch.pick.through import Through
 from retouch.pipeline import _resize, _working_size, product_matte
 
-MAIN = dataclasses.replace(SHIPPED_PICK, review_through=0.0)
+#: The pipeline without the graph cut's clearing step (``cut_clear_share`` 0), whose cuts empty several of the
+#: tuning openings below: these tests read the cap on an opening the matte keeps whole.
+KEPT = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0, review_cut_cleared=0.0)
+MAIN = dataclasses.replace(KEPT, review_through=0.0)
 #: The first two tests alone (the local and seen tests' smallest regions above any matte).
 NO_LOCAL = dataclasses.replace(SHIPPED_PICK, through_local_share=2.0, through_seen_share=2.0)
 CARVANA_TUNE = REPO / ".data" / "carvana-tune" / "images"
@@ -44,15 +47,15 @@ def _working(source: Path | io.BytesIO) -> np.ndarray:
 
 
 def _tuning_see_through(stem: str, seed: int, index: int) -> tuple[np.ndarray, np.ndarray, Pick]:
-    """A tuning see-through photo of a tuning-fold product at the working resolution, with its matte and pick
-    (skipped when the shared GT photos are absent)."""
+    """A tuning see-through photo of a tuning-fold product at the working resolution, with its matte and pick under
+    :data:`KEPT` (skipped when the shared GT photos are absent)."""
     from validation_sets.composites import gt_folds
     from validation_sets.see_through import make_see_through
 
     if not GT_IMAGES.is_dir() or stem not in gt_folds()["tune"]:
         pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
     small = _working(io.BytesIO(make_see_through(stem, seed, index).data))
-    alpha, _, pick = product_matte(small)
+    alpha, _, pick = product_matte(small, pick_config=KEPT)
     return small, alpha, pick
 
 
@@ -151,7 +154,7 @@ def test_a_tuning_opening_on_a_blurred_photo_is_flagged_by_the_local_test_only(s
     the backdrop predicted from the ring near the opening flags them."""
     small, alpha, pick = _tuning_see_through(stem, seed, index)
     assert pick.signals["through"] >= SHIPPED_PICK.review_through
-    assert confidence(pick.signals)[1]
+    assert confidence(pick.signals, config=KEPT)[1]
     assert not confidence(pick.signals, config=MAIN)[1]
     assert backdrop_through(through_regions(small, alpha), config=NO_LOCAL) < SHIPPED_PICK.review_through
 
@@ -191,10 +194,13 @@ def test_a_tuning_opening_kept_whole_is_flagged_now_and_was_not(stem, seed, inde
     if not GT_IMAGES.is_dir() or stem not in gt_folds()["tune"]:
         pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
     small = _working(io.BytesIO(make_see_through(stem, seed, index).data))
-    _, _, pick = product_matte(small)
+    _, _, pick = product_matte(small, pick_config=KEPT)
     assert pick.signals["through"] >= SHIPPED_PICK.review_through
-    assert confidence(pick.signals)[1]
+    assert confidence(pick.signals, config=KEPT)[1]
     assert not confidence(pick.signals, config=MAIN)[1]
+    # the shipped pipeline clears the opening or flags the result
+    _, _, shipped = product_matte(small)
+    assert shipped.signals["cut_cleared"] > 0 or confidence(shipped.signals)[1]
 
 
 @needs_model
@@ -281,7 +287,7 @@ def test_a_tuning_opening_deep_in_the_product_is_flagged_by_the_seen_test_only(s
     ring and not on the product's rim."""
     small, alpha, pick = _tuning_see_through(stem, seed, index)
     assert pick.signals["through"] >= SHIPPED_PICK.through_seen_share
-    assert confidence(pick.signals)[1]
+    assert confidence(pick.signals, config=KEPT)[1]
     assert not confidence(pick.signals, config=MAIN)[1]
     assert backdrop_through(through_regions(small, alpha), config=NO_SEEN) < SHIPPED_PICK.review_through
 
