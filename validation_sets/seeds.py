@@ -21,7 +21,30 @@ __all__ = [
 TUNING_COMPOSITE_SEEDS = frozenset({1, 3, 4, 5, 8, 9, 16, 18, 19, 36, 37})
 #: Composites seeds measured by a held-out, confirmation or report run (2 is the default held-out seed).
 SPENT_COMPOSITE_SEEDS = frozenset(
-    {2, 6, 7, *range(10, 16), 17, *range(20, 36), 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51}
+    {
+        2,
+        6,
+        7,
+        *range(10, 16),
+        17,
+        *range(20, 36),
+        38,
+        39,
+        40,
+        41,
+        42,
+        43,
+        44,
+        45,
+        46,
+        47,
+        48,
+        49,
+        50,
+        51,
+        52,
+        53,
+    }
 )
 #: See-through seeds whose photos were looked at while tuning (:mod:`validation_sets.see_through`).
 TUNING_SEE_THROUGH_SEEDS = frozenset(
@@ -84,7 +107,7 @@ SPENT_SEE_THROUGH_SEEDS = frozenset(
         95,
         96,
         100,
-        *range(101, 107),
+        *range(101, 113),
     }
 )
 
