@@ -59,3 +59,21 @@ def test_groups_follow_the_names():
     assert cc.group_of("c1-01-busy-c502287be9f6_11", False) == "composites"
     assert cc.group_of("cf5add31c130_03", False) == "gt"
     assert cc.group_of("cf5add31c130_09", True) == "cars"
+
+
+def test_a_recording_is_replayed_through_the_clearing_step():
+    """``recordings.replayed_product`` gives what the product now gives a photo recorded before the clearing step:
+    the ring's kept hole cleared and the result flagged for the share cleared; a solid disc comes back as
+    recorded and, with a confident network's signals, unflagged."""
+    from bench.tuning.recordings import replayed_product
+
+    confident = {"sharp": 1.0, "uncertain": 0.0, "area": 0.2, "border": 0.0, "centre": 0.1, "agreement": 1.0}
+    img, matte, _ = _ring(hole_shows_backdrop=True)
+    out, flag = replayed_product(img, matte, dict(confident))
+    inner = np.hypot(*np.mgrid[-150:150, -200:200]) < 38
+    assert (out[inner] < 0.5).mean() > 0.9
+    assert flag
+    solid, matte, _ = _ring(hole_shows_backdrop=False)
+    out, flag = replayed_product(solid, matte, dict(confident))
+    assert out is matte
+    assert not flag

@@ -18,7 +18,7 @@ from bench.tuning.backdrop_through import BAD, GOOD
 from bench.tuning.tune_pick import grouped_folds
 from retouch.pick.confidence import confidence
 from retouch.pick.config import SHIPPED_PICK, PickConfig
-from retouch.pick.cut import with_cut_disagreement
+from retouch.pick.cut import clear_backdrop_pieces, with_cut_disagreement
 from retouch.pick.joined import with_joined_object
 from retouch.pick.signals import Pick
 from retouch.pick.through import with_backdrop_through
@@ -56,6 +56,29 @@ def replayed_flag(
     pick = with_joined_object(small, alpha, pick, config=config)
     pick = with_cut_disagreement(small, alpha, pick, config=config)
     return bool(confidence(pick.signals, config=config)[1])
+
+
+def replayed_product(
+    small: np.ndarray, alpha: np.ndarray, signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK
+) -> tuple[np.ndarray, bool]:
+    """The final matte and review flag the product gives a photo recorded *before* the graph cut's clearing step
+    (every recording listed in the records up to 2026-11-27 07:00): the step
+    (:func:`retouch.pick.cut.clear_backdrop_pieces`) on the recorded matte, then :func:`replayed_flag` on its result
+    with the step's ``cut_cleared`` signal.
+
+    Args:
+        small: uint8 (H, W, 3) working image.
+        alpha: float32 (H, W) recorded final matte in [0, 1].
+        signals: the recorded signals.
+        config: the product's thresholds.
+
+    Returns:
+        ``(alpha, flag)``: float32 (H, W) matte (the recorded one itself when nothing is cleared) and the flag.
+    """
+    cleared_alpha, cleared, _ = clear_backdrop_pieces(small, alpha, config=config)
+    return cleared_alpha, replayed_flag(
+        small, cleared_alpha, {**signals, "cut_cleared": cleared}, config=config
+    )
 
 
 def out_of_fold(
