@@ -61,8 +61,8 @@ def replayed_flag(
 def replayed_product(
     small: np.ndarray, alpha: np.ndarray, signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK
 ) -> tuple[np.ndarray, bool]:
-    """The final matte and review flag the product gives a photo recorded *before* the graph cut's clearing step
-    (every recording listed in the records up to 2026-11-27 07:00): the step
+    """The final matte and review flag the product gives a photo recorded without the graph cut's clearing step
+    (its recorded matte is the openings step's): the step
     (:func:`retouch.pick.cut.clear_backdrop_pieces`) on the recorded matte, then :func:`replayed_flag` on its result
     with the step's ``cut_cleared`` signal.
 

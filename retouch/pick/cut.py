@@ -121,14 +121,26 @@ def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = S
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
     """
+    cut = _backdrop_of_matte(small, alpha, config)
+    if cut is None:
+        return 0.0
+    layout, backdrop = cut
+    return round(float(backdrop.sum() / layout.box.matte.sum()), 4)
+
+
+def _backdrop_of_matte(
+    small: np.ndarray, alpha: np.ndarray, config: PickConfig
+) -> tuple[CutLayout, np.ndarray] | None:
+    """The cut's layout (:func:`cut_layout`) and the bool (h, w) part of the matte on its box that :func:`frozen_cut` gives to the backdrop; None for
+    an empty matte, one without a clear-background ring, or one whose rim, interior or ring are too small to model
+    (:data:`MIN_SAMPLES`)."""
     layout = cut_layout(small, alpha, config=config)
     if layout is None:
-        return 0.0
+        return None
     m, rim, ring = layout.box.matte, layout.rim, layout.ring
     if min(int(rim.sum()), int((m & ~rim).sum()), int(ring.sum())) < MIN_SAMPLES:
-        return 0.0
-    product = frozen_cut(layout.box.rgb, m, rim, ring, layout.d_out, layout.box.scale)
-    return round(float((m & ~product).sum() / m.sum()), 4)
+        return None
+    return layout, m & ~frozen_cut(layout.box.rgb, m, rim, ring, layout.d_out, layout.box.scale)
 
 
 def frozen_models(
@@ -232,16 +244,12 @@ def backdrop_pieces(
     Raises:
         ModuleNotFoundError: OpenCV (``opencv-python-headless``) is not installed.
     """
-    layout = cut_layout(small, alpha, config=config)
-    if layout is None:
+    cut = _backdrop_of_matte(small, alpha, config)
+    if cut is None or not cut[1].any():
         return None
-    box, rim, ring = layout.box, layout.rim, layout.ring
+    layout, backdrop = cut
+    box, ring = layout.box, layout.ring
     m = box.matte
-    if min(int(rim.sum()), int((m & ~rim).sum()), int(ring.sum())) < MIN_SAMPLES:
-        return None
-    backdrop = m & ~frozen_cut(box.rgb, m, rim, ring, layout.d_out, box.scale)
-    if not backdrop.any():
-        return None
     labels, n = ndi.label(backdrop, structure=np.ones((3, 3), bool))
     sizes = np.bincount(labels.ravel(), minlength=n + 1).astype(np.float64)
     share = sizes / float(m.sum())
