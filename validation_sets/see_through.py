@@ -45,7 +45,16 @@ from .composites import (
 )
 from .photos import GT, list_images
 
-__all__ = ["SeeThrough", "make_see_through", "see_through_set", "TUNE_SEED", "HOLDOUT_SEED", "OPENINGS"]
+__all__ = [
+    "SeeThrough",
+    "make_see_through",
+    "opening_and_backdrop",
+    "see_through_set",
+    "TUNE_SEED",
+    "HOLDOUT_SEED",
+    "OPENINGS",
+    "BACKGROUNDS",
+]
 
 #: Seeds of the tuning and held-out see-through sets (not used by any other generator).
 TUNE_SEED = 21
@@ -160,6 +169,39 @@ def _sharp_photo(rng: np.random.Generator, w: int, h: int, exclude: str) -> np.n
     return np.asarray(crop, np.float32)
 
 
+def _backdrop_kind(rng: np.random.Generator) -> str:
+    """The photo's backdrop kind (one of :data:`BACKGROUNDS`): the first draw of its generator."""
+    return BACKGROUNDS[int(rng.integers(0, len(BACKGROUNDS)))]
+
+
+def _product_to_cut(stem: str) -> tuple[np.ndarray, np.ndarray]:
+    """GT product ``stem`` at the size its opening is cut at (~600 px on its long side, never enlarged):
+    uint8 RGB (h, w, 3) and uint8 GT mask (h, w)."""
+    prgb, pmask = _load_product(stem)
+    f0 = min(1.0, 600 / max(pmask.shape))
+    size0 = (max(8, round(pmask.shape[1] * f0)), max(8, round(pmask.shape[0] * f0)))
+    prgb0 = np.asarray(Image.fromarray(prgb).resize(size0, Image.Resampling.LANCZOS))
+    pm0 = np.asarray(Image.fromarray(pmask).resize(size0, Image.Resampling.NEAREST))
+    return prgb0, pm0
+
+
+def _opening_kind(index: int, solid: np.ndarray) -> str:
+    """The opening of photo ``index`` (the kinds of :data:`OPENINGS` in turn), a handle for a product too slender
+    for a hole through it (``solid``: bool (h, w) product mask; deepest point under 15 % of its long side)."""
+    kind = OPENINGS[index % len(OPENINGS)]
+    if kind != "handle" and ndi.distance_transform_edt(solid).max() < 0.15 * max(solid.shape):
+        return "handle"  # a banana: a handle beside it instead
+    return kind
+
+
+def opening_and_backdrop(stem: str, seed: int, index: int) -> tuple[str, str]:
+    """The opening kind (:data:`OPENINGS`) and backdrop kind (:data:`BACKGROUNDS`) that :func:`make_see_through`
+    gives photo ``index`` of ``seed`` of product ``stem``, without building the photo (the same draws)."""
+    rng = np.random.default_rng((seed, index))
+    backdrop = _backdrop_kind(rng)
+    return _opening_kind(index, _product_to_cut(stem)[1] >= 128), backdrop
+
+
 def make_see_through(stem: str, seed: int, index: int) -> SeeThrough:
     """Build one see-through photo of GT product ``stem`` (deterministic in ``seed`` and ``index``).
 
@@ -167,20 +209,13 @@ def make_see_through(stem: str, seed: int, index: int) -> SeeThrough:
     included) spans 30-70 % of the frame, centred +- 20 %; sensor noise 1-3 levels; JPEG quality 90.
     """
     rng = np.random.default_rng((seed, index))
-    opening_kind = OPENINGS[index % len(OPENINGS)]
-    bg_kind = BACKGROUNDS[int(rng.integers(0, len(BACKGROUNDS)))]
+    bg_kind = _backdrop_kind(rng)
     long_side = int(rng.integers(1500, 3001))
     aspect = float(rng.choice([4 / 3, 3 / 2, 1.0, 3 / 4, 2 / 3]))
     w, h = (long_side, round(long_side / aspect)) if aspect >= 1 else (round(long_side * aspect), long_side)
-    prgb, pmask = _load_product(stem)
-    # the opening is cut at a size of ~600 px, then the cut-out is scaled to the canvas
-    f0 = min(1.0, 600 / max(pmask.shape))
-    size0 = (max(8, round(pmask.shape[1] * f0)), max(8, round(pmask.shape[0] * f0)))
-    prgb0 = np.asarray(Image.fromarray(prgb).resize(size0, Image.Resampling.LANCZOS))
-    pm0 = np.asarray(Image.fromarray(pmask).resize(size0, Image.Resampling.NEAREST))
+    prgb0, pm0 = _product_to_cut(stem)
     solid = pm0 >= 128
-    if opening_kind != "handle" and ndi.distance_transform_edt(solid).max() < 0.15 * max(solid.shape):
-        opening_kind = "handle"  # too slender a product for a hole through it (a banana): a handle instead
+    opening_kind = _opening_kind(index, solid)
     crgb, calpha, cgt, copen, _ = _cut(rng, opening_kind, prgb0, solid)
     cgt[(pm0 == 128) if cgt.shape == pm0.shape else np.zeros_like(copen)] = 128
 
