@@ -37,6 +37,7 @@ from .pick import (
     guard,
     pick_product,
     refocus_fallback,
+    with_backdrop_busy,
     with_backdrop_through,
     with_cut_disagreement,
     with_joined_object,
@@ -164,7 +165,9 @@ def product_matte(
     backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
     still unflagged for another object in the matte (:func:`retouch.pick.with_joined_object`, the signals
     ``frame_join`` and ``blurred_outline``), and one still unflagged for a graph cut that gives part of the matte
-    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``).
+    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``), and one still
+    unflagged with a confidence under :attr:`~retouch.pick.PickConfig.review_below_busy` for a busy backdrop
+    (:func:`retouch.pick.with_backdrop_busy`, the signal ``backdrop_busy``).
 
     Args:
         small: uint8 (H, W, 3) sRGB photo at the working resolution.
@@ -202,6 +205,7 @@ def product_matte(
     pick = with_backdrop_through(small, alpha, pick, config=pick_config)
     pick = with_joined_object(small, alpha, pick, config=pick_config)
     pick = with_cut_disagreement(small, alpha, pick, config=pick_config, measured=cut_share)
+    pick = with_backdrop_busy(small, alpha, pick, config=pick_config)
     return alpha, fell_back, pick
 
 

@@ -44,9 +44,9 @@ PHOTOS = ROOT.parent / "shared" / "photos"
 #: Masks of the GT tuning fold and of the real car views.
 GT_MASKS = (Path("/work/shared/photos/gt/masks"), ROOT / ".data" / "carvana-tune" / "masks")
 GROUPS = ("gt", "composites", "see-through", "cars")
-#: The product without its clearing step (:func:`retouch.pick.cut.clear_backdrop_pieces`) and that step's flag: the
-#: matte a variant's clearing is applied to.
-NO_CLEARING = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0, review_cut_cleared=0.0)
+#: The product without its clearing step (:func:`retouch.pick.cut.clear_backdrop_pieces`): the matte a variant's
+#: clearing is applied to.
+NO_CLEARING = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0)
 
 
 @dataclass

@@ -16,6 +16,7 @@ import numpy as np
 
 from bench.tuning.backdrop_through import BAD, GOOD
 from bench.tuning.tune_pick import grouped_folds
+from retouch.pick.busy import with_backdrop_busy
 from retouch.pick.confidence import confidence
 from retouch.pick.config import SHIPPED_PICK, PickConfig
 from retouch.pick.cut import clear_backdrop_pieces, with_cut_disagreement
@@ -23,9 +24,9 @@ from retouch.pick.joined import with_joined_object
 from retouch.pick.signals import Pick
 from retouch.pick.through import with_backdrop_through
 
-#: Signals the product recomputes on the matte after the recording (the backdrop-through, another-object and graph
-#: cut caps).
-RECOMPUTED = ("through", "frame_join", "blurred_outline", "cut_backdrop")
+#: Signals the product recomputes on the matte after the recording (the backdrop-through, another-object, graph cut
+#: and busy-backdrop caps).
+RECOMPUTED = ("through", "frame_join", "blurred_outline", "cut_backdrop", "backdrop_busy")
 
 
 def recorded_photos(specs: Sequence[str]) -> Iterator[tuple[dict, bool, np.ndarray, np.ndarray]]:
@@ -48,13 +49,15 @@ def replayed_flag(
     small: np.ndarray, alpha: np.ndarray, signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK
 ) -> bool:
     """The review flag the product gives a recorded photo: its recorded signals without :data:`RECOMPUTED`, the
-    backdrop-through, another-object and graph cut caps run on its matte (``small`` uint8 (H, W, 3), ``alpha``
-    float32 (H, W)) in the product's order, then :func:`retouch.pick.confidence.confidence` under ``config``."""
+    backdrop-through, another-object, graph cut and busy-backdrop caps run on its matte (``small`` uint8 (H, W, 3),
+    ``alpha`` float32 (H, W)) in the product's order, then :func:`retouch.pick.confidence.confidence` under
+    ``config``."""
     kept = {k: v for k, v in signals.items() if k not in RECOMPUTED}
     pick = Pick(mask=alpha, source="recorded", evaluations=0, signals=kept)
     pick = with_backdrop_through(small, alpha, pick, config=config)
     pick = with_joined_object(small, alpha, pick, config=config)
     pick = with_cut_disagreement(small, alpha, pick, config=config)
+    pick = with_backdrop_busy(small, alpha, pick, config=config)
     return bool(confidence(pick.signals, config=config)[1])
 
 

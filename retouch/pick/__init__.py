@@ -21,6 +21,7 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 
 from __future__ import annotations
 
+from .busy import backdrop_busy, with_backdrop_busy
 from .confidence import confidence, details
 from .config import SHIPPED_PICK, PickConfig
 from .crops import REFOCUS_SOURCE, ZOOM_SOURCE
@@ -38,6 +39,7 @@ __all__ = [
     "ZOOM_SOURCE",
     "Pick",
     "PickConfig",
+    "backdrop_busy",
     "backdrop_through",
     "clear_backdrop_pieces",
     "confidence",
@@ -56,6 +58,7 @@ __all__ = [
     "second_opinion",
     "through_regions",
     "wants_second_opinion",
+    "with_backdrop_busy",
     "with_backdrop_through",
     "with_cut_disagreement",
     "with_joined_object",

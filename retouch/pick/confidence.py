@@ -18,7 +18,7 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     (:attr:`PickConfig.confidence_weights`, fitted on the
     tuning GT fold and the tuning composites by ``bench/tuning/tune_pick.py``), capped at
     :attr:`~PickConfig.fallback_confidence` (so flagged) where the guard fell back to the safe mask or where the kept
-    mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`) where the refocus ran, and where at least
+    mask is smoother inside than around it (``focus`` below :attr:`~PickConfig.review_focus`), and where at least
     :attr:`~PickConfig.openings_review_doubt` of the matte looks like the background around it but was not
     cut as an opening (``openings_doubtful``) unless the second look confirms the outline (``second_iou`` at least
     :attr:`~PickConfig.openings_doubt_look_iou`), and where the network's second look at the matte's box, mirrored,
@@ -31,9 +31,9 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     outline follows blurred edges (``blurred_outline`` at least :attr:`~PickConfig.review_blurred_outline`;
     :func:`retouch.pick.joined.joined_signals`; 0: never), and where a graph cut with colour models from the matte's
     rim and the backdrop ring gives at least :attr:`~PickConfig.review_cut_backdrop` of the matte to the backdrop
-    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never), and where the openings' last step cleared at
-    least :attr:`~PickConfig.review_cut_cleared` of the matte as backdrop (``cut_cleared``,
-    :func:`retouch.pick.cut.clear_backdrop_pieces`; 0: never).
+    (``cut_backdrop``, :func:`retouch.pick.cut.cut_backdrop`; 0: never), and where the backdrop is busy
+    (``backdrop_busy`` at least :attr:`~PickConfig.review_busy_backdrop`, :func:`retouch.pick.busy.backdrop_busy`;
+    0: never) and the confidence is below :attr:`~PickConfig.review_below_busy`.
 
     Args:
         signals: :attr:`Pick.signals`.
@@ -53,8 +53,6 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     if (
         signals.get("focus", math.inf) < config.review_focus
     ):  # the kept mask is a soft object among sharp ones
-        c = min(c, config.fallback_confidence)
-    if "refocus" in signals:  # it was one: whether or not the refocused mask is used, a designer checks
         c = min(c, config.fallback_confidence)
     if (
         signals.get("openings_doubtful", 0.0) >= config.openings_review_doubt
@@ -82,11 +80,15 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
         # a graph cut, its colour models taken from the matte's rim and the backdrop around it, gives part of
         # the matte to the backdrop: an opening kept whole
         c = min(c, config.fallback_confidence)
-    if config.review_cut_cleared > 0 and signals.get("cut_cleared", 0.0) >= config.review_cut_cleared:
-        # a large part of what the network called product was cleared as backdrop: a designer checks the rest
-        c = min(c, config.fallback_confidence)
     if signals.get("second_iou", 1.0) < config.second_opinion_iou:
         # the network, looking again at the matte's box mirrored, draws another outline
+        c = min(c, config.fallback_confidence)
+    if (
+        config.review_busy_backdrop > 0
+        and signals.get("backdrop_busy", 0.0) >= config.review_busy_backdrop
+        and c < config.review_below_busy
+    ):
+        # on a busy backdrop the network's certainty means less: another object kept, a part left out
         c = min(c, config.fallback_confidence)
     return round(c, 3), bool(c < config.review_below)
 

@@ -339,11 +339,23 @@ class PickConfig:
     #: ... and at least this share of its pixels is as typical of the backdrop ring as 70 % of the ring's own.
     #: Both chosen on tuning photos only (the graph cut clears records in ``docs/decisions/``).
     cut_clear_typical: float = 0.3
-    #: A result of which that step cleared at least this share of the matte is flagged for review (0: never): what
-    #: is left of an opening cleared in part is often still wrong. Chosen on the same tuning photos: any value in
-    #: [0.05, 0.279) leaves as many failures unflagged as before the step; 0.2 flags fewer good results than the
-    #: middle of that range (the large-pieces record in ``docs/decisions/``).
-    review_cut_cleared: float = 0.2
+
+    # --- a busy backdrop (retouch.pick.busy) ------------------------------------------------------------
+    #: A result whose backdrop is busy (signal ``backdrop_busy``, :func:`retouch.pick.busy.backdrop_busy`, at least
+    #: this) is flagged for review when its confidence is below :attr:`review_below_busy` (0: never): the results
+    #: left wrong and unflagged sit on busy backdrops (another object kept with the product, a part left out,
+    #: an opening kept), where the network's own certainty means less than on a plain one. Chosen with
+    #: :attr:`review_below_busy` on 848 tuning photos only (the most failures flagged with at most 8 % of the good
+    #: results flagged and no more good GT-fold photos flagged than before; the misses-by-kind record in
+    #: ``docs/decisions/``): 149 of 167 failures and 40 of 500 good results flagged (before 136 and 51, with the
+    #: refocus and cleared-share caps this one replaces); product-grouped out of fold 148 and 39.
+    review_busy_backdrop: float = 0.045
+    #: The confidence under which a result on a busy backdrop is flagged (see :attr:`review_busy_backdrop`).
+    review_below_busy: float = 0.905
+    #: A pixel is on an edge when its luma's Sobel gradient is above this (levels per px; ITU-R BT.601 luma,
+    #: Sobel's 8-weight sum divided by 8): set once above the sensor noise of a plain backdrop (1-3 levels) before
+    #: the thresholds above were searched, not searched itself.
+    busy_edge_levels: float = 6.0
 
     @property
     def safe_source(self) -> str:

@@ -28,9 +28,9 @@ from retouch.pick.cut import backdrop_pieces
 from retouch.pipeline import _resize, _working_size, product_matte
 
 #: The code before the graph cut: no review cap, no clearing step.
-MAIN = dataclasses.replace(SHIPPED_PICK, review_cut_backdrop=0.0, cut_clear_share=0.0, review_cut_cleared=0.0)
+MAIN = dataclasses.replace(SHIPPED_PICK, review_cut_backdrop=0.0, cut_clear_share=0.0)
 #: The review cap without the clearing step.
-NO_CLEARING = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0, review_cut_cleared=0.0)
+NO_CLEARING = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0)
 #: Signals of a confident result (no cap of main's confidence applies).
 CONFIDENT = {"sharp": 1.0, "uncertain": 0.0, "area": 0.2, "border": 0.0, "centre": 0.1, "agreement": 1.0}
 
@@ -129,8 +129,8 @@ def test_an_empty_matte_reads_nothing():
 
 def test_the_clearing_step_empties_a_hole_showing_the_backdrop_and_keeps_the_ring():
     """The ring's hole (a quarter of the disc) shows the busy backdrop: it is one piece of at least
-    ``cut_clear_share`` of the matte, typical of the backdrop ring, and is cleared with a soft edge; the ring stays;
-    the share cleared reaches ``review_cut_cleared``, so the result is flagged. The input is not touched."""
+    ``cut_clear_share`` of the matte, typical of the backdrop ring, and is cleared with a soft edge; the ring stays.
+    The input is not touched."""
     img, matte = _ring_product(hole_shows_backdrop=True)
     out, cleared, cut = clear_backdrop_pieces(img, matte)
     assert cut == cut_backdrop(img, matte) >= cleared
@@ -141,8 +141,6 @@ def test_the_clearing_step_empties_a_hole_showing_the_backdrop_and_keeps_the_rin
     assert ((out > 0.0) & (out < 1.0)).any()
     assert 0.15 < cleared < 0.35
     assert matte[r < 45].min() == 1.0
-    assert confidence({**CONFIDENT, "cut_cleared": cleared})[1]
-    assert not confidence({**CONFIDENT, "cut_cleared": cleared}, config=MAIN)[1]
 
 
 def test_the_clearing_step_leaves_small_pieces_product_parts_and_solid_products():

@@ -32,7 +32,7 @@ from retouch.pipeline import _resize, _working_size, product_matte
 
 #: The pipeline without the graph cut's clearing step (``cut_clear_share`` 0), whose cuts empty several of the
 #: tuning openings below: these tests read the cap on an opening the matte keeps whole.
-KEPT = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0, review_cut_cleared=0.0)
+KEPT = dataclasses.replace(SHIPPED_PICK, cut_clear_share=0.0)
 MAIN = dataclasses.replace(KEPT, review_through=0.0)
 #: The first two tests alone (the local and seen tests' smallest regions above any matte).
 NO_LOCAL = dataclasses.replace(SHIPPED_PICK, through_local_share=2.0, through_seen_share=2.0)
