@@ -44,6 +44,8 @@ SPENT_COMPOSITE_SEEDS = frozenset(
         51,
         52,
         53,
+        54,
+        55,
     }
 )
 #: See-through seeds whose photos were looked at while tuning (:mod:`validation_sets.see_through`).
@@ -107,7 +109,7 @@ SPENT_SEE_THROUGH_SEEDS = frozenset(
         95,
         96,
         100,
-        *range(101, 113),
+        *range(101, 119),
     }
 )
 
