@@ -13,10 +13,12 @@ One job per module, all driven by one frozen configuration (:class:`PickConfig`,
 * :mod:`.through`: a region inside the matte that continues the backdrop seen around it (an opening kept whole);
 * :mod:`.joined`: another object in the matte (a part off the frame of other colours, an outline along blurred edges);
 * :mod:`.cut`: a graph cut with colour models from the matte's rim and the backdrop that gives part of the matte to
-  the backdrop.
+  the backdrop;
+* :mod:`.busy`: how busy the backdrop is (a higher review bar there).
 
 ``retouch.pipeline.product_matte`` chains them: pick -> refine -> guard -> refocus after a fallback -> (openings)
--> second opinion -> backdrop through the product -> another object in the matte -> the graph cut's disagreement.
+-> second opinion -> backdrop through the product -> another object in the matte -> the graph cut's disagreement
+-> the busy backdrop.
 """
 
 from __future__ import annotations
