@@ -124,16 +124,12 @@ def _textured_recipe() -> Iterator[None]:
 
 def _measure(data: bytes, gt: np.ndarray) -> tuple[float, bool]:
     """IoU and review flag of the product's matte of one photo (JPEG bytes; GT uint8 (H, W))."""
-    from retouch.decode import decode_image
+    from bench.tuning.recordings import working_matte
     from retouch.pick.confidence import confidence
     from retouch.pick.signals import iou
-    from retouch.pipeline import _resize, _working_size, product_matte
 
-    rgb = decode_image(data).rgb
-    h, w = rgb.shape[:2]
-    size = _working_size(w, h)
-    small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
-    alpha, _, pick = product_matte(small)
+    small, alpha, pick = working_matte(data)
+    size = (small.shape[1], small.shape[0])
     truth = np.asarray(Image.fromarray(gt).resize(size, Image.Resampling.BILINEAR)) >= 128
     return iou(alpha >= 0.5, truth), confidence(pick.signals)[1]
 

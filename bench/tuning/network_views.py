@@ -43,7 +43,7 @@ from bench.tuning.backdrop_through import BAD, GOOD  # noqa: E402
 from bench.tuning.recordings import recorded_photos, replayed_flag  # noqa: E402
 from retouch.pick.config import SHIPPED_PICK  # noqa: E402
 from retouch.pick.crops import zoom_box  # noqa: E402
-from retouch.pick.signals import iou  # noqa: E402
+from retouch.pick.signals import iou, luma  # noqa: E402
 from retouch.segment import predict_mask  # noqa: E402
 
 __all__ = ["LOW_THRESHOLDS", "WIDE_MARGIN", "budget_table", "soft_growth", "views_agreement", "main"]
@@ -63,8 +63,8 @@ def _u2netp(rgb: np.ndarray) -> np.ndarray:
 
 
 def _grey(rgb: np.ndarray) -> np.ndarray:
-    y = rgb.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
-    return np.repeat(np.clip(np.rint(y), 0, 255).astype(np.uint8)[..., None], 3, axis=2)
+    levels = np.clip(np.rint(luma(rgb) * np.float32(255.0)), 0, 255).astype(np.uint8)
+    return np.repeat(levels[..., None], 3, axis=2)
 
 
 def views_agreement(small: np.ndarray, alpha: np.ndarray, network: Network = _u2netp) -> dict[str, float]:

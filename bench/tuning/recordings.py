@@ -118,6 +118,33 @@ def kind(row: dict) -> str:
     return "failure" if row["iou"] < BAD else "good" if row["iou"] >= GOOD else ""
 
 
+def working_matte(data: bytes) -> tuple[np.ndarray, np.ndarray, Pick]:
+    """A photo through the pipeline's matte as the product runs it: decoded, shrunk (bilinear) to the working size
+    and through :func:`retouch.pipeline.product_matte`.
+
+    Args:
+        data: the image file's bytes.
+
+    Returns:
+        ``small`` uint8 (H, W, 3) at the working resolution, ``alpha`` float32 (H, W) in [0, 1] and the
+        :class:`Pick` (its ``signals`` give the review flag through :func:`retouch.pick.confidence.confidence`).
+
+    Raises:
+        retouch.errors.ImageDecodeError: ``data`` is not an image.
+    """
+    from PIL import Image
+
+    from retouch.decode import decode_image
+    from retouch.pipeline import _resize, _working_size, product_matte
+
+    rgb = decode_image(data).rgb
+    h, w = rgb.shape[:2]
+    size = _working_size(w, h)
+    small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
+    alpha, _, pick = product_matte(small)
+    return small, alpha, pick
+
+
 def shared_mattes(folders: Sequence[Path]) -> Iterator[tuple[str, np.ndarray, np.ndarray, Pick, str]]:
     """Real photos through the pipeline's matte (:func:`retouch.pipeline.product_matte` at the working resolution),
     per photo of each folder in name order: ``"FOLDER/NAME"``, ``small`` uint8 (H, W, 3), ``alpha`` float32 (H, W),
@@ -129,17 +156,12 @@ def shared_mattes(folders: Sequence[Path]) -> Iterator[tuple[str, np.ndarray, np
     """
     from PIL import Image
 
-    from retouch.decode import decode_image
     from retouch.pick.signals import iou
-    from retouch.pipeline import _resize, _working_size, product_matte
 
     for folder in folders:
         for path in sorted(folder.glob("*.*")):
-            rgb = decode_image(path.read_bytes()).rgb
-            h, w = rgb.shape[:2]
-            size = _working_size(w, h)
-            small = rgb if size == (w, h) else _resize(rgb, size, Image.Resampling.BILINEAR)
-            alpha, _, pick = product_matte(small)
+            small, alpha, pick = working_matte(path.read_bytes())
+            size = (small.shape[1], small.shape[0])
             mask = folder.parent / "masks" / f"{path.stem}.png"
             score = ""
             if mask.exists():
