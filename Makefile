@@ -31,8 +31,16 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy api workflows activities fotopronta infra retouch bench validation_sets tests/attack
 
+# every test on this machine's network path, then the retouch tests on the other one (int8 / fp32:
+# infra/network_paths.py), so a change that breaks either path fails here
 pytest: install model
+	@$(PY) -m infra.network_paths | sed -n 2p
 	$(VENV)/bin/pytest -q
+	@other=$$($(PY) -m infra.network_paths | sed -n 1p); \
+	if [ -n "$$other" ]; then \
+	  echo "retouch tests again with RETOUCH_NETWORK_INT8=$$other"; \
+	  RETOUCH_NETWORK_INT8=$$other $(VENV)/bin/pytest -q -p no:cacheprovider tests/retouch; \
+	fi
 
 webtest: web api-types-check
 	@if [ -f web/package.json ]; then cd web && npm run lint --silent && npm test --silent; fi
