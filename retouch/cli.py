@@ -15,7 +15,7 @@ from typing import Any
 
 from .encode import encode_png
 from .errors import BadImageError
-from .models import NetworkConfig
+from .models import NetworkConfig, network_path
 from .pipeline import SMART_BACKGROUND_CATEGORIES, RetouchOptions, retouch
 from .presets import DEFAULT_PRESET, PRESETS
 from .segment import DEFAULT_MODEL, NETWORK_SLOTS
@@ -68,6 +68,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="cartella dei modelli (default: U2NET_HOME, altrimenti .data/models)",
     )
+    parser.add_argument(
+        "--network-int8",
+        dest="network_int8",
+        choices=("auto", "0", "1"),
+        default=None,
+        help="copia di u2netp per i passaggi a 256 px: 1 = int8, 0 = fp32, auto = int8 dove la CPU ha "
+        "VNNI e il file int8 esiste (default: RETOUCH_NETWORK_INT8, altrimenti auto)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -98,7 +106,16 @@ def run(args: argparse.Namespace) -> int:
         short_id=getattr(args, "short_id", None),
     )
     model = getattr(args, "model", DEFAULT_MODEL) or DEFAULT_MODEL
-    network = NetworkConfig(models_dir=getattr(args, "models_dir", None))
+    network = NetworkConfig(
+        models_dir=getattr(args, "models_dir", None), int8=getattr(args, "network_int8", None)
+    )
+    try:
+        # which network copy runs, and why: with U2NET_HOME set to a folder without the int8 copy the
+        # fp32 path runs even on a VNNI CPU, and the results differ a little between the two
+        print(f"rete: {network_path(network)}", file=sys.stderr)
+    except FileNotFoundError as exc:
+        print(f"Modello non disponibile: {exc}", file=sys.stderr)
+        return 2
 
     report_path: Path | None = getattr(args, "report", None)
 

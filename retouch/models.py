@@ -24,6 +24,7 @@ __all__ = [
     "int8_enabled",
     "int8_path",
     "model_file",
+    "network_path",
 ]
 
 #: The int8 first-pass copy of ``u2netp`` (fixed 256 x 256 input), next to ``u2netp.onnx`` in the model
@@ -155,3 +156,29 @@ def int8_enabled(network: NetworkConfig = DEFAULT_NETWORK) -> bool:
             raise FileNotFoundError(f"{INT8_MODEL_FILE} assente: eseguire python -m infra.provision")
         return True
     return present and _cpu_has_int8_dot_product()
+
+
+def network_path(network: NetworkConfig = DEFAULT_NETWORK) -> str:
+    """Which copy of u2netp the 256 px passes run, and why, in one line for a person to read.
+
+    ``"int8 (...)"`` or ``"fp32 (...)"`` followed by the reason: the setting (``RETOUCH_NETWORK_INT8`` or
+    the :class:`NetworkConfig`), whether the CPU has the int8 dot-product instructions
+    (:data:`INT8_DOT_PRODUCT_FLAGS`) and whether :data:`INT8_MODEL_FILE` is in the model directory, which
+    is named. The benchmarks and ``fotopronta retouch`` print it, so a figure says which path it is from.
+
+    Raises:
+        FileNotFoundError: the setting is ``"1"`` and the int8 model is not provisioned.
+    """
+    setting = network.int8_setting()
+    directory = network.directory()
+    try:
+        present = int8_path(network).exists()
+    except FileNotFoundError:
+        present = False
+    cpu = "con VNNI" if _cpu_has_int8_dot_product() else "senza VNNI"
+    path = "int8" if int8_enabled(network) else "fp32"
+    if setting == "auto":
+        why = f"auto: CPU {cpu}, {INT8_MODEL_FILE} {'presente' if present else 'assente'}"
+    else:
+        why = f"RETOUCH_NETWORK_INT8={setting}, CPU {cpu}"
+    return f"{path} ({why}; modelli in {directory})"

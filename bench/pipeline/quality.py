@@ -315,7 +315,11 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--gt-dir {args.gt_dir}: no images/ folder there")
 
     from retouch import get_session
+    from retouch.models import network_path
 
+    # the int8 and fp32 paths give slightly different mattes: every figure says which one it is from
+    # (RETOUCH_NETWORK_INT8=0 or 1 asks for one)
+    print(f"network path: {network_path()}")
     session = get_session(args.model)
     only = set(args.only) if args.only else None
     t_all = time.perf_counter()

@@ -92,3 +92,29 @@ def test_report_lists_outputs_and_confidence_for_every_input(tmp_path, capsys):
         assert 0.0 <= details["confidence"] <= 1.0 and isinstance(details["needs_review"], bool)
     assert entries[2]["ok"] is False and entries[2]["processing_details"] is None and entries[2]["error"]
     assert "confidence" in capsys.readouterr().out
+
+
+@needs_model
+def test_run_says_which_network_path_it_runs(tmp_path, capsys):
+    """The path is printed on stderr: fp32 when asked, and fp32 from a model folder without the int8 copy
+    (as with rembg's ``U2NET_HOME`` set to such a folder), whatever the CPU."""
+    import shutil
+
+    from retouch.models import model_file
+
+    data, _ = product_photo(160, 120)
+    src = tmp_path / "borsa.jpg"
+    src.write_bytes(data)
+    assert run(_parse([str(src), "-o", str(tmp_path / "a"), "--network-int8", "0"])) == 0
+    assert "rete: fp32 (RETOUCH_NETWORK_INT8=0" in capsys.readouterr().err
+    only_fp32 = tmp_path / "models"
+    only_fp32.mkdir()
+    shutil.copy(model_file("u2netp"), only_fp32 / "u2netp.onnx")
+    argv = [str(src), "-o", str(tmp_path / "b"), "--models-dir", str(only_fp32), "--network-int8", "auto"]
+    assert run(_parse(argv)) == 0
+    err = capsys.readouterr().err
+    assert "rete: fp32 (auto:" in err and "u2netp-int8-256.onnx assente" in err
+    code = run(
+        _parse([str(src), "-o", str(tmp_path / "c"), "--models-dir", str(only_fp32), "--network-int8", "1"])
+    )
+    assert code == 2 and "Modello non disponibile" in capsys.readouterr().err
