@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     # host:port of the API's Prometheus metrics (e.g. 0.0.0.0:9465): the only /metrics outside development
     api_metrics_bind: str | None = None
     json_body_max_bytes: int = 16 * 1024  # request body of every route but uploads and the webhook
+    # connection-level bounds of the API server (api/http_guard.py; docs/security.md "Slow clients")
+    http_max_head_bytes: int = 32 * 1024  # request line + headers; past it 431 and closed
+    http_max_headers: int = 100  # header fields per request; past it 431 and closed
+    http_head_timeout_s: float = 10  # the whole head, from the connection or the request's first byte
+    http_body_grace_s: float = 10  # a body may start slowly for this long ...
+    http_body_min_rate: float = 500  # ... then must average this many bytes/s, or the connection closes
+    http_keep_alive_s: int = 5  # an idle keep-alive connection is closed after this
     webhook_body_max_bytes: int = 256 * 1024  # the payment provider's signed event
     allowed_hosts: str = ""  # development: host names besides loopback that links may point to (a LAN name)
     web_dist: Path = REPO_ROOT / "web" / "dist"
