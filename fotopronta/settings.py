@@ -106,8 +106,16 @@ class Settings(BaseSettings):
     recovery_code_ttl_s: int = 15 * 60  # 6-digit reset code
     recovery_link_ttl_s: int = 3600  # reset link
     recovery_code_max_attempts: int = 5  # wrong guesses before a code is burnt
-    login_rate_limit: str = "10/15 minutes"  # failed logins per account (e-mail), "limits" syntax
-    login_ip_rate_limit: str = "30/15 minutes"  # failed logins per client IP (any e-mail)
+    login_rate_limit: str = "10/15 minutes"  # wrong current passwords at password change, "limits" syntax
+    login_ip_rate_limit: str = "30/15 minutes"  # failed logins per client IP or IPv6 /64 (any e-mail)
+    # the account lock-out (api.services.auth.login; docs/security.md "Account lock-out"): failed logins
+    # from clients without the account's device cookie lock the account itself, whatever the address
+    login_lockout_threshold: int = 10  # consecutive failures before the first lock
+    login_lockout_base_s: float = 60  # the first lock; each further failure doubles it ...
+    login_lockout_max_s: float = 3600  # ... up to this
+    login_lockout_reset_s: float = 24 * 3600  # a day without failures starts the count again
+    login_device_rate_limit: str = "10/15 minutes"  # failed logins with one device cookie
+    device_cookie_ttl_s: int = 365 * 24 * 3600  # the device cookie set by a successful login
     signup_ip_rate_limit: str = "10/hour"  # sign-ups per client IP
     trusted_proxies: str = ""  # comma-separated IPs/CIDRs whose X-Forwarded-For is believed; "" = none
     events_ticket_ttl_s: int = 60  # single-use ticket for GET /api/events

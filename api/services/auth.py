@@ -9,13 +9,16 @@ made by the small factories below (SPEC §8 messages), never shared instances.
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import math
 import secrets
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import jwt
-from sqlalchemy import select, update
+from sqlalchemy import case, or_, select, update
 from sqlalchemy.orm import Session
 
 from api.errors import ApiError
@@ -27,12 +30,15 @@ from fotopronta.security import (
     JWT_ALGORITHM,
     UNUSABLE_PASSWORD,
     create_access_token,
+    create_device_token,
+    device_cookie_name,
+    device_token_id,
     hash_password,
     new_opaque_token,
     sha256_hex,
     verify_password,
 )
-from fotopronta.settings import get_settings
+from fotopronta.settings import Settings, get_settings
 
 STREAM_TICKET_PURPOSE = "events"
 """``one_time_codes.purpose`` of event-stream tickets."""
@@ -215,6 +221,7 @@ def _set_password(
     """New password hash; every sign-in session of the user but ``keep_session`` is revoked, with its
     access tokens (other devices sign out at once)."""
     user.password_hash = hash_password(password)
+    user.failed_logins, user.last_failed_login_at, user.login_locked_until = 0, None, None
     revoke = update(RefreshSession).where(
         RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None)
     )
@@ -341,36 +348,135 @@ def verify_link(session: Session, token_hash: str, link_type: str, browser_id: s
 
 
 # --- login, refresh, logout -----------------------------------------------------------------------------------
-def login(session: Session, email: str, password: str, ip: str) -> SessionOut:
-    """Exchange e-mail and password for a session (commits); failures count against the account's
-    and the client IP's limits. An unknown e-mail costs one argon2 verification too (dummy hash).
+def account_locked(wait_s: float) -> ApiError:
+    """429 ``account_locked``: the account refuses logins from new devices for ``wait_s`` more seconds."""
+    minutes = max(1, math.ceil(wait_s / 60))
+    wait = "1 minuto" if minutes == 1 else f"{minutes} minuti"
+    return ApiError(
+        429,
+        f"Troppi tentativi di accesso a questo account: riprova tra {wait} "
+        "o reimposta la password con 'Password dimenticata?'.",
+        "account_locked",
+        LOGIN_TITLE,
+    )
 
-    Lock-out without locking the owner out: once the account has ``login_rate_limit`` recent
-    failures, only a client IP with no failed login in ``login_ip_rate_limit``'s window (any
-    account) still has its password checked; the right password signs in, a wrong one is answered 429
-    like every other attempt and marks that IP too. So a guesser gets one more try per clean address
-    and window, while the owner, from an address that has not been guessing, is let in.
+
+def ip_key(ip: str) -> str:
+    """The rate-limit key of a client address: the address itself for IPv4, its /64 for IPv6 (one
+    subscriber's whole allocation: a client cannot dodge a limit by walking through it)."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def lock_s(settings: Settings, failures: int) -> float:
+    """Seconds an account with ``failures`` consecutive failed logins is locked: none under
+    ``login_lockout_threshold``, then ``login_lockout_base_s`` doubled for each failure past it, at most
+    ``login_lockout_max_s``."""
+    if failures < settings.login_lockout_threshold:
+        return 0.0
+    exponent = min(failures - settings.login_lockout_threshold, 32)
+    return float(min(settings.login_lockout_max_s, settings.login_lockout_base_s * 2**exponent))
+
+
+def _take_attempt(session: Session, user_id: uuid.UUID, now: datetime) -> bool:
+    """Count a login attempt from a client without a device cookie against the account, up front and
+    atomically (one ``UPDATE``), unless the account is locked; a success undoes it
+    (:func:`_clear_failures`). The attempt that reaches ``login_lockout_threshold`` sets the lock
+    (:func:`lock_s`), so parallel guesses cannot pass the threshold; the count starts again after
+    ``login_lockout_reset_s`` without failures. Commits. Returns ``False`` when the account is locked."""
+    settings = get_settings()
+    quiet_since = now - timedelta(seconds=settings.login_lockout_reset_s)
+    failures = case(
+        (or_(User.last_failed_login_at.is_(None), User.last_failed_login_at < quiet_since), 1),
+        else_=User.failed_logins + 1,
+    )
+    counted = session.execute(
+        update(User)
+        .where(User.id == user_id, or_(User.login_locked_until.is_(None), User.login_locked_until <= now))
+        .values(failed_logins=failures, last_failed_login_at=now)
+        .returning(User.failed_logins)
+        .execution_options(synchronize_session=False)
+    ).scalar_one_or_none()
+    if counted is not None and (wait := lock_s(settings, counted)) > 0:
+        session.execute(
+            update(User)
+            .where(User.id == user_id)
+            .values(login_locked_until=now + timedelta(seconds=wait))
+            .execution_options(synchronize_session=False)
+        )
+    session.commit()
+    return counted is not None
+
+
+def _clear_failures(session: Session, user_id: uuid.UUID) -> None:
+    """The account's failure count and lock end (a success without a device cookie, or a new
+    password); the caller commits."""
+    session.execute(
+        update(User)
+        .where(User.id == user_id)
+        .values(failed_logins=0, last_failed_login_at=None, login_locked_until=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def login(
+    session: Session, email: str, password: str, ip: str, cookies: Mapping[str, str]
+) -> tuple[SessionOut, str]:
+    """Exchange e-mail and password for a session (commits). Returns the session and a new device
+    cookie value for the account (:func:`fotopronta.security.create_device_token`, set by the route
+    under :func:`fotopronta.security.device_cookie_name`).
+
+    Lock-out on the account itself, with the owner's devices let through (OWASP's device cookies):
+
+    - A client with a valid device cookie of this account (from an earlier successful login or an
+      e-mailed reset in that browser) is not subject to the account's lock or the per-address limit;
+      its failures count against that device only (``login_device_rate_limit``).
+    - Every other client's attempt counts against the account, whatever its address
+      (:func:`_take_attempt`): ``login_lockout_threshold`` consecutive failures lock the account for
+      ``login_lockout_base_s``, each further one doubles the lock up to ``login_lockout_max_s``; while
+      locked such clients get 429 ``account_locked`` without their password being checked. A success
+      clears the count; so does a new password (e-mailed reset). Failures also count per client
+      address (``login_ip_rate_limit``; IPv6 per /64) against password spraying.
+
+    An unknown e-mail costs one argon2 verification too (dummy hash).
 
     Raises:
-        ApiError: 401 'Email o password non corretti'; 401 e-mail not confirmed; 429 rate limited.
+        ApiError: 401 'Email o password non corretti'; 401 e-mail not confirmed; 429 rate limited or
+            account locked.
     """
     settings = get_settings()
-    account = ("login", "account", normalise_email(email))
-    from_ip = ("login", "ip", ip)
-    check_limit(settings.login_ip_rate_limit, *from_ip, title=LOGIN_TITLE, hit=False)
-    locked = not ratelimit.check(settings.login_rate_limit, ratelimit.make_key(*account))
-    if locked and ratelimit.used(settings.login_ip_rate_limit, ratelimit.make_key(*from_ip)) > 0:
-        raise too_many(LOGIN_TITLE)
+    now = datetime.now(UTC)
     user = find_user_by_email(session, email)
+    device = device_token_id(cookies.get(device_cookie_name(user.id)), user.id) if user is not None else None
+    from_ip = ("login", "ip", ip_key(ip))
+    if device is not None:
+        check_limit(settings.login_device_rate_limit, "login", "device", device, title=LOGIN_TITLE, hit=False)
+    else:
+        check_limit(settings.login_ip_rate_limit, *from_ip, title=LOGIN_TITLE, hit=False)
+        if user is not None and not _take_attempt(session, user.id, now):
+            locked_until = session.execute(select(User.login_locked_until).where(User.id == user.id)).scalar()
+            raise account_locked((locked_until - now).total_seconds() if locked_until else 60)
     if not verify_password(password, user.password_hash if user else None) or user is None:
-        record_failure(settings.login_rate_limit, *account)
-        record_failure(settings.login_ip_rate_limit, *from_ip)
-        raise too_many(LOGIN_TITLE) if locked else invalid_login()
+        if device is not None:
+            record_failure(settings.login_device_rate_limit, "login", "device", device)
+        else:
+            record_failure(settings.login_ip_rate_limit, *from_ip)
+        raise invalid_login()
+    if device is None:
+        _clear_failures(session, user.id)
+        session.commit()
     if user.email_confirmed_at is None:
         raise email_not_confirmed()
     out = issue_session(session, user.profile)
     session.commit()
-    return out
+    return out, create_device_token(user.id)
 
 
 def _find_refresh(session: Session, token: str) -> RefreshSession | None:
@@ -450,10 +556,10 @@ def forgot_password(session: Session, email: str) -> mailer.Email | None:
     )
 
 
-def reset_with_code(session: Session, email: str, code: str, password: str) -> None:
+def reset_with_code(session: Session, email: str, code: str, password: str) -> uuid.UUID:
     """Set a new password with the e-mailed 6-digit ``code`` (single use; a wrong code counts an attempt
     and ``recovery_code_max_attempts`` burn it); other sessions are revoked and the address confirmed;
-    commits.
+    commits. Returns the account's id.
 
     Raises:
         ApiError: 400 code invalid or expired.
@@ -490,12 +596,13 @@ def reset_with_code(session: Session, email: str, code: str, password: str) -> N
     if user.email_confirmed_at is None:
         user.email_confirmed_at = now
     session.commit()
+    return user.id
 
 
-def reset_with_recovery_session(session: Session, claims: dict[str, Any], password: str) -> None:
+def reset_with_recovery_session(session: Session, claims: dict[str, Any], password: str) -> uuid.UUID:
     """Set a new password with a recovery session's token (``claims`` from
     :func:`api.deps.recovery_claims`: ``sub`` and ``jti``, usable once); other sessions are revoked;
-    commits.
+    commits. Returns the account's id.
 
     Raises:
         ApiError: 400 link invalid, used or expired.
@@ -517,6 +624,7 @@ def reset_with_recovery_session(session: Session, claims: dict[str, Any], passwo
     row.used_at = now
     _set_password(session, session.get_one(User, row.user_id), password, now)
     session.commit()
+    return row.user_id
 
 
 def change_password(

@@ -217,11 +217,13 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Exchange e-mail and password for a session.
+         * @description Exchange e-mail and password for a session; sets the account's device cookie.
          *
          *     Errors (title 'Errore accesso'): 401 'Email o password non corretti'; 401 e-mail not confirmed; 429
-         *     after ``login_rate_limit`` failures for the account (e-mail) or ``login_ip_rate_limit`` failures
-         *     from the client IP. An unknown e-mail costs one argon2 verification too (dummy hash).
+         *     ``account_locked`` while the account is locked for browsers without its device cookie
+         *     (``login_lockout_*``), 429 ``rate_limited`` after ``login_ip_rate_limit`` failures from the client
+         *     address or ``login_device_rate_limit`` with one device cookie. An unknown e-mail costs one argon2
+         *     verification too (dummy hash).
          */
         post: operations["auth-login"];
         delete?: never;
