@@ -219,8 +219,11 @@ def _set_password(
     session: Session, user: User, password: str, now: datetime, *, keep_session: uuid.UUID | None = None
 ) -> None:
     """New password hash; every sign-in session of the user but ``keep_session`` is revoked, with its
-    access tokens (other devices sign out at once)."""
+    access tokens (other devices sign out at once); every unused reset code, reset link and link
+    session is burnt (a code e-mailed before the change must not set a password after it); the
+    account's lock-out ends."""
     user.password_hash = hash_password(password)
+    _burn_unused(session, user.id, "recovery", now)
     user.failed_logins, user.last_failed_login_at, user.login_locked_until = 0, None, None
     revoke = update(RefreshSession).where(
         RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None)
@@ -486,17 +489,32 @@ def _find_refresh(session: Session, token: str) -> RefreshSession | None:
 
 
 def refresh(session: Session, refresh_token: str) -> SessionOut:
-    """Rotate a refresh token (commits): the old one is revoked and a new session returned. Re-using a
-    revoked token revokes every session of that user (token theft).
+    """Rotate a refresh token (commits): the old one is revoked and a new session returned.
+
+    A revoked token is answered 401. It is taken as evidence of theft (every session of the user is
+    revoked) only while its sign-in session still has a live token: then two parties hold tokens of one
+    session, as when a stolen token was rotated by one of them. When the whole sign-in session has
+    already ended (logout, a password change or reset, an earlier theft response) nobody holds a live
+    token of it, so its old tokens are just expired: a password change cannot be turned into a logout
+    of the owner's new session by replaying the tokens it revoked.
 
     Raises:
-        ApiError: 401 ``invalid_refresh_token`` unknown or expired; 401 ``refresh_token_reused``.
+        ApiError: 401 ``invalid_refresh_token`` unknown, expired or of an ended session; 401
+            ``refresh_token_reused`` (theft: every session revoked).
     """
     now = datetime.now(UTC)
     stored = _find_refresh(session, refresh_token)
     if stored is None or stored.expires_at <= now:
         raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "invalid_refresh_token")
     if stored.revoked_at is not None:
+        live = session.execute(
+            select(RefreshSession.id)
+            .where(RefreshSession.family_id == stored.family_id, RefreshSession.revoked_at.is_(None))
+            .limit(1)
+        ).first()
+        if live is None:
+            session.rollback()
+            raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "invalid_refresh_token")
         session.execute(
             update(RefreshSession)
             .where(RefreshSession.user_id == stored.user_id, RefreshSession.revoked_at.is_(None))

@@ -107,7 +107,8 @@ async def test_logout_revokes_the_access_token_on_every_route(stack, api: httpx.
     assert (await api.post("/api/events/ticket", headers=bearer(session))).status_code == 401
     assert (await api.get("/api/me", headers=bearer(other))).status_code == 200
     refreshed = await api.post("/api/auth/refresh", json={"refresh_token": session["refresh_token"]})
-    assert refreshed.status_code == 401  # (re-using a revoked refresh token also ends the other sessions)
+    assert refreshed.status_code == 401  # the session has ended: its old token is no theft evidence
+    assert (await api.get("/api/me", headers=bearer(other))).status_code == 200
 
     # a refreshed session is the same session: logging out with the newest refresh token ends both
     first = await session_for(api, email, password)
@@ -139,6 +140,81 @@ async def test_password_change_and_reset_revoke_other_sessions(stack, api: httpx
     )
     assert resp.status_code == 200, resp.text
     assert (await api.get("/api/me", headers=bearer(mine))).status_code == 401
+
+
+async def test_refresh_tokens_revoked_by_a_password_change_do_not_end_the_owners_session(
+    stack, api: httpx.AsyncClient
+) -> None:  # type: ignore[no-untyped-def]
+    """The attacker's session (signed in with the stolen password) and one of its older, rotated
+    tokens; the owner changes the password: replaying either token answers 401 and the owner's
+    session, and a fresh login after it, stay signed in. A reuse inside a live session is still theft."""
+    email, password = make_user()
+    attacker_old = await session_for(api, email, password)
+    attacker = (
+        await api.post("/api/auth/refresh", json={"refresh_token": attacker_old["refresh_token"]})
+    ).json()
+    owner = await session_for(api, email, password)
+    resp = await api.post(
+        "/api/auth/password/change",
+        headers=bearer(owner),
+        json={"current_password": password, "new_password": "nuova-password-1"},
+    )
+    assert resp.status_code == 200, resp.text
+    fresh = await session_for(api, email, "nuova-password-1")
+    for replayed in (attacker["refresh_token"], attacker_old["refresh_token"], attacker["refresh_token"]):
+        resp = await api.post("/api/auth/refresh", json={"refresh_token": replayed})
+        assert (resp.status_code, resp.json()["code"]) == (401, "invalid_refresh_token"), resp.text
+        for alive in (owner, fresh):
+            assert (await api.get("/api/me", headers=bearer(alive))).status_code == 200
+    # the owner's session keeps refreshing
+    resp = await api.post("/api/auth/refresh", json={"refresh_token": owner["refresh_token"]})
+    assert resp.status_code == 200, resp.text
+    # a rotated token replayed while its session is live: two holders of one session, all revoked
+    resp = await api.post("/api/auth/refresh", json={"refresh_token": owner["refresh_token"]})
+    assert (resp.status_code, resp.json()["code"]) == (401, "refresh_token_reused")
+    assert (await api.get("/api/me", headers=bearer(fresh))).status_code == 401
+
+
+async def test_a_password_change_burns_unused_reset_codes_and_links(stack, api: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    email, password = make_user()
+    resp = await api.post("/api/auth/password/forgot", json={"email": email})
+    assert resp.status_code == 202
+    text_ = (await latest_mail(api, email))["text"]
+    code = text_.split("è: ", 1)[1][:6]
+    link = re.search(r"https?://\S+", text_)
+    assert link and code.isdigit()
+    owner = await session_for(api, email, password)
+    resp = await api.post(
+        "/api/auth/password/change",
+        headers=bearer(owner),
+        json={"current_password": password, "new_password": "nuova-password-1"},
+    )
+    assert resp.status_code == 200, resp.text
+    resp = await api.post(
+        "/api/auth/password/verify-otp", json={"email": email, "token": code, "password": "dell-attaccante"}
+    )
+    assert (resp.status_code, resp.json()["code"]) == (400, "otp_invalid"), resp.text
+    resp = await api.post("/api/auth/verify", json=link_body(link.group(0)))
+    assert (resp.status_code, resp.json()["code"]) == (400, "invalid_recovery_link"), resp.text
+    await session_for(api, email, "nuova-password-1")
+    # a link opened before the change (its one-time session) cannot set a password after it either
+    await api.post("/api/auth/password/forgot", json={"email": email})
+    link = re.search(r"https?://\S+", (await latest_mail(api, email))["text"])
+    assert link
+    opened = await api.post("/api/auth/verify", json=link_body(link.group(0)))
+    assert opened.status_code == 200, opened.text
+    fresh = await session_for(api, email, "nuova-password-1")
+    resp = await api.post(
+        "/api/auth/password/change",
+        headers=bearer(fresh),
+        json={"current_password": "nuova-password-1", "new_password": "nuova-password-2"},
+    )
+    assert resp.status_code == 200
+    resp = await api.post(
+        "/api/auth/password/reset", headers=bearer(opened.json()), json={"password": "dell-attaccante"}
+    )
+    assert resp.status_code in (400, 401), resp.text
+    await session_for(api, email, "nuova-password-2")
 
 
 async def test_revoked_session_closes_its_open_event_stream(stack, live_api: LiveServer) -> None:  # type: ignore[no-untyped-def]
