@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from activities.contracts import PHOTO_BUSY_MESSAGE
-from api.deps import owner_or_admin
+from api.deps import effective_role, owner_or_admin
 from api.errors import ApiError
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
 from api.services.photo_rules import (
@@ -42,11 +42,13 @@ from fotopronta.domain import (
     LedgerKind,
     PhotoStatus,
     StatusFilter,
+    UserRole,
     status_filter,
 )
 from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
 from fotopronta.results import download_name, keys_used_elsewhere
+from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
     BUCKET_UPLOADS,
@@ -82,6 +84,48 @@ class JobOptions:
     client_notes: str | None
 
 
+def check_waiting_room(session: Session, user: Profile, files: int, kind: JobType) -> None:
+    """Refuse an upload that would leave the account with more photos waiting for credits than its
+    role's batch limit (SPEC §9: 10, admins 25). The photos that will wait are the ones already
+    waiting plus those of this batch the balance cannot cover, after the jobs not yet charged
+    (``pending``) take their cost. Locks the profile row (``FOR UPDATE``, until the upload commits),
+    so parallel uploads of one account are counted one after the other.
+
+    Raises:
+        ApiError: 400 ``too_many_waiting`` with the limit and the role's label.
+    """
+    profile = session.execute(select(Profile).where(Profile.id == user.id).with_for_update()).scalar_one()
+    waiting, pending_cost = session.execute(
+        select(
+            func.count().filter(PhotoProcessingJob.status == JobStatus.waiting_for_credits.value),
+            func.coalesce(
+                func.sum(
+                    case(
+                        *((PhotoProcessingJob.job_type == t.value, c) for t, c in JOB_COSTS.items()),
+                        else_=0,
+                    )
+                ).filter(PhotoProcessingJob.status == JobStatus.pending.value),
+                0,
+            ),
+        ).where(PhotoProcessingJob.user_id == user.id)
+    ).one()
+    cost = JOB_COSTS[kind]
+    affordable = max(0, profile.credits_remaining - int(pending_cost)) // cost if cost else files
+    would_wait = int(waiting) + max(0, files - affordable)
+    settings = get_settings()
+    admin = effective_role(profile) is UserRole.admin
+    limit = settings.max_batch_files_admin if admin else settings.max_batch_files_standard
+    if would_wait > limit:
+        label = "(Limite admin)" if admin else "(Limite standard)"
+        raise ApiError(
+            400,
+            f"Puoi avere al massimo {limit} foto in attesa di crediti {label}: acquista crediti "
+            "o elimina le foto in attesa.",
+            "too_many_waiting",
+            f"Troppe foto in attesa di crediti {label}",
+        )
+
+
 def store_upload(
     session: Session, user: Profile, files: Sequence[UploadedFile], options: JobOptions
 ) -> list[tuple[Photo, PhotoProcessingJob]]:
@@ -91,8 +135,12 @@ def store_upload(
 
     Returns:
         ``(photo, job)`` per file, in upload order.
+
+    Raises:
+        ApiError: 400 ``too_many_waiting`` (:func:`check_waiting_room`), before any file is stored.
     """
     kind = options.kind
+    check_waiting_room(session, user, len(files), kind)
     storage = get_storage()
     stored: list[str] = []
     created: list[tuple[Photo, PhotoProcessingJob]] = []

@@ -1021,7 +1021,8 @@ export interface paths {
         /**
          * Delete Photo
          * @description Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
-         *     designers and not started yet is first cancelled by its workflow (credits released). Every
+         *     designers and not started yet is first cancelled by its workflow (credits released), and so is a
+         *     job waiting for credits (nothing reserved, nothing charged). Every
          *     workflow of the photo's jobs is then ended (terminated); one that cannot be reached now is ended
          *     by the worker's reconciler (:func:`workflows.starter.reconcile_orphan_workflows`).
          */
