@@ -43,7 +43,7 @@ import logging
 import uuid
 from typing import Literal
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, BackgroundTasks, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
@@ -54,6 +54,7 @@ from api.services import auth as service
 from api.text_rules import PersonName, SingleLine
 from fotopronta import mailer
 from fotopronta.accounts import normalise_email
+from fotopronta.db import session_scope
 from fotopronta.links import public_base_url
 from fotopronta.security import create_device_token, device_cookie_name, new_opaque_token
 from fotopronta.settings import get_settings
@@ -257,9 +258,12 @@ def logout(body: RefreshIn, session: SessionDep) -> None:
     response_model=MessageOut,
     operation_id="auth-password-forgot",
 )
-async def forgot_password(body: ForgotIn, session: SessionDep, request: Request) -> MessageOut:
+async def forgot_password(body: ForgotIn, request: Request, background: BackgroundTasks) -> MessageOut:
     """E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
-    earlier unused ones stop working. Same answer whether or not the address has an account.
+    earlier unused ones stop working. Same answer, in the same time, whether or not the address has an
+    account: only the rate limits run before the answer; looking the address up, storing the code and
+    sending the e-mail (SMTP in production) happen after it (:func:`send_reset_email`, a background
+    task of the response).
 
     Errors: 400 empty e-mail; 429 after ``forgot_ip_rate_limit`` requests from one client IP (any
     addresses) or ``forgot_rate_limit`` requests for one address.
@@ -281,13 +285,26 @@ async def forgot_password(body: ForgotIn, session: SessionDep, request: Request)
     await run_in_threadpool(
         service.check_limit, settings.forgot_rate_limit, "forgot", email, title=title, hit=True
     )
-    message = await run_in_threadpool(service.forgot_password, session, email)
-    if message is not None:
-        try:
-            await mailer.send_email(message)
-        except mailer.MailDeliveryError:  # not revealed: the answer must not depend on the address
-            log.exception("reset e-mail to %s not delivered", email)
+    background.add_task(send_reset_email, email, public_base_url(settings))
     return MessageOut(title=RESET_SENT[0], detail=RESET_SENT[1])
+
+
+async def send_reset_email(email: str, base_url: str) -> None:
+    """After ``POST /password/forgot`` has answered: new code and link for ``email`` if it has an
+    account (:func:`api.services.auth.forgot_password`, its own transaction), then the e-mail. Links
+    point at ``base_url`` (the request's, resolved before the answer). Failures are logged only: the
+    answer never depends on the address."""
+
+    def new_code() -> mailer.Email | None:
+        with session_scope() as session:
+            return service.forgot_password(session, email, base_url=base_url)
+
+    try:
+        message = await run_in_threadpool(new_code)
+        if message is not None:
+            await mailer.send_email(message)
+    except Exception:  # a background task has nobody to answer to
+        log.exception("reset e-mail to %s not prepared or not delivered", email)
 
 
 @router.post("/password/verify-otp", response_model=MessageOut, operation_id="auth-password-verify-otp")

@@ -16,6 +16,7 @@ import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import jwt
 from sqlalchemy import case, or_, select, update
@@ -546,10 +547,11 @@ def logout(session: Session, refresh_token: str) -> None:
 
 
 # --- password reset and change ----------------------------------------------------------------------------------
-def forgot_password(session: Session, email: str) -> mailer.Email | None:
+def forgot_password(session: Session, email: str, *, base_url: str | None = None) -> mailer.Email | None:
     """Replace the user's unused recovery code and link with a new 6-digit code
-    (``recovery_code_ttl_s``) and link (``recovery_link_ttl_s``); commits. Returns the e-mail to send,
-    ``None`` when no account has ``email``."""
+    (``recovery_code_ttl_s``) and link (``recovery_link_ttl_s``, on ``base_url`` when given, else
+    :func:`fotopronta.links.public_base_url`); commits. Returns the e-mail to send, ``None`` when no
+    account has ``email``."""
     settings = get_settings()
     user = find_user_by_email(session, email)
     if user is None:
@@ -564,7 +566,11 @@ def forgot_password(session: Session, email: str) -> mailer.Email | None:
     ):
         _new_secret(session, user_id=user.id, purpose="recovery", kind=kind, secret=secret, ttl_s=ttl_s)
     session.commit()
-    link = mailer.public_link("/auth/callback", token_hash=token, type="recovery")
+    link = (
+        f"{base_url}/auth/callback?{urlencode({'token_hash': token, 'type': 'recovery'})}"
+        if base_url
+        else mailer.public_link("/auth/callback", token_hash=token, type="recovery")
+    )
     return mailer.password_reset_email(
         to=user.email,
         code=code,

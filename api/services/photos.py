@@ -264,18 +264,40 @@ def _encode_cursor(sort: str, photo: Photo, rank: int | None = None) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+CURSOR_KEY_MAX_CHARS = 300
+"""Longest sort key a cursor may carry (file names are cut to 150 characters; a timestamp is ~32)."""
+
+
 def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID, int]:
-    """The sort key, the photo id and (``sort=status``) the status rank of a page's last photo."""
+    """The sort key, the photo id and (``sort=status``) the status rank of a page's last photo.
+
+    Every decoded field is checked before it reaches SQL: the sort it was made for, a key string of at
+    most :data:`CURSOR_KEY_MAX_CHARS` without NUL (a timezone-aware ISO timestamp unless ``sort=name``),
+    a UUID string, and for ``sort=status`` exactly one rank, an integer of :data:`STATUS_SORT_RANK`.
+
+    Raises:
+        ApiError: 400 ``invalid_cursor`` for anything else (a crafted or truncated cursor).
+    """
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        kind, key, photo_id, *rest = json.loads(raw)
-        if kind != sort or not isinstance(key, str):
+        parts = json.loads(raw)
+        if not isinstance(parts, list) or len(parts) != (4 if sort == "status" else 3):
+            raise ValueError("cursor of another shape")
+        kind, key, photo_id, *rest = parts
+        if kind != sort or not isinstance(key, str) or not isinstance(photo_id, str):
             raise ValueError("cursor of another sort")
-        rank = rest[0] if sort == "status" and rest else 0
-        if not isinstance(rank, int) or (sort == "status" and len(rest) != 1):
-            raise ValueError("status cursor without its rank")
-        return (key if sort == "name" else datetime.fromisoformat(key)), uuid.UUID(photo_id), rank
-    except (ValueError, TypeError, json.JSONDecodeError) as exc:
+        if len(key) > CURSOR_KEY_MAX_CHARS or "\x00" in key:
+            raise ValueError("cursor key out of range")
+        rank = rest[0] if rest else 0
+        if type(rank) is not int or rank not in STATUS_SORT_RANK.values():
+            raise ValueError("status cursor without a valid rank")
+        sort_key: str | datetime = key
+        if sort != "name":
+            sort_key = datetime.fromisoformat(key)
+            if sort_key.tzinfo is None:
+                raise ValueError("cursor time without its zone")
+        return sort_key, uuid.UUID(photo_id), rank
+    except (ValueError, TypeError, OverflowError, json.JSONDecodeError) as exc:
         raise ApiError(400, "Cursore di paginazione non valido.", "invalid_cursor") from exc
 
 

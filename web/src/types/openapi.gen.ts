@@ -289,7 +289,10 @@ export interface paths {
         /**
          * Forgot Password
          * @description E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
-         *     earlier unused ones stop working. Same answer whether or not the address has an account.
+         *     earlier unused ones stop working. Same answer, in the same time, whether or not the address has an
+         *     account: only the rate limits run before the answer; looking the address up, storing the code and
+         *     sending the e-mail (SMTP in production) happen after it (:func:`send_reset_email`, a background
+         *     task of the response).
          *
          *     Errors: 400 empty e-mail; 429 after ``forgot_ip_rate_limit`` requests from one client IP (any
          *     addresses) or ``forgot_rate_limit`` requests for one address.
