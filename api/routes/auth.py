@@ -159,7 +159,7 @@ async def signup(body: SignupIn, session: SessionDep, request: Request, response
         settings.signup_ip_rate_limit,
         "signup",
         "ip",
-        client_ip(request),
+        service.ip_key(client_ip(request)),
         title=title,
         hit=True,
     )
@@ -278,7 +278,7 @@ async def forgot_password(body: ForgotIn, request: Request, background: Backgrou
         settings.forgot_ip_rate_limit,
         "forgot",
         "ip",
-        client_ip(request),
+        service.ip_key(client_ip(request)),
         title=title,
         hit=True,
     )
