@@ -19,13 +19,14 @@ from typing import Any
 from urllib.parse import urlencode
 
 import jwt
-from sqlalchemy import case, or_, select, update
+from sqlalchemy import case, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from api.errors import ApiError
 from api.schemas import ProfilePublic, SessionOut
 from fotopronta import mailer, ratelimit
 from fotopronta.accounts import EmailAlreadyRegisteredError, create_user, find_user_by_email, normalise_email
+from fotopronta.db import get_engine
 from fotopronta.models import OneTimeCode, Profile, RefreshSession, User
 from fotopronta.security import (
     JWT_ALGORITHM,
@@ -419,6 +420,31 @@ def _take_attempt(session: Session, user_id: uuid.UUID, now: datetime) -> bool:
     return counted is not None
 
 
+def _take_unknown_attempt(email: str, now: datetime) -> float:
+    """The lock-out as an unknown address would have it, so the answers do not tell which addresses
+    have an account: its failed logins are rows of ``rate_limit_hits`` (key ``login:unknown:<email>``,
+    kept ``login_lockout_reset_s``), the lock is :func:`lock_s` of their count from the last one.
+    Counts this attempt unless locked (serialised per address by an advisory lock). Returns the
+    seconds the address is still locked (0: the attempt goes on, and fails as unknown)."""
+    settings = get_settings()
+    key = ratelimit.make_key("login", "unknown", email)
+    with get_engine().begin() as conn:
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
+        count, last = conn.execute(
+            text("SELECT count(*), max(hit_at) FROM rate_limit_hits WHERE key = :key AND hit_at > :since"),
+            {"key": key, "since": now - timedelta(seconds=settings.login_lockout_reset_s)},
+        ).one()
+        if last is not None and (
+            wait := (last + timedelta(seconds=lock_s(settings, int(count))) - now)
+        ) > timedelta(0):
+            return wait.total_seconds()
+        conn.execute(
+            text("INSERT INTO rate_limit_hits (key, hit_at, expires_at) VALUES (:key, :now, :expires)"),
+            {"key": key, "now": now, "expires": now + timedelta(seconds=settings.login_lockout_reset_s)},
+        )
+    return 0.0
+
+
 def _clear_failures(session: Session, user_id: uuid.UUID) -> None:
     """The account's failure count and lock end (a success without a device cookie, or a new
     password); the caller commits."""
@@ -467,6 +493,8 @@ def login(
         if user is not None and not _take_attempt(session, user.id, now):
             locked_until = session.execute(select(User.login_locked_until).where(User.id == user.id)).scalar()
             raise account_locked((locked_until - now).total_seconds() if locked_until else 60)
+        if user is None and (wait := _take_unknown_attempt(normalise_email(email), now)) > 0:
+            raise account_locked(wait)
     if not verify_password(password, user.password_hash if user else None) or user is None:
         if device is not None:
             record_failure(settings.login_device_rate_limit, "login", "device", device)

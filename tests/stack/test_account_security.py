@@ -445,6 +445,24 @@ async def test_the_account_locks_whatever_the_address_and_the_owners_device_stil
             await session_for(new_browser, email, "nuova-password-1")
 
 
+async def test_the_lock_out_does_not_tell_which_addresses_have_an_account(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
+    """The same guesses against a real account and an unknown address get the same answers, the lock
+    message (with its wait) included."""
+    email, _ = make_user()
+    unknown = unique_email("nessuno")
+    answers: dict[str, list[tuple[int, str]]] = {}
+    with settings_env(**default_limits()):
+        for address in (email, unknown):
+            async with browser(peer=random_ip(fresh_net())) as c:
+                answers[address] = []
+                for i in range(13):
+                    resp = await c.post("/api/auth/login", json={"email": address, "password": f"prova-{i}"})
+                    answers[address].append((resp.status_code, resp.json()["detail"]))
+    assert answers[email] == answers[unknown], answers
+    threshold = int(DEFAULTS["login_lockout_threshold"].default)
+    assert [status for status, _ in answers[email]] == [401] * threshold + [429] * (13 - threshold)
+
+
 async def test_forwarded_header_is_believed_only_from_trusted_proxies(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
     net = fresh_net()
     proxy = f"{net}.1"
