@@ -62,6 +62,14 @@ HUMAN_DEADLINE_HOURS = 72
 """Designer deadline on assignment (SPEC §9 Time and display)."""
 RETENTION_DAYS = 30
 """Photos are deleted from servers within 30 days of delivery (SPEC §1 terms, §9)."""
+WAITING_FOR_CREDITS_DAYS = 30
+"""A job waits for credits at most this long; then it ends (not charged, the seller is e-mailed) and
+the photo stays as the seller left it until the retention rules delete its files."""
+WAITING_EXPIRED_MESSAGE = (
+    "Crediti non arrivati entro 30 giorni: la foto non è stata elaborata e nessun credito è stato "
+    "addebitato. Acquista crediti e rielaborala."
+)
+"""``error_message`` of a job whose wait for credits ended (code ``waiting_expired``, reprocessable)."""
 CREDIT_VALIDITY_DAYS = 365
 """Credits are valid 365 days from purchase (SPEC §1 terms, §9)."""
 

@@ -18,15 +18,17 @@ from temporalio.exceptions import ApplicationError
 
 from activities.contracts import (
     INSUFFICIENT_CREDITS_ERROR,
+    WAITING_EXPIRED_MESSAGE,
+    WAITING_FOR_CREDITS_DAYS,
     CompleteJobInput,
     CreditsInput,
     FailJobInput,
     JobStatusInput,
 )
 from activities.delivery import job_transaction, mark_delivered
-from fotopronta import ledger
+from fotopronta import ledger, mailer
 from fotopronta.domain import JobErrorCode, JobStatus, PhotoStatus, error_code_from_message
-from fotopronta.models import Notification, Photo, PhotoProcessingJob
+from fotopronta.models import EmailOutbox, Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
 
 
@@ -161,3 +163,53 @@ class JobActivities:
             )
             session.flush()
             refresh_order(session, photo.order_id)
+
+    @activity.defn(name="end_waiting_for_credits")
+    def end_waiting_for_credits(self, inp: JobStatusInput) -> None:
+        """A job's wait for credits ran out (``WAITING_FOR_CREDITS_DAYS``): job ``failed`` with
+        :data:`WAITING_EXPIRED_MESSAGE` (code ``waiting_expired``, reprocessable), photo ``uploaded``
+        (as the seller left it), an error notification and an e-mail to the owner
+        (:func:`fotopronta.mailer.waiting_expired_email`, stored in ``email_outbox`` in the same
+        transaction, then delivered by SMTP in production). Nothing was reserved, so nothing is
+        released or charged. A retry after the commit changes nothing; an SMTP failure is logged and
+        leaves the row unsent in the outbox."""
+        with job_transaction(self.sessions, inp.job_id) as session:
+            job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            if job.status == JobStatus.failed and job.error_code == JobErrorCode.waiting_expired:
+                return
+            photo = session.get_one(Photo, job.photo_id)
+            owner = session.get_one(Profile, job.user_id)
+            job.status = JobStatus.failed.value
+            job.error_message = WAITING_EXPIRED_MESSAGE
+            job.error_code = JobErrorCode.waiting_expired.value
+            job.completed_at = None
+            photo.status = PhotoStatus.uploaded.value
+            session.add(
+                Notification(
+                    user_id=job.user_id,
+                    type="error",
+                    related_job_id=job.id,
+                    title="Attesa crediti scaduta",
+                    message=f"{photo.original_filename}: {WAITING_EXPIRED_MESSAGE}",
+                )
+            )
+            email = mailer.waiting_expired_email(
+                to=owner.email,
+                first_name=owner.first_name,
+                photo_name=photo.original_filename,
+                days=WAITING_FOR_CREDITS_DAYS,
+                link=mailer.public_link("/photos"),
+            )
+            outbox = EmailOutbox(
+                to_address=email.to, subject=email.subject, text=email.text, links=email.links
+            )
+            session.add(outbox)
+            session.flush()
+            refresh_order(session, photo.order_id)
+            outbox_id = outbox.id
+        try:
+            if mailer.deliver_stored(email):
+                with self.sessions.begin() as session:
+                    session.get_one(EmailOutbox, outbox_id).sent_at = datetime.now(UTC)
+        except mailer.MailDeliveryError:
+            activity.logger.exception("e-mail about job %s's ended wait not delivered", inp.job_id)

@@ -43,9 +43,21 @@ HTTP_MESSAGES = {
 }
 
 
-MULTIPART_LIMIT_PREFIXES = ("Too many files", "Too many fields", "Field exceeded maximum size")
+MULTIPART_LIMIT_PREFIXES = ("Too many files", "Too many fields")
 """Starts of the messages of Starlette's multipart parser when a form passes a route's ``form_limits``."""
 TOO_MANY_PARTS = "Il modulo contiene troppi file o campi, o un campo troppo lungo."
+FIELD_TOO_LARGE_PREFIXES = ("Field exceeded maximum size", "Part exceeded maximum size")
+"""Starlette's messages for a text field of a form over its ``max_part_size`` (1 MB)."""
+FIELD_TOO_LARGE = "Un campo del modulo è troppo lungo (al massimo 1 MB di testo)."
+MALFORMED_BODY_PREFIXES = (
+    "Invalid multipart data",
+    "Missing boundary in multipart",
+    'The Content-Disposition header field "name"',
+    "There was an error parsing the body",
+)
+"""Starlette's and FastAPI's messages for a body or form they cannot parse (a part header too long,
+a broken boundary, a missing field name)."""
+MALFORMED_BODY = "Il modulo inviato non è valido o è incompleto: ricarica la pagina e riprova."
 
 
 async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
@@ -56,9 +68,18 @@ async def http_error_handler(request: Request, exc: Exception) -> JSONResponse:
         limit = request.scope.get(BODY_LIMIT_ERROR_SCOPE_KEY)
         error = limit if isinstance(limit, ApiError) else body_too_large(None)
         return error_response(error, {"Connection": "close"})
-    if exc.status_code == 400 and str(exc.detail).startswith(MULTIPART_LIMIT_PREFIXES):
+    detail = str(exc.detail)
+    if exc.status_code == 400 and detail.startswith(MULTIPART_LIMIT_PREFIXES):
         return error_response(
             ApiError(400, TOO_MANY_PARTS, "too_many_parts", "Errore upload"), {"Connection": "close"}
+        )
+    if exc.status_code == 400 and detail.startswith(FIELD_TOO_LARGE_PREFIXES):
+        return error_response(
+            ApiError(400, FIELD_TOO_LARGE, "field_too_large", "Errore upload"), {"Connection": "close"}
+        )
+    if exc.status_code == 400 and detail.startswith(MALFORMED_BODY_PREFIXES):
+        return error_response(
+            ApiError(400, MALFORMED_BODY, "malformed_body", "Richiesta non valida"), {"Connection": "close"}
         )
     detail, code = HTTP_MESSAGES.get(exc.status_code, (str(exc.detail), "http_error"))
     return JSONResponse(_body(detail, code, None), status_code=exc.status_code, headers=exc.headers)

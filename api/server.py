@@ -2,7 +2,8 @@
 
 uvicorn's own ``X-Forwarded-For`` handling is off (by default it believes the header from 127.0.0.1,
 which lets anyone on the host rotate their IP): the API reads the header itself, only from
-``FOTOPRONTA_TRUSTED_PROXIES`` (``api.deps.client_ip``).
+``FOTOPRONTA_TRUSTED_PROXIES`` (``api.deps.client_ip``). Slow and oversized requests are bounded per
+connection by :mod:`api.http_guard` (:func:`server_config`).
 
 Worker processes: ``FOTOPRONTA_API_WORKERS``, by default one per CPU (:func:`worker_count`). Each
 worker listens on its own ``SO_REUSEPORT`` socket (:func:`listen_socket`), so the kernel spreads new
@@ -27,10 +28,12 @@ import tempfile
 import time
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import uvicorn
 from prometheus_client import REGISTRY, CollectorRegistry, multiprocess, start_http_server
 
+from api.http_guard import GuardedHttpToolsProtocol
 from fotopronta.logs import configure_logging
 from fotopronta.settings import Settings, get_settings
 
@@ -92,15 +95,34 @@ def listen_socket(host: str, port: int, *, backlog: int = 2048) -> socket.socket
     return sock
 
 
+def server_config(app: Any = "api.main:app", **overrides: Any) -> uvicorn.Config:
+    """The uvicorn configuration every API process runs with (``overrides`` are passed on, e.g.
+    ``host``, ``port``, ``lifespan``):
+
+    - ``http``: :class:`api.http_guard.GuardedHttpToolsProtocol`, uvicorn's httptools protocol with
+      bounds on the request head (size, header count, time) and on the body's arrival rate;
+    - ``timeout_keep_alive``: ``settings.http_keep_alive_s`` between requests;
+    - ``proxy_headers=False`` (the API reads ``X-Forwarded-For`` itself, see the module docstring).
+    """
+    settings = get_settings()
+    options: dict[str, Any] = {
+        "http": GuardedHttpToolsProtocol,
+        "timeout_keep_alive": settings.http_keep_alive_s,
+        "log_level": "info",
+        "log_config": None,
+        "proxy_headers": False,
+        "timeout_graceful_shutdown": 10,
+        **overrides,
+    }
+    return uvicorn.Config(app, **options)
+
+
 def serve_worker(host: str, port: int) -> None:
     """One API worker process: its own socket (:func:`listen_socket`), one uvicorn server on it."""
     settings = get_settings()
     configure_logging(settings.log_format)
     sock = listen_socket(host, port)
-    config = uvicorn.Config(
-        "api.main:app", log_level="info", log_config=None, proxy_headers=False, timeout_graceful_shutdown=10
-    )
-    uvicorn.Server(config).run(sockets=[sock])
+    uvicorn.Server(server_config()).run(sockets=[sock])
 
 
 RESTART_BACKOFF_S = 1.0
@@ -152,13 +174,6 @@ def main() -> None:
     if settings.api_metrics_bind:
         start_metrics_server(settings.api_metrics_bind)
     if workers == 1:
-        uvicorn.run(
-            "api.main:app",
-            host=settings.api_host,
-            port=settings.api_port,
-            log_level="info",
-            log_config=None,
-            proxy_headers=False,
-        )
+        uvicorn.Server(server_config(host=settings.api_host, port=settings.api_port)).run()
     else:
         raise SystemExit(supervise(settings.api_host, settings.api_port, workers))

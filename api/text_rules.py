@@ -41,6 +41,11 @@ _URL_LIKE = re.compile(r"://|www\.|[^\W\d_]{2,}\.[^\W\d_]{2,}", re.IGNORECASE)
 """A scheme, ``www.`` or a ``word.tld`` pair: a link, not a name (``J.R.R.`` and ``D'Amico`` pass)."""
 _NAME_PUNCTUATION = frozenset(" '’.-")
 """Characters besides letters and combining marks a name may hold."""
+INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e\u17b4\u17b5")
+"""Characters that draw nothing but pass as letters or symbols (Hangul fillers U+115F, U+1160, U+3164,
+U+FFA0; Braille blank U+2800; Mongolian vowel separator U+180E; Khmer inherent vowels U+17B4/5, Unicode
+``Default_Ignorable_Code_Point`` or blank by design): a name made of them shows as nothing to staff."""
+NAME_INVISIBLE = "Il nome deve contenere lettere visibili."
 
 
 def has_control_characters(value: str, *, allow_newlines: bool = False) -> bool:
@@ -80,8 +85,9 @@ def no_nul(value: str) -> str:
 
 def person_name(value: str) -> str:
     """Pydantic validator of a first or last name: trimmed, inner spaces collapsed, at most
-    :data:`NAME_MAX_CHARS` characters of letters, combining marks, digits and ``' ’ . -``, and
-    nothing that looks like a link. An empty string stays empty (the route says it is required).
+    :data:`NAME_MAX_CHARS` characters of letters, combining marks, digits and ``' ’ . -``, at least
+    one visible letter or digit and none of :data:`INVISIBLE_LETTERS`, and nothing that looks like a
+    link. An empty string stays empty (the route says it is required).
 
     Raises:
         PydanticCustomError: ``name_too_long`` or ``invalid_name`` (Italian messages).
@@ -92,10 +98,14 @@ def person_name(value: str) -> str:
     if len(name) > NAME_MAX_CHARS:
         raise PydanticCustomError("name_too_long", NAME_TOO_LONG.format(max=NAME_MAX_CHARS))
     for ch in name:
+        if ch in INVISIBLE_LETTERS:
+            raise PydanticCustomError("invalid_name", NAME_INVISIBLE)
         if ch in _NAME_PUNCTUATION:
             continue
         if unicodedata.category(ch)[0] not in ("L", "M", "N"):
             raise PydanticCustomError("invalid_name", INVALID_NAME)
+    if name and not any(unicodedata.category(ch)[0] in ("L", "N") for ch in name):
+        raise PydanticCustomError("invalid_name", NAME_INVISIBLE)
     if _URL_LIKE.search(name):
         raise PydanticCustomError("invalid_name", INVALID_NAME)
     return name

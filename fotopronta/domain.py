@@ -141,10 +141,13 @@ class JobErrorCode(enum.StrEnum):
     back and the seller is asked to upload the photo again (migration 0004)."""
     photo_deleted = "photo_deleted"
     """The photo was deleted under a running job: the workflow's outcome only (no row is left)."""
+    waiting_expired = "waiting_expired"
+    """The job waited 30 days for credits that never came (nothing charged; the seller was e-mailed):
+    it may be reprocessed once the balance allows."""
 
 
 REPROCESSABLE_ERROR_CODES: frozenset[JobErrorCode] = frozenset(
-    {JobErrorCode.timeout, JobErrorCode.processing_failed}
+    {JobErrorCode.timeout, JobErrorCode.processing_failed, JobErrorCode.waiting_expired}
 )
 """SPEC §4 Reprocess: the errors a failed job may be run again after (a fault of ours that a new
 attempt can get past). Read by the API's ``can_reprocess`` and by the workflow's ``reprocess`` update."""

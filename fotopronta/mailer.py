@@ -100,6 +100,35 @@ def photo_ready_email(
     return Email(to=to, subject=f"Foto pronta: {photo_name}", text=text, links=[link])
 
 
+def waiting_expired_email(*, to: str, first_name: str | None, photo_name: str, days: int, link: str) -> Email:
+    """The end of a wait for credits: ``photo_name`` waited ``days`` days without credits, was not
+    processed and nothing was charged; ``link`` is ``{public_url}/photos``, where it can be reprocessed
+    once credits are bought, or deleted."""
+    greeting = f"Ciao {first_name}," if first_name else "Ciao,"
+    text = (
+        f"{greeting}\n\nla foto {photo_name} è rimasta in attesa di crediti per {days} giorni: non l'abbiamo "
+        "elaborata e non ti abbiamo addebitato nulla.\n\nLa trovi tra le tue foto così come l'hai "
+        "caricata: acquista crediti e premi 'Rielabora', oppure eliminala. Come ogni foto, viene "
+        f"cancellata dai nostri server dopo 30 giorni.\n\n{link}\n\nIl team di {PRODUCT}"
+    )
+    return Email(to=to, subject=f"Foto non elaborata: {photo_name}", text=text, links=[link])
+
+
+def deliver_stored(email: Email) -> bool:
+    """Deliver an e-mail already stored in the outbox, by SMTP when the backend is ``smtp`` (blocking:
+    for activities running in worker threads, which store the row in their own transaction). Returns
+    whether it was handed to SMTP; with the ``outbox`` backend it stays in the outbox only.
+
+    Raises:
+        MailDeliveryError: SMTP delivery failed.
+    """
+    settings = get_settings()
+    if settings.effective_mail_backend != "smtp":
+        return False
+    asyncio.run(_smtp_send(email, settings))
+    return True
+
+
 def _store(email: Email) -> uuid.UUID:
     with session_scope() as session:
         row = EmailOutbox(to_address=email.to, subject=email.subject, text=email.text, links=email.links)

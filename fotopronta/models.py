@@ -70,6 +70,10 @@ class User(Base):
     password_hash: Mapped[str] = mapped_column(Text, nullable=False)
     email_confirmed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = _created_at()
+    # the account lock-out (api.services.auth.login): failures from clients without a device cookie
+    failed_logins: Mapped[int] = mapped_column(Integer, nullable=False, default=0, server_default="0")
+    last_failed_login_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    login_locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
 
     profile: Mapped[Profile] = relationship(back_populates="user", uselist=False)
 

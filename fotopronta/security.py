@@ -103,3 +103,43 @@ def new_opaque_token() -> str:
 def sha256_hex(value: str) -> str:
     """Hex SHA-256 of ``value`` (how opaque tokens and codes are stored)."""
     return hashlib.sha256(value.encode()).hexdigest()
+
+
+DEVICE_COOKIE_PREFIX = "fp_device_"
+"""Device cookies are named ``fp_device_<16 hex of SHA-256(user id)>``: one per account in a browser."""
+
+
+def device_cookie_name(user_id: uuid.UUID) -> str:
+    """The name of the device cookie of the account ``user_id``."""
+    return DEVICE_COOKIE_PREFIX + sha256_hex(str(user_id))[:16]
+
+
+def create_device_token(user_id: uuid.UUID, *, now: datetime | None = None) -> str:
+    """A device cookie's value (OWASP "Slow down online guessing attacks with device cookies"): an
+    HS256 token with ``typ=device``, ``sub`` (the account), a random ``jti`` (the device, which has
+    its own failure limit) and ``exp`` (``device_cookie_ttl_s``). Only a client that signed in to the
+    account, or set its password from the e-mailed reset, has one."""
+    settings = get_settings()
+    now = now or datetime.now(UTC)
+    payload = {
+        "typ": "device",
+        "sub": str(user_id),
+        "jti": new_opaque_token(),
+        "iat": now,
+        "exp": now + timedelta(seconds=settings.device_cookie_ttl_s),
+    }
+    return jwt.encode(payload, settings.jwt_secret, algorithm=JWT_ALGORITHM)
+
+
+def device_token_id(token: str | None, user_id: uuid.UUID) -> str | None:
+    """The device id (``jti``) of ``token`` when it is a valid, unexpired device cookie of the account
+    ``user_id``; ``None`` otherwise (missing, forged, expired, another account's)."""
+    if not token or len(token) > 1000:
+        return None
+    try:
+        payload = jwt.decode(token, get_settings().jwt_secret, algorithms=[JWT_ALGORITHM])
+    except jwt.InvalidTokenError:
+        return None
+    if payload.get("typ") != "device" or payload.get("sub") != str(user_id) or not payload.get("jti"):
+        return None
+    return str(payload["jti"])

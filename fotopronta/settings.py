@@ -43,6 +43,13 @@ class Settings(BaseSettings):
     # host:port of the API's Prometheus metrics (e.g. 0.0.0.0:9465): the only /metrics outside development
     api_metrics_bind: str | None = None
     json_body_max_bytes: int = 16 * 1024  # request body of every route but uploads and the webhook
+    # connection-level bounds of the API server (api/http_guard.py; docs/security.md "Slow clients")
+    http_max_head_bytes: int = 32 * 1024  # request line + headers; past it 431 and closed
+    http_max_headers: int = 100  # header fields per request; past it 431 and closed
+    http_head_timeout_s: float = 10  # the whole head, from the connection or the request's first byte
+    http_body_grace_s: float = 10  # a body may start slowly for this long ...
+    http_body_min_rate: float = 500  # ... then must average this many bytes/s, or the connection closes
+    http_keep_alive_s: int = 5  # an idle keep-alive connection is closed after this
     webhook_body_max_bytes: int = 256 * 1024  # the payment provider's signed event
     allowed_hosts: str = ""  # development: host names besides loopback that links may point to (a LAN name)
     web_dist: Path = REPO_ROOT / "web" / "dist"
@@ -99,8 +106,16 @@ class Settings(BaseSettings):
     recovery_code_ttl_s: int = 15 * 60  # 6-digit reset code
     recovery_link_ttl_s: int = 3600  # reset link
     recovery_code_max_attempts: int = 5  # wrong guesses before a code is burnt
-    login_rate_limit: str = "10/15 minutes"  # failed logins per account (e-mail), "limits" syntax
-    login_ip_rate_limit: str = "30/15 minutes"  # failed logins per client IP (any e-mail)
+    login_rate_limit: str = "10/15 minutes"  # wrong current passwords at password change, "limits" syntax
+    login_ip_rate_limit: str = "30/15 minutes"  # failed logins per client IP or IPv6 /64 (any e-mail)
+    # the account lock-out (api.services.auth.login; docs/security.md "Account lock-out"): failed logins
+    # from clients without the account's device cookie lock the account itself, whatever the address
+    login_lockout_threshold: int = 10  # consecutive failures before the first lock
+    login_lockout_base_s: float = 60  # the first lock; each further failure doubles it ...
+    login_lockout_max_s: float = 3600  # ... up to this
+    login_lockout_reset_s: float = 24 * 3600  # a day without failures starts the count again
+    login_device_rate_limit: str = "10/15 minutes"  # failed logins with one device cookie
+    device_cookie_ttl_s: int = 365 * 24 * 3600  # the device cookie set by a successful login
     signup_ip_rate_limit: str = "10/hour"  # sign-ups per client IP
     trusted_proxies: str = ""  # comma-separated IPs/CIDRs whose X-Forwarded-For is believed; "" = none
     events_ticket_ttl_s: int = 60  # single-use ticket for GET /api/events

@@ -26,7 +26,7 @@ COMPOSE = REPO / "docker-compose.yml"
 SCHEMA = Path(__file__).resolve().parent / "schemas" / "compose-spec.json"
 
 ONE_SHOT_JOBS = {"temporal-schema", "temporal-namespace", "migrate", "s3-buckets"}
-PUBLIC = {"api"}  # the only service published beyond 127.0.0.1
+PUBLIC = {"proxy"}  # the only service published beyond 127.0.0.1: the reverse proxy in front of the API
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +79,30 @@ def test_only_the_api_is_published_beyond_loopback(compose: dict[str, Any]) -> N
             continue
         for port in _published(service):
             assert port.startswith("127.0.0.1:"), f"{name} publishes {port} beyond the host's loopback"
+
+
+def test_the_api_sits_behind_a_reverse_proxy_with_stated_limits(compose: dict[str, Any]) -> None:
+    """Caddy is the only way in: it publishes 80/443, the API publishes nothing, they share the
+    ``edge`` network whose subnet is the only trusted ``X-Forwarded-For`` source, and the Caddyfile
+    states the head size, head and request read times, idle keep-alive and body size."""
+    services = compose["services"]
+    proxy, api = services["proxy"], services["api"]
+    assert proxy["image"].startswith("caddy:")
+    assert not api.get("ports"), "the API is reached through the proxy only"
+    assert "edge" in proxy["networks"] and "edge" in api["networks"]
+    subnet = compose["networks"]["edge"]["ipam"]["config"][0]["subnet"]
+    assert api["environment"]["FOTOPRONTA_TRUSTED_PROXIES"] == subnet
+    caddyfile = (REPO / "infra" / "caddy" / "Caddyfile").read_text()
+    assert "./infra/caddy/Caddyfile:/etc/caddy/Caddyfile:ro" in proxy["volumes"]
+    for directive in (
+        r"read_header \d+s",
+        r"read_body \d+m",
+        r"idle \d+s",
+        r"max_header_size \d+KB",
+        r"max_size \d+MB",
+        r"reverse_proxy api:8000",
+    ):
+        assert re.search(directive, caddyfile), f"Caddyfile: no {directive}"
 
 
 def test_temporal_is_set_up_as_temporals_own_compose_files_do(compose: dict[str, Any]) -> None:

@@ -12,7 +12,10 @@ deadline passes first, the job goes back to the pending pool marked overdue and 
 Until the designer starts it, the seller may withdraw a human job with the ``cancel`` update: the
 reservation is released and the job fails with a non-retryable 'annullato dal cliente' message.
 
-Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal.
+Insufficient credits: the job waits durably (``waiting_for_credits``) for a ``credits_added`` signal,
+at most 30 days (``WAITING_FOR_CREDITS_DAYS``): then it ends ``failed`` (``waiting_expired``,
+reprocessable) and the seller is e-mailed; nothing is charged. The seller may ``cancel`` a waiting job
+(to delete its photo).
 Every ending without a result carries an Italian message and a :class:`~fotopronta.domain.JobErrorCode`.
 A failed job whose code is retryable (:func:`fotopronta.domain.can_reprocess`) can be run again with
 the ``reprocess`` update while the workflow keeps it (30 days). 30 days after delivery (or after a
@@ -49,6 +52,8 @@ with workflow.unsafe.imports_passed_through():
         RETENTION_DAYS,
         SA_JOB_STATUS,
         SIGNAL_CREDITS_ADDED,
+        WAITING_EXPIRED_MESSAGE,
+        WAITING_FOR_CREDITS_DAYS,
         AssignInput,
         AssignJobActivityInput,
         CancelInput,
@@ -91,11 +96,16 @@ PATCH_RESUME_AFTER_RELEASE = "resume-waiting-after-release"
 """``workflow.patched`` id: after giving a paid job's credits back (AI failure, designer rejection,
 seller cancellation) the workflow runs the ``resume_waiting_jobs`` activity, so the seller's jobs
 waiting for credits go on in upload order. Histories recorded before it replay without it."""
+PATCH_WAITING_ENDS = "waiting-for-credits-ends"
+"""``workflow.patched`` id: a job waiting for credits waits at most ``WAITING_FOR_CREDITS_DAYS`` (a
+timer), then ends ``failed`` (``waiting_expired``) with an e-mail to the seller. Histories recorded
+before it waited without a timer and replay so."""
 PATCHES = (
     PATCH_SEARCH_ATTRIBUTES,
     PATCH_SELLER_CANCEL,
     PATCH_LOCAL_DB_ACTIVITIES,
     PATCH_RESUME_AFTER_RELEASE,
+    PATCH_WAITING_ENDS,
 )
 LOCAL_DB_ACTIVITIES: frozenset[Callable[..., None]] = frozenset(
     {
@@ -184,6 +194,7 @@ class PhotoJobWorkflow:
         self._human_outcome: JobStatus | None = None
         self._reprocess_requested = False
         self._reserved = False
+        self._cancel_waiting = False
 
     # -- queries and signals -------------------------------------------------------------------
 
@@ -268,25 +279,56 @@ class PhotoJobWorkflow:
         except ActivityError as err:
             workflow.logger.warning("waiting jobs of %s not resumed: %s", self._inp.user_id, err)
 
-    async def _reserve_or_wait(self) -> None:
+    async def _reserve_or_wait(self) -> bool:
         """Reserve the job's credits, waiting while the balance is short until a ``credits_added``
-        signal (then retry) or a ``resume`` update (which reserves itself) arrives."""
+        signal (then retry) or a ``resume`` update (which reserves itself) arrives. ``True`` once the
+        credits are held; ``False`` when the wait ended without them (the job is then ``failed``): the
+        seller cancelled it (``cancel`` update, to delete the photo) or, after
+        ``WAITING_FOR_CREDITS_DAYS`` (behind ``workflow.patched(PATCH_WAITING_ENDS)``), it expired."""
         self._reserved = False
+        deadline: datetime | None = None
         while True:
             seen = self._credits_signals
             try:
                 await self._credits(JobActivities.reserve_credits)
-                return
+                return True
             except (ActivityError, ApplicationError) as err:  # a local activity's failure is not wrapped
                 if _error_type(err) != INSUFFICIENT_CREDITS_ERROR:
                     raise
             if self._status != JobStatus.waiting_for_credits:
                 await self._set_status(JobStatus.waiting_for_credits, progress=0, error="Crediti terminati")
-            await workflow.wait_condition(
-                lambda seen=seen: self._reserved or self._credits_signals > seen  # type: ignore[misc]
-            )
+            if deadline is None and workflow.patched(PATCH_WAITING_ENDS):
+                deadline = workflow.now() + timedelta(days=WAITING_FOR_CREDITS_DAYS)
+            timeout = None if deadline is None else max(deadline - workflow.now(), timedelta(seconds=1))
+            try:
+                await workflow.wait_condition(
+                    lambda seen=seen: (  # type: ignore[misc]
+                        self._reserved or self._credits_signals > seen or self._cancel_waiting
+                    ),
+                    timeout=timeout,
+                )
+            except TimeoutError:  # wait_condition's timeout (asyncio.TimeoutError is TimeoutError)
+                await workflow.wait_condition(lambda: not self._busy)  # a resume update finishing
+                if self._reserved:
+                    return True
+                await self._activity(
+                    JobActivities.end_waiting_for_credits,
+                    JobStatusInput(self._inp.job_id, JobStatus.failed, None, WAITING_EXPIRED_MESSAGE),
+                )
+                self._status, self._error = JobStatus.failed, WAITING_EXPIRED_MESSAGE
+                self._error_code = JobErrorCode.waiting_expired
+                self._publish_status()
+                return False
             if self._reserved:
-                return
+                return True
+            if self._cancel_waiting:
+                await self._activity(
+                    HumanJobActivities.cancel_human_job, HumanJobActivityInput(self._inp.job_id)
+                )
+                self._status, self._error = JobStatus.failed, CANCELLED_BY_SELLER_MESSAGE
+                self._error_code = JobErrorCode.cancelled_by_client
+                self._publish_status()
+                return False
 
     @workflow.update
     async def resume(self, inp: ResumeInput) -> bool:  # noqa: ARG002
@@ -320,9 +362,14 @@ class PhotoJobWorkflow:
 
     # -- AI path -------------------------------------------------------------------------------
 
+    def _unpaid_outcome(self) -> JobOutcome:
+        """The outcome of a job whose wait for credits ended without them (cancelled or expired)."""
+        return JobOutcome(JobStatus.failed, self._error, self._error_code)
+
     async def _ai_path(self) -> JobOutcome:
         inp = self._inp
-        await self._reserve_or_wait()
+        if not await self._reserve_or_wait():
+            return self._unpaid_outcome()
         await self._set_status(JobStatus.processing, progress=10)
         try:
             result = await workflow.execute_activity_method(
@@ -364,7 +411,8 @@ class PhotoJobWorkflow:
     # -- human path ----------------------------------------------------------------------------
 
     async def _human_path(self) -> JobOutcome:
-        await self._reserve_or_wait()
+        if not await self._reserve_or_wait():
+            return self._unpaid_outcome()
         await self._set_status(JobStatus.pending_human, progress=0)
         while True:
             await workflow.wait_condition(
@@ -497,13 +545,17 @@ class PhotoJobWorkflow:
     async def cancel(self, inp: CancelInput) -> None:
         """The seller cancels a job queued for designers before a designer starts it: the reserved
         credits are released (ledger ``release``) and the job ends ``failed`` with
-        :data:`CANCELLED_BY_SELLER_MESSAGE`, so the photo can be deleted.
+        :data:`CANCELLED_BY_SELLER_MESSAGE`, so the photo can be deleted. A job of any type waiting
+        for credits is cancelled the same way, with nothing to release (:meth:`_cancel_while_waiting`).
 
         Raises:
             ApplicationError: ``ActionRefusedError`` with the SPEC's 'La foto è in lavorazione'
                 message once a designer has started the job (or when it is not a queued human job).
         """
         self._validate_cancel(inp)
+        if self._status == JobStatus.waiting_for_credits:
+            await self._cancel_while_waiting()
+            return
         await self._exclusive()
         try:
             # Marks the histories that hold a cancellation; histories recorded before the update existed
@@ -519,8 +571,24 @@ class PhotoJobWorkflow:
         finally:
             self._busy = False
 
+    async def _cancel_while_waiting(self) -> None:
+        """The seller cancels a job waiting for credits (any type; nothing is reserved, nothing is
+        charged): the wait in :meth:`_reserve_or_wait` ends the job ``failed``
+        (``cancelled_by_client``), and this returns once it has. Refused when a ``resume`` is
+        reserving right now, or when the credits arrived first (the job then runs)."""
+        if self._busy:
+            raise ApplicationError(
+                "Un'altra operazione su questo lavoro è in corso, riprova.", type=ACTION_REFUSED_ERROR
+            )
+        self._cancel_waiting = True
+        await workflow.wait_condition(lambda: self._status != JobStatus.waiting_for_credits)
+        if self._error_code != JobErrorCode.cancelled_by_client:
+            raise ApplicationError(PHOTO_BUSY_MESSAGE, type=ACTION_REFUSED_ERROR)
+
     @cancel.validator
     def _validate_cancel(self, inp: CancelInput) -> None:  # noqa: ARG002
+        if self._status == JobStatus.waiting_for_credits and not self._reserved:
+            return
         if (
             self._inp.job_type != JobType.background_removal_human
             or self._status not in CANCELLABLE_STATUSES

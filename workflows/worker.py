@@ -69,6 +69,7 @@ def build_workers(
                     jobs.set_job_status,
                     jobs.complete_job,
                     jobs.fail_job,
+                    jobs.end_waiting_for_credits,
                     human.assign_job,
                     human.start_human_job,
                     human.complete_human_job,

@@ -12,12 +12,13 @@
 - ``POST /login``, ``/refresh`` (rotation, reuse revokes everything), ``/logout``.
 
 Codes and link tokens are random, single-use and expiring; only their SHA-256 is stored
-(``one_time_codes``). Failed logins (per account and per client IP), sign-ups (per client IP), code
-attempts and reset requests (per address and per client IP) are rate limited (429, Italian message)
-by ``fotopronta.ratelimit``: moving windows counted in PostgreSQL, shared by every API replica and kept
-across restarts. A locked account still signs in its owner from an address without recent failures
-(:func:`api.services.auth.login`). The client IP is
-the socket peer unless it is a configured trusted proxy (``api.deps.client_ip``).
+(``one_time_codes``). Failed logins lock the account itself with a growing delay for browsers without
+its device cookie (``fp_device_…``, set by a successful login or an e-mailed reset), whatever their
+address; the owner's devices still get in (:func:`api.services.auth.login`). Failed logins per client
+IP, sign-ups (per client IP), code attempts and reset requests (per address and per client IP) are
+rate limited (429, Italian message) by ``fotopronta.ratelimit``: moving windows counted in PostgreSQL,
+shared by every API replica and kept across restarts. The client IP is the socket peer unless it is a
+configured trusted proxy (``api.deps.client_ip``).
 
 Sessions and accounts:
 
@@ -39,9 +40,10 @@ the input, call one service function and send the e-mails.
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Literal
 
-from fastapi import APIRouter, Request, Response, status
+from fastapi import APIRouter, BackgroundTasks, Request, Response, status
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel, Field
 
@@ -52,8 +54,9 @@ from api.services import auth as service
 from api.text_rules import PersonName, SingleLine
 from fotopronta import mailer
 from fotopronta.accounts import normalise_email
+from fotopronta.db import session_scope
 from fotopronta.links import public_base_url
-from fotopronta.security import new_opaque_token
+from fotopronta.security import create_device_token, device_cookie_name, new_opaque_token
 from fotopronta.settings import get_settings
 
 router = APIRouter(prefix="/api/auth", tags=["auth"])
@@ -156,7 +159,7 @@ async def signup(body: SignupIn, session: SessionDep, request: Request, response
         settings.signup_ip_rate_limit,
         "signup",
         "ip",
-        client_ip(request),
+        service.ip_key(client_ip(request)),
         title=title,
         hit=True,
     )
@@ -204,15 +207,34 @@ def verify(body: VerifyIn, session: SessionDep, request: Request) -> SessionOut:
 
 
 # --- login, refresh, logout ------------------------------------------------------------------------------
+def set_device_cookie(response: Response, user_id: uuid.UUID, token: str | None = None) -> None:
+    """Set the account's device cookie (``fp_device_…``, HttpOnly, ``/api/auth`` only, a year): the
+    proof that this browser signed in before, which lets it past the account's lock-out."""
+    settings = get_settings()
+    response.set_cookie(
+        device_cookie_name(user_id),
+        token or create_device_token(user_id),
+        max_age=settings.device_cookie_ttl_s,
+        path="/api/auth",
+        httponly=True,
+        samesite="strict",
+        secure=public_base_url(settings).startswith("https://"),
+    )
+
+
 @router.post("/login", response_model=SessionOut, operation_id="auth-login")
-def login(body: LoginIn, session: SessionDep, request: Request) -> SessionOut:
-    """Exchange e-mail and password for a session.
+def login(body: LoginIn, session: SessionDep, request: Request, response: Response) -> SessionOut:
+    """Exchange e-mail and password for a session; sets the account's device cookie.
 
     Errors (title 'Errore accesso'): 401 'Email o password non corretti'; 401 e-mail not confirmed; 429
-    after ``login_rate_limit`` failures for the account (e-mail) or ``login_ip_rate_limit`` failures
-    from the client IP. An unknown e-mail costs one argon2 verification too (dummy hash).
+    ``account_locked`` while the account is locked for browsers without its device cookie
+    (``login_lockout_*``), 429 ``rate_limited`` after ``login_ip_rate_limit`` failures from the client
+    address or ``login_device_rate_limit`` with one device cookie. An unknown e-mail costs one argon2
+    verification too (dummy hash).
     """
-    return service.login(session, body.email, body.password, client_ip(request))
+    out, device = service.login(session, body.email, body.password, client_ip(request), request.cookies)
+    set_device_cookie(response, out.user.id, device)
+    return out
 
 
 @router.post("/refresh", response_model=SessionOut, operation_id="auth-refresh")
@@ -236,9 +258,12 @@ def logout(body: RefreshIn, session: SessionDep) -> None:
     response_model=MessageOut,
     operation_id="auth-password-forgot",
 )
-async def forgot_password(body: ForgotIn, session: SessionDep, request: Request) -> MessageOut:
+async def forgot_password(body: ForgotIn, request: Request, background: BackgroundTasks) -> MessageOut:
     """E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
-    earlier unused ones stop working. Same answer whether or not the address has an account.
+    earlier unused ones stop working. Same answer, in the same time, whether or not the address has an
+    account: only the rate limits run before the answer; looking the address up, storing the code and
+    sending the e-mail (SMTP in production) happen after it (:func:`send_reset_email`, a background
+    task of the response).
 
     Errors: 400 empty e-mail; 429 after ``forgot_ip_rate_limit`` requests from one client IP (any
     addresses) or ``forgot_rate_limit`` requests for one address.
@@ -253,24 +278,37 @@ async def forgot_password(body: ForgotIn, session: SessionDep, request: Request)
         settings.forgot_ip_rate_limit,
         "forgot",
         "ip",
-        client_ip(request),
+        service.ip_key(client_ip(request)),
         title=title,
         hit=True,
     )
     await run_in_threadpool(
         service.check_limit, settings.forgot_rate_limit, "forgot", email, title=title, hit=True
     )
-    message = await run_in_threadpool(service.forgot_password, session, email)
-    if message is not None:
-        try:
-            await mailer.send_email(message)
-        except mailer.MailDeliveryError:  # not revealed: the answer must not depend on the address
-            log.exception("reset e-mail to %s not delivered", email)
+    background.add_task(send_reset_email, email, public_base_url(settings))
     return MessageOut(title=RESET_SENT[0], detail=RESET_SENT[1])
 
 
+async def send_reset_email(email: str, base_url: str) -> None:
+    """After ``POST /password/forgot`` has answered: new code and link for ``email`` if it has an
+    account (:func:`api.services.auth.forgot_password`, its own transaction), then the e-mail. Links
+    point at ``base_url`` (the request's, resolved before the answer). Failures are logged only: the
+    answer never depends on the address."""
+
+    def new_code() -> mailer.Email | None:
+        with session_scope() as session:
+            return service.forgot_password(session, email, base_url=base_url)
+
+    try:
+        message = await run_in_threadpool(new_code)
+        if message is not None:
+            await mailer.send_email(message)
+    except Exception:  # a background task has nobody to answer to
+        log.exception("reset e-mail to %s not prepared or not delivered", email)
+
+
 @router.post("/password/verify-otp", response_model=MessageOut, operation_id="auth-password-verify-otp")
-def verify_otp(body: VerifyOtpIn, session: SessionDep) -> MessageOut:
+def verify_otp(body: VerifyOtpIn, session: SessionDep, response: Response) -> MessageOut:
     """Set a new password with the e-mailed 6-digit code (single use; other sessions are revoked).
 
     Errors (400, title 'Verifica fallita'): 'Il codice di verifica è scaduto. Richiedi un nuovo codice.',
@@ -286,12 +324,15 @@ def verify_otp(body: VerifyOtpIn, session: SessionDep) -> MessageOut:
     service.check_limit(
         get_settings().otp_rate_limit, "otp", normalise_email(body.email), title="Verifica fallita", hit=True
     )
-    service.reset_with_code(session, body.email, token, body.password)
+    user_id = service.reset_with_code(session, body.email, token, body.password)
+    set_device_cookie(response, user_id)  # the e-mailed code proves the owner: this browser is theirs
     return MessageOut(title=PASSWORD_UPDATED, detail="Ora puoi accedere con la nuova password.")
 
 
 @router.post("/password/reset", response_model=MessageOut, operation_id="auth-password-reset")
-def reset_password(body: ResetIn, session: SessionDep, claims: RecoveryClaims) -> MessageOut:
+def reset_password(
+    body: ResetIn, session: SessionDep, claims: RecoveryClaims, response: Response
+) -> MessageOut:
     """Set a new password from the reset link: bearer = the access token that ``/verify`` returned for a
     ``recovery`` link (usable once). Other sessions are revoked.
 
@@ -301,7 +342,8 @@ def reset_password(body: ResetIn, session: SessionDep, claims: RecoveryClaims) -
     service.check_new_password(
         body.password, "La password deve essere di almeno 6 caratteri", "Errore aggiornamento password"
     )
-    service.reset_with_recovery_session(session, claims, body.password)
+    user_id = service.reset_with_recovery_session(session, claims, body.password)
+    set_device_cookie(response, user_id)  # the e-mailed link proves the owner: this browser is theirs
     return MessageOut(title=PASSWORD_UPDATED, detail="Ora puoi accedere con la nuova password.")
 
 

@@ -39,7 +39,7 @@ from api.uploads import (
     inspect_uploads,
     upload_names,
 )
-from fotopronta.domain import CANCELLABLE_STATUSES, SMART_BACKGROUND_COST, JobType
+from fotopronta.domain import CANCELLABLE_STATUSES, SMART_BACKGROUND_COST, JobStatus, JobType
 from fotopronta.models import Profile
 from retouch.presets import DEFAULT_PRESET, PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
@@ -288,11 +288,14 @@ async def delete_photo(
     photo_id: uuid.UUID, user: SellerUser, session: SessionDep, temporal: TemporalDep
 ) -> None:
     """Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
-    designers and not started yet is first cancelled by its workflow (credits released). Every
+    designers and not started yet is first cancelled by its workflow (credits released), and so is a
+    job waiting for credits (nothing reserved, nothing charged). Every
     workflow of the photo's jobs is then ended (terminated); one that cannot be reached now is ended
     by the worker's reconciler (:func:`workflows.starter.reconcile_orphan_workflows`)."""
     photo, job = await run_in_threadpool(service.deletable, session, user, photo_id)
-    if job is not None and job.status in CANCELLABLE_STATUSES:
+    if job is not None and (
+        job.status in CANCELLABLE_STATUSES or job.status == JobStatus.waiting_for_credits
+    ):
         try:
             await run_job_update(
                 temporal, job.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(user.id))

@@ -9,30 +9,38 @@ made by the small factories below (SPEC §8 messages), never shared instances.
 from __future__ import annotations
 
 import hmac
+import ipaddress
+import math
 import secrets
 import uuid
+from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import jwt
-from sqlalchemy import select, update
+from sqlalchemy import case, or_, select, text, update
 from sqlalchemy.orm import Session
 
 from api.errors import ApiError
 from api.schemas import ProfilePublic, SessionOut
 from fotopronta import mailer, ratelimit
 from fotopronta.accounts import EmailAlreadyRegisteredError, create_user, find_user_by_email, normalise_email
+from fotopronta.db import get_engine
 from fotopronta.models import OneTimeCode, Profile, RefreshSession, User
 from fotopronta.security import (
     JWT_ALGORITHM,
     UNUSABLE_PASSWORD,
     create_access_token,
+    create_device_token,
+    device_cookie_name,
+    device_token_id,
     hash_password,
     new_opaque_token,
     sha256_hex,
     verify_password,
 )
-from fotopronta.settings import get_settings
+from fotopronta.settings import Settings, get_settings
 
 STREAM_TICKET_PURPOSE = "events"
 """``one_time_codes.purpose`` of event-stream tickets."""
@@ -213,8 +221,12 @@ def _set_password(
     session: Session, user: User, password: str, now: datetime, *, keep_session: uuid.UUID | None = None
 ) -> None:
     """New password hash; every sign-in session of the user but ``keep_session`` is revoked, with its
-    access tokens (other devices sign out at once)."""
+    access tokens (other devices sign out at once); every unused reset code, reset link and link
+    session is burnt (a code e-mailed before the change must not set a password after it); the
+    account's lock-out ends."""
     user.password_hash = hash_password(password)
+    _burn_unused(session, user.id, "recovery", now)
+    user.failed_logins, user.last_failed_login_at, user.login_locked_until = 0, None, None
     revoke = update(RefreshSession).where(
         RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None)
     )
@@ -341,36 +353,162 @@ def verify_link(session: Session, token_hash: str, link_type: str, browser_id: s
 
 
 # --- login, refresh, logout -----------------------------------------------------------------------------------
-def login(session: Session, email: str, password: str, ip: str) -> SessionOut:
-    """Exchange e-mail and password for a session (commits); failures count against the account's
-    and the client IP's limits. An unknown e-mail costs one argon2 verification too (dummy hash).
+def account_locked(wait_s: float) -> ApiError:
+    """429 ``account_locked``: the account refuses logins from new devices for ``wait_s`` more seconds."""
+    minutes = max(1, math.ceil(wait_s / 60))
+    wait = "1 minuto" if minutes == 1 else f"{minutes} minuti"
+    return ApiError(
+        429,
+        f"Troppi tentativi di accesso a questo account: riprova tra {wait} "
+        "o reimposta la password con 'Password dimenticata?'.",
+        "account_locked",
+        LOGIN_TITLE,
+    )
 
-    Lock-out without locking the owner out: once the account has ``login_rate_limit`` recent
-    failures, only a client IP with no failed login in ``login_ip_rate_limit``'s window (any
-    account) still has its password checked; the right password signs in, a wrong one is answered 429
-    like every other attempt and marks that IP too. So a guesser gets one more try per clean address
-    and window, while the owner, from an address that has not been guessing, is let in.
+
+def ip_key(ip: str) -> str:
+    """The rate-limit key of a client address: the address itself for IPv4, its /64 for IPv6 (one
+    subscriber's whole allocation: a client cannot dodge a limit by walking through it)."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
+def lock_s(settings: Settings, failures: int) -> float:
+    """Seconds an account with ``failures`` consecutive failed logins is locked: none under
+    ``login_lockout_threshold``, then ``login_lockout_base_s`` doubled for each failure past it, at most
+    ``login_lockout_max_s``."""
+    if failures < settings.login_lockout_threshold:
+        return 0.0
+    exponent = min(failures - settings.login_lockout_threshold, 32)
+    return float(min(settings.login_lockout_max_s, settings.login_lockout_base_s * 2**exponent))
+
+
+def _take_attempt(session: Session, user_id: uuid.UUID, now: datetime) -> bool:
+    """Count a login attempt from a client without a device cookie against the account, up front and
+    atomically (one ``UPDATE``), unless the account is locked; a success undoes it
+    (:func:`_clear_failures`). The attempt that reaches ``login_lockout_threshold`` sets the lock
+    (:func:`lock_s`), so parallel guesses cannot pass the threshold; the count starts again after
+    ``login_lockout_reset_s`` without failures. Commits. Returns ``False`` when the account is locked."""
+    settings = get_settings()
+    quiet_since = now - timedelta(seconds=settings.login_lockout_reset_s)
+    failures = case(
+        (or_(User.last_failed_login_at.is_(None), User.last_failed_login_at < quiet_since), 1),
+        else_=User.failed_logins + 1,
+    )
+    counted = session.execute(
+        update(User)
+        .where(User.id == user_id, or_(User.login_locked_until.is_(None), User.login_locked_until <= now))
+        .values(failed_logins=failures, last_failed_login_at=now)
+        .returning(User.failed_logins)
+        .execution_options(synchronize_session=False)
+    ).scalar_one_or_none()
+    if counted is not None and (wait := lock_s(settings, counted)) > 0:
+        session.execute(
+            update(User)
+            .where(User.id == user_id)
+            .values(login_locked_until=now + timedelta(seconds=wait))
+            .execution_options(synchronize_session=False)
+        )
+    session.commit()
+    return counted is not None
+
+
+def _take_unknown_attempt(email: str, now: datetime) -> float:
+    """The lock-out as an unknown address would have it, so the answers do not tell which addresses
+    have an account: its failed logins are rows of ``rate_limit_hits`` (key ``login:unknown:<email>``,
+    kept ``login_lockout_reset_s``), the lock is :func:`lock_s` of their count from the last one.
+    Counts this attempt unless locked (serialised per address by an advisory lock). Returns the
+    seconds the address is still locked (0: the attempt goes on, and fails as unknown)."""
+    settings = get_settings()
+    key = ratelimit.make_key("login", "unknown", email)
+    with get_engine().begin() as conn:
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
+        count, last = conn.execute(
+            text("SELECT count(*), max(hit_at) FROM rate_limit_hits WHERE key = :key AND hit_at > :since"),
+            {"key": key, "since": now - timedelta(seconds=settings.login_lockout_reset_s)},
+        ).one()
+        if last is not None and (
+            wait := (last + timedelta(seconds=lock_s(settings, int(count))) - now)
+        ) > timedelta(0):
+            return wait.total_seconds()
+        conn.execute(
+            text("INSERT INTO rate_limit_hits (key, hit_at, expires_at) VALUES (:key, :now, :expires)"),
+            {"key": key, "now": now, "expires": now + timedelta(seconds=settings.login_lockout_reset_s)},
+        )
+    return 0.0
+
+
+def _clear_failures(session: Session, user_id: uuid.UUID) -> None:
+    """The account's failure count and lock end (a success without a device cookie, or a new
+    password); the caller commits."""
+    session.execute(
+        update(User)
+        .where(User.id == user_id)
+        .values(failed_logins=0, last_failed_login_at=None, login_locked_until=None)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def login(
+    session: Session, email: str, password: str, ip: str, cookies: Mapping[str, str]
+) -> tuple[SessionOut, str]:
+    """Exchange e-mail and password for a session (commits). Returns the session and a new device
+    cookie value for the account (:func:`fotopronta.security.create_device_token`, set by the route
+    under :func:`fotopronta.security.device_cookie_name`).
+
+    Lock-out on the account itself, with the owner's devices let through (OWASP's device cookies):
+
+    - A client with a valid device cookie of this account (from an earlier successful login or an
+      e-mailed reset in that browser) is not subject to the account's lock or the per-address limit;
+      its failures count against that device only (``login_device_rate_limit``).
+    - Every other client's attempt counts against the account, whatever its address
+      (:func:`_take_attempt`): ``login_lockout_threshold`` consecutive failures lock the account for
+      ``login_lockout_base_s``, each further one doubles the lock up to ``login_lockout_max_s``; while
+      locked such clients get 429 ``account_locked`` without their password being checked. A success
+      clears the count; so does a new password (e-mailed reset). Failures also count per client
+      address (``login_ip_rate_limit``; IPv6 per /64) against password spraying.
+
+    An unknown e-mail costs one argon2 verification too (dummy hash).
 
     Raises:
-        ApiError: 401 'Email o password non corretti'; 401 e-mail not confirmed; 429 rate limited.
+        ApiError: 401 'Email o password non corretti'; 401 e-mail not confirmed; 429 rate limited or
+            account locked.
     """
     settings = get_settings()
-    account = ("login", "account", normalise_email(email))
-    from_ip = ("login", "ip", ip)
-    check_limit(settings.login_ip_rate_limit, *from_ip, title=LOGIN_TITLE, hit=False)
-    locked = not ratelimit.check(settings.login_rate_limit, ratelimit.make_key(*account))
-    if locked and ratelimit.used(settings.login_ip_rate_limit, ratelimit.make_key(*from_ip)) > 0:
-        raise too_many(LOGIN_TITLE)
+    now = datetime.now(UTC)
     user = find_user_by_email(session, email)
+    device = device_token_id(cookies.get(device_cookie_name(user.id)), user.id) if user is not None else None
+    from_ip = ("login", "ip", ip_key(ip))
+    if device is not None:
+        check_limit(settings.login_device_rate_limit, "login", "device", device, title=LOGIN_TITLE, hit=False)
+    else:
+        check_limit(settings.login_ip_rate_limit, *from_ip, title=LOGIN_TITLE, hit=False)
+        if user is not None and not _take_attempt(session, user.id, now):
+            locked_until = session.execute(select(User.login_locked_until).where(User.id == user.id)).scalar()
+            raise account_locked((locked_until - now).total_seconds() if locked_until else 60)
+        if user is None and (wait := _take_unknown_attempt(normalise_email(email), now)) > 0:
+            raise account_locked(wait)
     if not verify_password(password, user.password_hash if user else None) or user is None:
-        record_failure(settings.login_rate_limit, *account)
-        record_failure(settings.login_ip_rate_limit, *from_ip)
-        raise too_many(LOGIN_TITLE) if locked else invalid_login()
+        if device is not None:
+            record_failure(settings.login_device_rate_limit, "login", "device", device)
+        else:
+            record_failure(settings.login_ip_rate_limit, *from_ip)
+        raise invalid_login()
+    if device is None:
+        _clear_failures(session, user.id)
+        session.commit()
     if user.email_confirmed_at is None:
         raise email_not_confirmed()
     out = issue_session(session, user.profile)
     session.commit()
-    return out
+    return out, create_device_token(user.id)
 
 
 def _find_refresh(session: Session, token: str) -> RefreshSession | None:
@@ -380,17 +518,32 @@ def _find_refresh(session: Session, token: str) -> RefreshSession | None:
 
 
 def refresh(session: Session, refresh_token: str) -> SessionOut:
-    """Rotate a refresh token (commits): the old one is revoked and a new session returned. Re-using a
-    revoked token revokes every session of that user (token theft).
+    """Rotate a refresh token (commits): the old one is revoked and a new session returned.
+
+    A revoked token is answered 401. It is taken as evidence of theft (every session of the user is
+    revoked) only while its sign-in session still has a live token: then two parties hold tokens of one
+    session, as when a stolen token was rotated by one of them. When the whole sign-in session has
+    already ended (logout, a password change or reset, an earlier theft response) nobody holds a live
+    token of it, so its old tokens are just expired: a password change cannot be turned into a logout
+    of the owner's new session by replaying the tokens it revoked.
 
     Raises:
-        ApiError: 401 ``invalid_refresh_token`` unknown or expired; 401 ``refresh_token_reused``.
+        ApiError: 401 ``invalid_refresh_token`` unknown, expired or of an ended session; 401
+            ``refresh_token_reused`` (theft: every session revoked).
     """
     now = datetime.now(UTC)
     stored = _find_refresh(session, refresh_token)
     if stored is None or stored.expires_at <= now:
         raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "invalid_refresh_token")
     if stored.revoked_at is not None:
+        live = session.execute(
+            select(RefreshSession.id)
+            .where(RefreshSession.family_id == stored.family_id, RefreshSession.revoked_at.is_(None))
+            .limit(1)
+        ).first()
+        if live is None:
+            session.rollback()
+            raise ApiError(401, "Sessione scaduta: accedi di nuovo.", "invalid_refresh_token")
         session.execute(
             update(RefreshSession)
             .where(RefreshSession.user_id == stored.user_id, RefreshSession.revoked_at.is_(None))
@@ -422,10 +575,11 @@ def logout(session: Session, refresh_token: str) -> None:
 
 
 # --- password reset and change ----------------------------------------------------------------------------------
-def forgot_password(session: Session, email: str) -> mailer.Email | None:
+def forgot_password(session: Session, email: str, *, base_url: str | None = None) -> mailer.Email | None:
     """Replace the user's unused recovery code and link with a new 6-digit code
-    (``recovery_code_ttl_s``) and link (``recovery_link_ttl_s``); commits. Returns the e-mail to send,
-    ``None`` when no account has ``email``."""
+    (``recovery_code_ttl_s``) and link (``recovery_link_ttl_s``, on ``base_url`` when given, else
+    :func:`fotopronta.links.public_base_url`); commits. Returns the e-mail to send, ``None`` when no
+    account has ``email``."""
     settings = get_settings()
     user = find_user_by_email(session, email)
     if user is None:
@@ -440,7 +594,11 @@ def forgot_password(session: Session, email: str) -> mailer.Email | None:
     ):
         _new_secret(session, user_id=user.id, purpose="recovery", kind=kind, secret=secret, ttl_s=ttl_s)
     session.commit()
-    link = mailer.public_link("/auth/callback", token_hash=token, type="recovery")
+    link = (
+        f"{base_url}/auth/callback?{urlencode({'token_hash': token, 'type': 'recovery'})}"
+        if base_url
+        else mailer.public_link("/auth/callback", token_hash=token, type="recovery")
+    )
     return mailer.password_reset_email(
         to=user.email,
         code=code,
@@ -450,10 +608,10 @@ def forgot_password(session: Session, email: str) -> mailer.Email | None:
     )
 
 
-def reset_with_code(session: Session, email: str, code: str, password: str) -> None:
+def reset_with_code(session: Session, email: str, code: str, password: str) -> uuid.UUID:
     """Set a new password with the e-mailed 6-digit ``code`` (single use; a wrong code counts an attempt
     and ``recovery_code_max_attempts`` burn it); other sessions are revoked and the address confirmed;
-    commits.
+    commits. Returns the account's id.
 
     Raises:
         ApiError: 400 code invalid or expired.
@@ -490,12 +648,13 @@ def reset_with_code(session: Session, email: str, code: str, password: str) -> N
     if user.email_confirmed_at is None:
         user.email_confirmed_at = now
     session.commit()
+    return user.id
 
 
-def reset_with_recovery_session(session: Session, claims: dict[str, Any], password: str) -> None:
+def reset_with_recovery_session(session: Session, claims: dict[str, Any], password: str) -> uuid.UUID:
     """Set a new password with a recovery session's token (``claims`` from
     :func:`api.deps.recovery_claims`: ``sub`` and ``jti``, usable once); other sessions are revoked;
-    commits.
+    commits. Returns the account's id.
 
     Raises:
         ApiError: 400 link invalid, used or expired.
@@ -517,6 +676,7 @@ def reset_with_recovery_session(session: Session, claims: dict[str, Any], passwo
     row.used_at = now
     _set_password(session, session.get_one(User, row.user_id), password, now)
     session.commit()
+    return row.user_id
 
 
 def change_password(

@@ -18,7 +18,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from activities.contracts import PHOTO_BUSY_MESSAGE
-from api.deps import owner_or_admin
+from api.deps import effective_role, owner_or_admin
 from api.errors import ApiError
 from api.schemas import PhotoCounts, PhotoPage, PhotoPublic
 from api.services.photo_rules import (
@@ -42,11 +42,13 @@ from fotopronta.domain import (
     LedgerKind,
     PhotoStatus,
     StatusFilter,
+    UserRole,
     status_filter,
 )
 from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
 from fotopronta.results import download_name, keys_used_elsewhere
+from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
     BUCKET_UPLOADS,
@@ -82,6 +84,48 @@ class JobOptions:
     client_notes: str | None
 
 
+def check_waiting_room(session: Session, user: Profile, files: int, kind: JobType) -> None:
+    """Refuse an upload that would leave the account with more photos waiting for credits than its
+    role's batch limit (SPEC §9: 10, admins 25). The photos that will wait are the ones already
+    waiting plus those of this batch the balance cannot cover, after the jobs not yet charged
+    (``pending``) take their cost. Locks the profile row (``FOR UPDATE``, until the upload commits),
+    so parallel uploads of one account are counted one after the other.
+
+    Raises:
+        ApiError: 400 ``too_many_waiting`` with the limit and the role's label.
+    """
+    profile = session.execute(select(Profile).where(Profile.id == user.id).with_for_update()).scalar_one()
+    waiting, pending_cost = session.execute(
+        select(
+            func.count().filter(PhotoProcessingJob.status == JobStatus.waiting_for_credits.value),
+            func.coalesce(
+                func.sum(
+                    case(
+                        *((PhotoProcessingJob.job_type == t.value, c) for t, c in JOB_COSTS.items()),
+                        else_=0,
+                    )
+                ).filter(PhotoProcessingJob.status == JobStatus.pending.value),
+                0,
+            ),
+        ).where(PhotoProcessingJob.user_id == user.id)
+    ).one()
+    cost = JOB_COSTS[kind]
+    affordable = max(0, profile.credits_remaining - int(pending_cost)) // cost if cost else files
+    would_wait = int(waiting) + max(0, files - affordable)
+    settings = get_settings()
+    admin = effective_role(profile) is UserRole.admin
+    limit = settings.max_batch_files_admin if admin else settings.max_batch_files_standard
+    if would_wait > limit:
+        label = "(Limite admin)" if admin else "(Limite standard)"
+        raise ApiError(
+            400,
+            f"Puoi avere al massimo {limit} foto in attesa di crediti {label}: acquista crediti "
+            "o elimina le foto in attesa.",
+            "too_many_waiting",
+            f"Troppe foto in attesa di crediti {label}",
+        )
+
+
 def store_upload(
     session: Session, user: Profile, files: Sequence[UploadedFile], options: JobOptions
 ) -> list[tuple[Photo, PhotoProcessingJob]]:
@@ -91,8 +135,12 @@ def store_upload(
 
     Returns:
         ``(photo, job)`` per file, in upload order.
+
+    Raises:
+        ApiError: 400 ``too_many_waiting`` (:func:`check_waiting_room`), before any file is stored.
     """
     kind = options.kind
+    check_waiting_room(session, user, len(files), kind)
     storage = get_storage()
     stored: list[str] = []
     created: list[tuple[Photo, PhotoProcessingJob]] = []
@@ -216,18 +264,40 @@ def _encode_cursor(sort: str, photo: Photo, rank: int | None = None) -> str:
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+CURSOR_KEY_MAX_CHARS = 300
+"""Longest sort key a cursor may carry (file names are cut to 150 characters; a timestamp is ~32)."""
+
+
 def _decode_cursor(cursor: str, sort: str) -> tuple[str | datetime, uuid.UUID, int]:
-    """The sort key, the photo id and (``sort=status``) the status rank of a page's last photo."""
+    """The sort key, the photo id and (``sort=status``) the status rank of a page's last photo.
+
+    Every decoded field is checked before it reaches SQL: the sort it was made for, a key string of at
+    most :data:`CURSOR_KEY_MAX_CHARS` without NUL (a timezone-aware ISO timestamp unless ``sort=name``),
+    a UUID string, and for ``sort=status`` exactly one rank, an integer of :data:`STATUS_SORT_RANK`.
+
+    Raises:
+        ApiError: 400 ``invalid_cursor`` for anything else (a crafted or truncated cursor).
+    """
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-        kind, key, photo_id, *rest = json.loads(raw)
-        if kind != sort or not isinstance(key, str):
+        parts = json.loads(raw)
+        if not isinstance(parts, list) or len(parts) != (4 if sort == "status" else 3):
+            raise ValueError("cursor of another shape")
+        kind, key, photo_id, *rest = parts
+        if kind != sort or not isinstance(key, str) or not isinstance(photo_id, str):
             raise ValueError("cursor of another sort")
-        rank = rest[0] if sort == "status" and rest else 0
-        if not isinstance(rank, int) or (sort == "status" and len(rest) != 1):
-            raise ValueError("status cursor without its rank")
-        return (key if sort == "name" else datetime.fromisoformat(key)), uuid.UUID(photo_id), rank
-    except (ValueError, TypeError, json.JSONDecodeError) as exc:
+        if len(key) > CURSOR_KEY_MAX_CHARS or "\x00" in key:
+            raise ValueError("cursor key out of range")
+        rank = rest[0] if rest else 0
+        if type(rank) is not int or rank not in STATUS_SORT_RANK.values():
+            raise ValueError("status cursor without a valid rank")
+        sort_key: str | datetime = key
+        if sort != "name":
+            sort_key = datetime.fromisoformat(key)
+            if sort_key.tzinfo is None:
+                raise ValueError("cursor time without its zone")
+        return sort_key, uuid.UUID(photo_id), rank
+    except (ValueError, TypeError, OverflowError, json.JSONDecodeError) as exc:
         raise ApiError(400, "Cursore di paginazione non valido.", "invalid_cursor") from exc
 
 

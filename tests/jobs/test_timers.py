@@ -1,5 +1,5 @@
-"""The workflow timers on the time-skipping server: the 72-hour designer deadline, the 30-day retention
-and the 365-day credit expiry, with real activities on PostgreSQL."""
+"""The workflow timers on the time-skipping server: the 72-hour designer deadline, the 30-day retention,
+the 30-day wait for credits and the 365-day credit expiry, with real activities on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -8,10 +8,17 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import select
 
-from activities.contracts import TASK_QUEUE_JOBS, AssignInput, PhotoJobInput, StartInput, workflow_id_for_job
+from activities.contracts import (
+    TASK_QUEUE_JOBS,
+    WAITING_EXPIRED_MESSAGE,
+    AssignInput,
+    PhotoJobInput,
+    StartInput,
+    workflow_id_for_job,
+)
 from fotopronta import ledger
-from fotopronta.domain import JobType, UserRole
-from fotopronta.models import Notification, Photo, Profile
+from fotopronta.domain import JobType, UserRole, can_reprocess
+from fotopronta.models import EmailOutbox, Notification, Photo, Profile
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS
 from tests.jobs.conftest import TimeSkipping
 from tests.utils.histories import maybe_record
@@ -148,3 +155,44 @@ async def _wait_balance(ts: TimeSkipping, user_id: uuid.UUID, expected: int, tim
     while credits_and_ledger(ts.sessions, user_id) != (expected, expected):
         assert time.monotonic() < deadline, credits_and_ledger(ts.sessions, user_id)
         await asyncio.sleep(0.2)
+
+
+async def test_a_wait_for_credits_ends_after_thirty_days_with_an_email(time_skipping: TimeSkipping) -> None:
+    """A job of an account without credits waits 30 days, then ends ``failed`` (``waiting_expired``,
+    reprocessable), nothing charged, the photo as the seller left it, and the seller is e-mailed."""
+    ts = time_skipping
+    client_id = new_user(ts.sessions, credits=0)
+    photo_id, job_id = new_photo_job(ts.sessions, ts.storage, client_id)
+    handle = await ts.env.client.start_workflow(
+        PhotoJobWorkflow.run,
+        _job_input(photo_id, job_id, client_id, JobType.background_removal, 1),
+        id=workflow_id_for_job(str(job_id)),
+        task_queue=TASK_QUEUE_JOBS,
+    )
+    await wait_job_status(ts.sessions, job_id, {"waiting_for_credits"})
+    await ts.env.sleep(timedelta(days=29))
+    assert (await wait_job_status(ts.sessions, job_id, {"waiting_for_credits"})).error_code is None
+    await ts.env.sleep(timedelta(days=2))
+    job = await wait_job_status(ts.sessions, job_id, {"failed"})
+    assert (job.error_code, job.error_message) == ("waiting_expired", WAITING_EXPIRED_MESSAGE)
+    assert can_reprocess(job.status, job.error_code, job.error_message)
+    with ts.sessions() as session:
+        photo = session.get_one(Photo, photo_id)
+        owner = session.get_one(Profile, client_id)
+        assert photo.status == "uploaded" and photo.files_deleted_at is None
+        assert ts.storage.exists(BUCKET_UPLOADS, photo.upload_path)
+        mails = (
+            session.execute(select(EmailOutbox).where(EmailOutbox.to_address == owner.email)).scalars().all()
+        )
+        assert [m.subject for m in mails] == [f"Foto non elaborata: {photo.original_filename}"]
+        assert "30 giorni" in mails[0].text and "non ti abbiamo addebitato nulla" in mails[0].text
+        notes = session.execute(select(Notification).where(Notification.user_id == client_id)).scalars().all()
+        assert [n.title for n in notes] == ["Attesa crediti scaduta"]
+    assert credits_and_ledger(ts.sessions, client_id) == (0, 0)
+    assert ledger_kinds(ts.sessions, job_id) == []
+    await maybe_record(handle, "ai-waiting-for-credits-expired")
+    # the retention rules then apply as to any undelivered photo: its files go 30 days later
+    outcome = await handle.result()
+    assert outcome.error_code == "waiting_expired"
+    with ts.sessions() as session:
+        assert session.get_one(Photo, photo_id).files_deleted_at is not None

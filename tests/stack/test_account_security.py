@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import statistics
 import sys
 import time
@@ -106,7 +107,8 @@ async def test_logout_revokes_the_access_token_on_every_route(stack, api: httpx.
     assert (await api.post("/api/events/ticket", headers=bearer(session))).status_code == 401
     assert (await api.get("/api/me", headers=bearer(other))).status_code == 200
     refreshed = await api.post("/api/auth/refresh", json={"refresh_token": session["refresh_token"]})
-    assert refreshed.status_code == 401  # (re-using a revoked refresh token also ends the other sessions)
+    assert refreshed.status_code == 401  # the session has ended: its old token is no theft evidence
+    assert (await api.get("/api/me", headers=bearer(other))).status_code == 200
 
     # a refreshed session is the same session: logging out with the newest refresh token ends both
     first = await session_for(api, email, password)
@@ -138,6 +140,81 @@ async def test_password_change_and_reset_revoke_other_sessions(stack, api: httpx
     )
     assert resp.status_code == 200, resp.text
     assert (await api.get("/api/me", headers=bearer(mine))).status_code == 401
+
+
+async def test_refresh_tokens_revoked_by_a_password_change_do_not_end_the_owners_session(
+    stack, api: httpx.AsyncClient
+) -> None:  # type: ignore[no-untyped-def]
+    """The attacker's session (signed in with the stolen password) and one of its older, rotated
+    tokens; the owner changes the password: replaying either token answers 401 and the owner's
+    session, and a fresh login after it, stay signed in. A reuse inside a live session is still theft."""
+    email, password = make_user()
+    attacker_old = await session_for(api, email, password)
+    attacker = (
+        await api.post("/api/auth/refresh", json={"refresh_token": attacker_old["refresh_token"]})
+    ).json()
+    owner = await session_for(api, email, password)
+    resp = await api.post(
+        "/api/auth/password/change",
+        headers=bearer(owner),
+        json={"current_password": password, "new_password": "nuova-password-1"},
+    )
+    assert resp.status_code == 200, resp.text
+    fresh = await session_for(api, email, "nuova-password-1")
+    for replayed in (attacker["refresh_token"], attacker_old["refresh_token"], attacker["refresh_token"]):
+        resp = await api.post("/api/auth/refresh", json={"refresh_token": replayed})
+        assert (resp.status_code, resp.json()["code"]) == (401, "invalid_refresh_token"), resp.text
+        for alive in (owner, fresh):
+            assert (await api.get("/api/me", headers=bearer(alive))).status_code == 200
+    # the owner's session keeps refreshing
+    resp = await api.post("/api/auth/refresh", json={"refresh_token": owner["refresh_token"]})
+    assert resp.status_code == 200, resp.text
+    # a rotated token replayed while its session is live: two holders of one session, all revoked
+    resp = await api.post("/api/auth/refresh", json={"refresh_token": owner["refresh_token"]})
+    assert (resp.status_code, resp.json()["code"]) == (401, "refresh_token_reused")
+    assert (await api.get("/api/me", headers=bearer(fresh))).status_code == 401
+
+
+async def test_a_password_change_burns_unused_reset_codes_and_links(stack, api: httpx.AsyncClient) -> None:  # type: ignore[no-untyped-def]
+    email, password = make_user()
+    resp = await api.post("/api/auth/password/forgot", json={"email": email})
+    assert resp.status_code == 202
+    text_ = (await latest_mail(api, email))["text"]
+    code = text_.split("è: ", 1)[1][:6]
+    link = re.search(r"https?://\S+", text_)
+    assert link and code.isdigit()
+    owner = await session_for(api, email, password)
+    resp = await api.post(
+        "/api/auth/password/change",
+        headers=bearer(owner),
+        json={"current_password": password, "new_password": "nuova-password-1"},
+    )
+    assert resp.status_code == 200, resp.text
+    resp = await api.post(
+        "/api/auth/password/verify-otp", json={"email": email, "token": code, "password": "dell-attaccante"}
+    )
+    assert (resp.status_code, resp.json()["code"]) == (400, "otp_invalid"), resp.text
+    resp = await api.post("/api/auth/verify", json=link_body(link.group(0)))
+    assert (resp.status_code, resp.json()["code"]) == (400, "invalid_recovery_link"), resp.text
+    await session_for(api, email, "nuova-password-1")
+    # a link opened before the change (its one-time session) cannot set a password after it either
+    await api.post("/api/auth/password/forgot", json={"email": email})
+    link = re.search(r"https?://\S+", (await latest_mail(api, email))["text"])
+    assert link
+    opened = await api.post("/api/auth/verify", json=link_body(link.group(0)))
+    assert opened.status_code == 200, opened.text
+    fresh = await session_for(api, email, "nuova-password-1")
+    resp = await api.post(
+        "/api/auth/password/change",
+        headers=bearer(fresh),
+        json={"current_password": "nuova-password-1", "new_password": "nuova-password-2"},
+    )
+    assert resp.status_code == 200
+    resp = await api.post(
+        "/api/auth/password/reset", headers=bearer(opened.json()), json={"password": "dell-attaccante"}
+    )
+    assert resp.status_code in (400, 401), resp.text
+    await session_for(api, email, "nuova-password-2")
 
 
 async def test_revoked_session_closes_its_open_event_stream(stack, live_api: LiveServer) -> None:  # type: ignore[no-untyped-def]
@@ -299,21 +376,91 @@ async def test_login_is_limited_per_ip_whatever_the_forwarded_header_says(stack,
             assert hits >= ip_limit
 
 
-async def test_login_is_limited_per_account_across_ips(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
+async def test_the_account_locks_whatever_the_address_and_the_owners_device_still_gets_in(
+    stack, browser: Browser
+) -> None:  # type: ignore[no-untyped-def]
+    """Wrong passwords from 21 addresses (a third of them IPv6, each from another /64), as a botnet
+    behind a trusted proxy would send them: the account itself locks after the threshold, so the right
+    password from yet another address is refused too; the owner's browser, which signed in before,
+    still gets in with its device cookie; each further failure doubles the lock; the e-mailed reset
+    lets the owner in from a new browser."""
     email, password = make_user()
-    account_limit = int(get_settings().login_rate_limit.split("/")[0])
-    for i in range(account_limit):
-        async with browser(peer=random_ip(fresh_net())) as c:  # a botnet: one try per address
-            assert (
-                await c.post("/api/auth/login", json={"email": email, "password": f"x{i}"})
-            ).status_code == 401
-    async with browser(peer=random_ip(fresh_net())) as c:  # one more guess while locked: refused
-        resp = await c.post("/api/auth/login", json={"email": email, "password": "ancora-sbagliata"})
-        assert (resp.status_code, resp.json()["detail"]) == (429, TOO_MANY)
-        resp = await c.post("/api/auth/login", json={"email": email, "password": password})
-        assert (resp.status_code, resp.json()["detail"]) == (429, TOO_MANY)  # that address now guessed
-    async with browser(peer=random_ip(fresh_net())) as owner:  # the owner from a clean address gets in
-        await login(owner, email, password)
+    threshold = int(DEFAULTS["login_lockout_threshold"].default)
+    proxy = f"{fresh_net()}.1"
+    login_url = "/api/auth/login"
+    with settings_env(**default_limits(), trusted_proxies=proxy):
+        async with browser(peer=proxy) as owner, browser(peer=proxy) as botnet:
+            await session_for(owner, email, password)  # an earlier sign-in: the device cookie
+            assert [name for name in owner.cookies if name.startswith("fp_device_")]
+            statuses = []
+            for i in range(21):
+                address = f"2001:db8:{i:x}::{i + 1}" if i % 3 == 0 else f"198.51.100.{i + 1}"
+                resp = await botnet.post(
+                    login_url,
+                    json={"email": email, "password": f"sbagliata-{i}"},
+                    headers={"X-Forwarded-For": address},
+                )
+                statuses.append(resp.status_code)
+            assert statuses == [401] * threshold + [429] * (21 - threshold), statuses
+            # the right password from a 22nd address, without the device cookie: locked, not checked
+            resp = await botnet.post(
+                login_url,
+                json={"email": email, "password": password},
+                headers={"X-Forwarded-For": "192.0.2.77"},
+            )
+            assert resp.status_code == 429, resp.text
+            assert resp.json()["code"] == "account_locked"
+            assert "Password dimenticata?" in resp.json()["detail"] and "1 minuto" in resp.json()["detail"]
+            # the owner's browser gets in, from any address
+            resp = await owner.post(
+                login_url,
+                json={"email": email, "password": password},
+                headers={"X-Forwarded-For": "192.0.2.78"},
+            )
+            assert resp.status_code == 200, resp.text
+            # the lock grows: once it ends, one more wrong guess locks the account for twice as long
+            with session_scope() as session:
+                session.execute(
+                    text(
+                        "UPDATE users SET login_locked_until = now() - interval '1 second' WHERE email = :e"
+                    ),
+                    {"e": email},
+                )
+            resp = await botnet.post(login_url, json={"email": email, "password": "ancora-sbagliata"})
+            assert resp.status_code == 401
+            resp = await botnet.post(login_url, json={"email": email, "password": password})
+            assert (resp.status_code, resp.json()["code"]) == (429, "account_locked")
+            assert "2 minuti" in resp.json()["detail"], resp.json()
+        # a new browser with the e-mailed reset: the code sets the password, the browser is the owner's
+        async with browser(peer=proxy) as new_browser:
+            resp = await new_browser.post("/api/auth/password/forgot", json={"email": email})
+            assert resp.status_code == 202
+            code = re.search(r"\b(\d{6})\b", (await latest_mail(new_browser, email))["text"])
+            assert code
+            resp = await new_browser.post(
+                "/api/auth/password/verify-otp",
+                json={"email": email, "token": code.group(1), "password": "nuova-password-1"},
+            )
+            assert resp.status_code == 200, resp.text
+            await session_for(new_browser, email, "nuova-password-1")
+
+
+async def test_the_lock_out_does_not_tell_which_addresses_have_an_account(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
+    """The same guesses against a real account and an unknown address get the same answers, the lock
+    message (with its wait) included."""
+    email, _ = make_user()
+    unknown = unique_email("nessuno")
+    answers: dict[str, list[tuple[int, str]]] = {}
+    with settings_env(**default_limits()):
+        for address in (email, unknown):
+            async with browser(peer=random_ip(fresh_net())) as c:
+                answers[address] = []
+                for i in range(13):
+                    resp = await c.post("/api/auth/login", json={"email": address, "password": f"prova-{i}"})
+                    answers[address].append((resp.status_code, resp.json()["detail"]))
+    assert answers[email] == answers[unknown], answers
+    threshold = int(DEFAULTS["login_lockout_threshold"].default)
+    assert [status for status, _ in answers[email]] == [401] * threshold + [429] * (13 - threshold)
 
 
 async def test_forwarded_header_is_believed_only_from_trusted_proxies(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]

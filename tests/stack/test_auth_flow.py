@@ -413,11 +413,12 @@ async def test_rate_limits(stack: Stack, api: httpx.AsyncClient) -> None:
             "Email o password non corretti",
             "Errore accesso",
         )
-    # even the right password is refused while the window is full
+    # even the right password is refused while the account is locked
     assert_error(
         await api.post("/api/auth/login", json={"email": email, "password": password}),
         429,
-        "Troppi tentativi. Attendi qualche minuto e riprova.",
+        "Troppi tentativi di accesso a questo account: riprova tra 1 minuto "
+        "o reimposta la password con 'Password dimenticata?'.",
         "Errore accesso",
     )
     other, other_password = make_user()  # other accounts are not affected

@@ -78,3 +78,61 @@ async def test_twelve_photos_with_ten_credits(stack: Stack, api: httpx.AsyncClie
     assert credits_and_ledger(sessions, user_id) == (3, 3)
     last = max(photos, key=lambda p: p["created_at"])["jobs"][-1]["id"]
     await maybe_record(stack.temporal.get_workflow_handle(f"photo-job-{last}"), "ai-waited-for-credits")
+
+
+async def _until_all(
+    api: httpx.AsyncClient, headers: dict[str, str], status: str, count: int, timeout_s: float = 120
+) -> list[dict]:
+    """The caller's photos once ``count`` of them have a newest job in ``status``."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        photos = (await api.get("/api/photos", headers=headers)).json()["items"]
+        if sum(p["jobs"][-1]["status"] == status for p in photos) == count:
+            return list(photos)
+        assert time.monotonic() < deadline, [p["jobs"][-1]["status"] for p in photos]
+        await asyncio.sleep(0.5)
+
+
+async def test_a_zero_credit_account_holds_a_bounded_number_of_waiting_photos_and_can_delete_them(
+    stack: Stack, api: httpx.AsyncClient
+) -> None:
+    sessions = session_factory()
+    user_id = new_user(sessions, credits=0)
+    with sessions() as session:
+        email = session.execute(select(Profile.email).where(Profile.id == user_id)).scalar_one()
+    headers = await login(api, email, "segreto123")
+    image = product_photo_bytes((120, 90))
+    limit = stack.settings.max_batch_files_standard
+
+    def batch(n: int, start: int = 0) -> list[tuple[str, tuple[str, bytes, str]]]:
+        return [("files", (f"attesa{start + i}.jpg", image, "image/jpeg")) for i in range(n)]
+
+    resp = await api.post("/api/photos", headers=headers, files=batch(limit))
+    assert resp.status_code == 201, resp.text
+    photos = await _until_all(api, headers, "waiting_for_credits", limit)
+    # one more photo would wait too: refused, nothing stored
+    for route in ("/api/photos", "/api/photos/batch"):
+        resp = await api.post(route, headers=headers, files=batch(1, limit))
+        assert resp.status_code == 400, resp.text
+        assert resp.json() == {
+            "detail": f"Puoi avere al massimo {limit} foto in attesa di crediti (Limite standard): "
+            "acquista crediti o elimina le foto in attesa.",
+            "code": "too_many_waiting",
+            "title": "Troppe foto in attesa di crediti (Limite standard)",
+        }
+    assert len((await api.get("/api/photos", headers=headers)).json()["items"]) == limit
+
+    # a waiting photo can be deleted: its job is cancelled by its workflow, nothing is charged
+    gone = photos[0]
+    resp = await api.delete(f"/api/photos/{gone['id']}", headers=headers)
+    assert resp.status_code == 204, resp.text
+    assert (await api.get(f"/api/photos/{gone['id']}", headers=headers)).status_code == 404
+    handle = stack.temporal.get_workflow_handle(f"photo-job-{gone['jobs'][-1]['id']}")
+    assert (await handle.describe()).status.name in ("TERMINATED", "COMPLETED")
+    await maybe_record(handle, "ai-waiting-cancelled-photo-deleted")
+    assert credits_and_ledger(sessions, user_id) == (0, 0)
+    # room for one more waiting photo again
+    resp = await api.post("/api/photos", headers=headers, files=batch(1, limit))
+    assert resp.status_code == 201, resp.text
+    await _until_all(api, headers, "waiting_for_credits", limit)
+    assert credits_and_ledger(sessions, user_id) == (0, 0)

@@ -1,4 +1,5 @@
-"""The API served by a real uvicorn on 127.0.0.1, for tests that need a streamed body (SSE).
+"""The API served by a real uvicorn on 127.0.0.1 (the production configuration,
+:func:`api.server.server_config`), for tests that need a streamed body (SSE).
 
 httpx's ``ASGITransport`` buffers the whole response body, so a server-sent event stream (which never
 ends) cannot be read through it. The ``live_api`` fixture runs ``uvicorn.Server`` in a task of the
@@ -21,6 +22,7 @@ import pytest
 import uvicorn
 from fastapi import FastAPI
 
+from api.server import server_config
 from infra.ports import free_port
 from tests.utils.stack import Stack
 
@@ -129,7 +131,7 @@ async def live_api(stack: Stack) -> AsyncIterator[LiveServer]:
     app = create_app(with_lifespan=False)
     app.state.temporal = stack.temporal
     port = free_port()
-    config = uvicorn.Config(
+    config = server_config(
         app, host="127.0.0.1", port=port, lifespan="off", log_level="warning", timeout_graceful_shutdown=2
     )
     server = _InProcessServer(config)

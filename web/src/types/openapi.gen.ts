@@ -217,11 +217,13 @@ export interface paths {
         put?: never;
         /**
          * Login
-         * @description Exchange e-mail and password for a session.
+         * @description Exchange e-mail and password for a session; sets the account's device cookie.
          *
          *     Errors (title 'Errore accesso'): 401 'Email o password non corretti'; 401 e-mail not confirmed; 429
-         *     after ``login_rate_limit`` failures for the account (e-mail) or ``login_ip_rate_limit`` failures
-         *     from the client IP. An unknown e-mail costs one argon2 verification too (dummy hash).
+         *     ``account_locked`` while the account is locked for browsers without its device cookie
+         *     (``login_lockout_*``), 429 ``rate_limited`` after ``login_ip_rate_limit`` failures from the client
+         *     address or ``login_device_rate_limit`` with one device cookie. An unknown e-mail costs one argon2
+         *     verification too (dummy hash).
          */
         post: operations["auth-login"];
         delete?: never;
@@ -287,7 +289,10 @@ export interface paths {
         /**
          * Forgot Password
          * @description E-mail a 6-digit code (valid ``recovery_code_ttl_s``) and a reset link (``recovery_link_ttl_s``);
-         *     earlier unused ones stop working. Same answer whether or not the address has an account.
+         *     earlier unused ones stop working. Same answer, in the same time, whether or not the address has an
+         *     account: only the rate limits run before the answer; looking the address up, storing the code and
+         *     sending the e-mail (SMTP in production) happen after it (:func:`send_reset_email`, a background
+         *     task of the response).
          *
          *     Errors: 400 empty e-mail; 429 after ``forgot_ip_rate_limit`` requests from one client IP (any
          *     addresses) or ``forgot_rate_limit`` requests for one address.
@@ -1019,7 +1024,8 @@ export interface paths {
         /**
          * Delete Photo
          * @description Delete a photo, its files and its jobs; refused while a job is still running. A job queued for
-         *     designers and not started yet is first cancelled by its workflow (credits released). Every
+         *     designers and not started yet is first cancelled by its workflow (credits released), and so is a
+         *     job waiting for credits (nothing reserved, nothing charged). Every
          *     workflow of the photo's jobs is then ended (terminated); one that cannot be reached now is ended
          *     by the worker's reconciler (:func:`workflows.starter.reconcile_orphan_workflows`).
          */

@@ -106,7 +106,9 @@ export function AdminTeamTab() {
               <li key={d.id} aria-label={personName(d)}>
                 <div className="designer-row">
                   <span>
-                    <strong>{personName(d)}</strong>
+                    <strong>
+                      <bdi className="user-text">{personName(d)}</bdi>
+                    </strong>
                     {/* an unnamed designer is shown by the e-mail already */}
                     {personName(d) !== d.email ? <span className="muted designer-email"> {d.email}</span> : null}
                   </span>

@@ -160,7 +160,8 @@ export function AdminUsersTab() {
                   <th scope="row" className="cell-email">
                     <EmailParts email={u.email} />
                   </th>
-                  <td data-label="Nome">{[u.first_name, u.last_name].filter(Boolean).join(' ') || <span className="muted">—</span>}</td>
+                  <td data-label="Nome">{/* the name as the user typed it: data, isolated from the page's text direction */}
+                    {[u.first_name, u.last_name].filter(Boolean).join(' ') ? <bdi className="user-text">{[u.first_name, u.last_name].filter(Boolean).join(' ')}</bdi> : <span className="muted">—</span>}</td>
                   <td data-label="Ruolo">
                     <Badge tone={u.user_role === 'admin' ? 'brand' : u.user_role === 'graphic' ? 'info' : 'neutral'}>{roleLabel(u.user_role)}</Badge>
                     {u.is_active === false ? <Badge tone="danger">Non attivo</Badge> : null}
