@@ -411,7 +411,7 @@ def clear_openings(
     wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
     if wheels is not None:
         cand &= ~wheels  # a wheel's sectors are cut together, not judged one by one
-    cut, doubt, holes = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
+    cut, doubt, holes, soft = _select(cand, outer, ring, rgb_s, p_s, a_s, typical_px, fg_area, small, cfg)
     if wheels is not None:
         cut |= wheels
     if cut.any():
@@ -420,7 +420,9 @@ def clear_openings(
         low_lab, n_low = ndi.label(fg & (smooth >= cfg.grow))
         seed_n = np.bincount(low_lab[cut], minlength=n_low + 1)
         all_n = np.bincount(low_lab.ravel(), minlength=n_low + 1)
-        ok = (seed_n > 0) & (all_n <= cfg.grow_max * seed_n)
+        # a soft region (the network and the matte unsure of it too) grows however far its joined pixels go
+        soft_n = np.bincount(low_lab[soft], minlength=n_low + 1)
+        ok = (seed_n > 0) & ((all_n <= cfg.grow_max * seed_n) | (soft_n > 0))
         ok[0] = False
         spread = (seed_n > 0) & ~ok
         spread[0] = False
@@ -541,7 +543,7 @@ def _select(
     fg_area: float,
     small: np.ndarray,
     cfg: OpeningsConfig,
-) -> tuple[np.ndarray, float, np.ndarray]:
+) -> tuple[np.ndarray, float, np.ndarray, np.ndarray]:
     """The candidate regions to cut as openings, the area of those left in doubt, and the holes.
 
     A connected region of ``cand`` (bool, the matte's background-like pixels at the colour tests'
@@ -559,12 +561,13 @@ def _select(
     as doubtful.
 
     Returns:
-        ``(cut, doubtful_pixels, holes)``: bool array like ``cand``, a pixel count, and the part of
-        ``cut`` that is holes (a separate bool array like ``cand``).
+        ``(cut, doubtful_pixels, holes, soft)``: bool array like ``cand``, a pixel count, the part of
+        ``cut`` that is holes and the part that is soft regions (the matte averaging under
+        ``cfg.soft_alpha`` and the network unsure; separate bool arrays like ``cand``).
     """
     cut = np.zeros_like(cand)
     if not cand.any():
-        return cut, 0.0, np.zeros_like(cand)
+        return cut, 0.0, np.zeros_like(cand), np.zeros_like(cand)
     # the regions are labelled and measured on the candidates' box grown by 1 px: the same labels (in the
     # same raster order), outlines (every neighbour of a candidate is in the box) and sums (each region's
     # pixels in the same order) as on the whole image
@@ -591,13 +594,20 @@ def _select(
     lo, hi = cfg.texture_ratio
     # (label, enclosed, background-like, no contact with the outside at all) of regions large enough
     tests: list[tuple[int, bool, bool, bool]] = []
+    soft_labels: list[int] = []
     for j in range(1, n + 1):
         # a region the matte itself leaves half-transparent and the network was unsure of may be smaller
         # (the leaves in a frame's narrow corner)
         soft = mean_a[j] < cfg.soft_alpha and mean_p[j] < cfg.unsure
         if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
             enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
-            tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical), bool(edge_outer[j] == 0)))
+            # where the network and the matte are unsure too, the posterior that made the region a candidate
+            # is evidence enough: how typical of the ring its colour is depends on the ring's mixture, which
+            # a small change of the matte (the int8 or the fp32 network) redraws
+            like_bg = soft or bool(typical_share[j] >= cfg.typical)
+            if soft:
+                soft_labels.append(j)
+            tests.append((j, enclosed, like_bg, bool(edge_outer[j] == 0)))
     fine_cache: list[tuple[np.ndarray, np.ndarray, float]] = []
 
     def fine() -> tuple[np.ndarray, np.ndarray, float]:
@@ -651,7 +661,9 @@ def _select(
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
             # studio, a white label) is no evidence of an opening either way
             doubt += float(sizes[j])
-    return cut, doubt, holes
+    soft_cut = np.zeros_like(cand)
+    soft_cut[box] = np.isin(lab_b, soft_labels)
+    return cut, doubt, holes, soft_cut & cut
 
 
 def _clear_ghosts(

@@ -145,7 +145,6 @@ def test_a_local_region_counts_only_when_large_enclosed_predicted_and_with_the_r
         ("21077", 21, 17),  # a frame's whole inside kept on a blurred photo (IoU 0.42)
         ("0ce66b539f52_03", 25, 14),  # a wheel kept between its spokes on a blurred photo (0.78)
         ("cf5add31c130_11", 44, 14),  # the same on the silver car (0.75)
-        ("0ce66b539f52_11", 47, 14),  # the same (0.78)
     ],
 )
 def test_a_tuning_opening_on_a_blurred_photo_is_flagged_by_the_local_test_only(stem, seed, index):
@@ -157,6 +156,34 @@ def test_a_tuning_opening_on_a_blurred_photo_is_flagged_by_the_local_test_only(s
     assert confidence(pick.signals, config=KEPT)[1]
     assert not confidence(pick.signals, config=MAIN)[1]
     assert backdrop_through(through_regions(small, alpha), config=NO_LOCAL) < SHIPPED_PICK.review_through
+
+
+@needs_model
+@pytest.mark.parametrize(
+    ("stem", "seed", "index"),
+    [
+        ("21077", 21, 17),
+        ("0ce66b539f52_03", 25, 14),
+        ("cf5add31c130_11", 44, 14),
+        ("0ce66b539f52_11", 47, 14),
+    ],
+)
+def test_a_tuning_opening_on_a_blurred_photo_comes_back_cut_or_flagged(stem, seed, index):
+    """What the seller gets from the shipped pipeline for the same openings, on either network path: the
+    opening cut (under 30 % of it kept) or the photo flagged for review. ``0ce66b539f52_11`` (seed 47) is
+    only here: the openings step cuts most of it (about 20 % kept) and flags it on both paths, so whether the
+    local test alone would have flagged it with the step off depends on the path."""
+    from validation_sets.see_through import make_see_through
+
+    if not GT_IMAGES.is_dir():
+        pytest.skip(f"foto condivise assenti: {GT_IMAGES}")
+    photo = make_see_through(stem, seed, index)
+    small = _working(io.BytesIO(photo.data))
+    size = (small.shape[1], small.shape[0])
+    opening = np.asarray(Image.fromarray(photo.opening.astype(np.uint8) * 255).resize(size)) > 127
+    alpha, _, pick = product_matte(small)
+    kept = float((alpha[opening] >= 0.5).mean())
+    assert kept < 0.3 or confidence(pick.signals)[1], (kept, pick.signals)
 
 
 @needs_model
