@@ -28,6 +28,10 @@ CLIENTS = 20
 PHOTOS = 25
 
 
+IN_FLIGHT: Counter[str] = Counter()
+"""409 answers seen: re-sends that arrived while the first request with their key was in flight."""
+
+
 async def _post_until_answered(
     api: httpx.AsyncClient, key: dict[str, str], body: dict, idem: str
 ) -> httpx.Response:
@@ -38,6 +42,7 @@ async def _post_until_answered(
         if resp.status_code != 409:
             return resp
         assert resp.json()["code"] == "idempotency_key_in_use", resp.text
+        IN_FLIGHT["409"] += 1
         await asyncio.sleep(0.05)
     raise AssertionError(f"{idem} still in flight")
 
