@@ -663,8 +663,10 @@ def job_result(
     caller: ReadCaller,
     format: Annotated[Literal["jpg", "jpeg", "webp", "png"] | None, Query()] = None,  # noqa: A002  API contract
 ) -> Response:
-    """The result as `jpg`, `webp` or `png` (default: the job's `output_format`). PNG is the delivered
-    image encoded losslessly (the background the job delivered included)."""
+    """The result as `jpg`, `webp` or `png` (default: the job's `output_format`). `jpg` and `webp` are
+    the retouched photo on its background, framed for the preset; `png` is the transparent cutout (the
+    product with an alpha channel, at the photo's own size); for a designer's job, the designer's file
+    in the format asked for."""
     fmt = "jpg" if format == "jpeg" else format
     with session_factory()() as session:
         data, media, name = service.result_file(session, caller, job_id, fmt)

@@ -46,7 +46,7 @@ from fotopronta.domain import (
 )
 from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
-from fotopronta.results import download_name, keys_used_elsewhere
+from fotopronta.results import cutout_keys, download_name, keys_used_elsewhere
 from fotopronta.storage import (
     BUCKET_PROCESSED,
     BUCKET_UPLOADS,
@@ -167,7 +167,7 @@ def store_upload(
                     "shadow": options.shadow,
                     "brand": options.brand,
                     "category": options.category,
-                    **({"output_format": api.output_format} if api else {}),
+                    **({"output_format": api.output_format, "cutout": True} if api else {}),
                 },
                 processing_details={"brand": options.brand, "category": options.category}
                 if (options.brand or options.category)
@@ -501,6 +501,7 @@ def delete_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> list[u
         (BUCKET_UPLOADS, photo.upload_path),
         (BUCKET_PROCESSED, photo.processed_path if photo.processed_path not in shared else None),
         (BUCKET_PROCESSED, photo.processed_webp_path if photo.processed_webp_path not in shared else None),
+        *((BUCKET_PROCESSED, key) for key in cutout_keys(photo)),
     ]
     job_ids = [j.id for j in photo.jobs]
     order = session.get(Order, photo.order_id) if photo.order_id else None

@@ -312,9 +312,10 @@ def result_file(
     """The result of a delivered job as ``fmt`` (``jpg``, ``webp``, ``png``; ``None``: the job's
     ``output_format``). Returns ``(bytes, media type, file name)``.
 
-    JPEG and WebP are the files the pipeline stored; PNG is the delivered image re-encoded losslessly
-    (the pipeline stores no cutout with alpha: the background it delivered is part of the image). A
-    designer's result is converted from the file the designer delivered.
+    JPEG and WebP are the files the pipeline stored (the framed product on its background); PNG is the
+    transparent cutout (RGBA, the product at the input size) the pipeline stores for jobs started
+    through the API, else (a job from the web app, a designer's result) the delivered image encoded
+    losslessly.
 
     Raises:
         ApiError: 404 ``job_not_found``; 409 ``job_not_finished`` before delivery; 410 ``file_deleted``
@@ -334,6 +335,8 @@ def result_file(
         raise _deleted()
     if job.job_type == JobType.background_removal_human:
         key = photo.processed_path
+    elif wanted == "png" and (job.options or {}).get("cutout"):
+        key = result_key(job.user_id, job.id, "png")  # the transparent cutout
     else:
         key = result_key(job.user_id, job.id, "webp" if wanted == "webp" else "jpg")
     if not key:

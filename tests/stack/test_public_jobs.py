@@ -77,6 +77,11 @@ async def test_a_job_from_the_api_is_an_ordinary_job(api: httpx.AsyncClient) -> 
         )
         assert resp.status_code == 200, resp.text
         assert Image.open(io.BytesIO(resp.content)).format == pil
+    # PNG: the transparent cutout at the photo's own size, background transparent, product opaque
+    cutout = Image.open(io.BytesIO(resp.content))
+    assert cutout.mode == "RGBA" and cutout.size == (160, 120)
+    alpha = cutout.getchannel("A")
+    assert alpha.getpixel((2, 2)) < 30 and alpha.getpixel((80, 60)) > 220
 
     # the same job in the web app's /photos and /orders
     photos = (await api.get("/api/photos", headers=seller)).json()["items"]
