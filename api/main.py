@@ -38,6 +38,7 @@ from api.errors import (
 )
 from api.http_headers import SecurityHeadersMiddleware
 from api.public.app import create_public_app
+from api.public.removebg import create_removebg_app
 from api.request_limits import RequestLimitsMiddleware
 from api.routes import (
     admin_history,
@@ -189,6 +190,9 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
     public = create_public_app()
     public.state = app.state  # the Temporal client connected at start-up
     app.mount("/v1", public)
+    removebg = create_removebg_app()
+    removebg.state = app.state
+    app.mount("/v1.0", removebg)
     _mount_seo(app)
     _mount_web(app, settings.web_dist)
     return app

@@ -129,6 +129,7 @@ class Settings(BaseSettings):
     api_keys_per_user: int = 25  # live keys (not revoked) a seller may hold
     idempotency_ttl_s: int = 24 * 3600  # how long an Idempotency-Key and its answer are kept
     idempotency_lock_s: int = 120  # a request in flight holds its key this long (a crash frees it)
+    removebg_timeout_s: float = 120.0  # POST /v1.0/removebg waits this long for its job's result
     # image_url fetching (fotopronta/safe_fetch.py): public http(s) only; loopback only when allowed
     # (make dev turns it on for local testing; never in production)
     fetch_allow_loopback: bool = False

@@ -194,19 +194,18 @@ def problem_outside(path: str, exc: ApiError, headers: dict[str, str] | None = N
     sub-application runs (no request state: a fresh request id): a problem for ``/v1``, remove.bg's
     ``{"errors": [...]}`` for ``/v1.0``."""
     request_id = new_request_id()
-    if path.startswith("/v1.0/"):
+    if path.startswith("/v1.0/"):  # remove.bg's shape; a bad key is its 403
+        status = 403 if exc.status == 401 else exc.status
         body: dict[str, Any] = {
             "errors": [
                 {
                     "title": exc.title or TITLES.get(exc.status, "Errore"),
-                    "code": exc.code,
+                    "code": "auth_failed" if exc.status == 401 else exc.code,
                     "detail": exc.detail,
                 }
             ]
         }
-        return JSONResponse(
-            body, status_code=exc.status, headers={**(headers or {}), "X-Request-Id": request_id}
-        )
+        return JSONResponse(body, status_code=status, headers={**(headers or {}), "X-Request-Id": request_id})
     body = {
         "type": PROBLEM_TYPE_BASE + exc.code,
         "title": exc.title or TITLES.get(exc.status, "Errore"),
