@@ -84,7 +84,11 @@ IdempotencyHeader = Annotated[
     ),
 ]
 ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": Problem, "content": {PROBLEM_MEDIA_TYPE: {}}, "description": desc}
+    code: {
+        "model": Problem,
+        "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        "description": desc,
+    }
     for code, desc in {
         400: "Richiesta non valida (immagine, URL, opzioni)",
         401: "Chiave API mancante, non valida o revocata",
@@ -653,7 +657,7 @@ def list_jobs(
         **ERRORS,
         410: {
             "model": Problem,
-            "content": {PROBLEM_MEDIA_TYPE: {}},
+            "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
             "description": "File eliminato (30 giorni)",
         },
     },
