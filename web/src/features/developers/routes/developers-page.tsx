@@ -256,7 +256,7 @@ export function DevelopersPage() {
         <h1>Sviluppatori</h1>
         <p className="muted">Collega il tuo negozio, il gestionale o uno script all&apos;API di FotoPronta: gli stessi lavori, crediti e risultati dell&apos;app.</p>
       </header>
-      <div className="grid-2">
+      <div className="developers-grid">
         <Card>
           <CardHeader title="Nuova chiave API" description="La chiave segreta viene mostrata una sola volta." />
           <CreateKeyForm
