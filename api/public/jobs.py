@@ -390,6 +390,56 @@ def _profile(user_id: uuid.UUID) -> Profile:
         return profile
 
 
+def create_jobs(
+    caller: KeyCaller, uploads: list[photo_service.UploadedFile], options: photo_service.JobOptions
+) -> list[PhotoProcessingJob]:
+    """:func:`api.services.public_jobs.create_jobs` on a session of its own (blocking: threadpool); the
+    jobs come back detached with their photos loaded."""
+    with session_factory()() as session:
+        jobs, _ = service.create_jobs(session, caller, uploads, options)
+        return jobs
+
+
+def job_answers(caller: KeyCaller, job_ids: list[uuid.UUID]) -> tuple[list[JobOut], int]:
+    """The jobs as ``/v1`` shows them, read afresh, and the account's balance (blocking: threadpool)."""
+    with session_factory()() as session:
+        jobs = service.existing_jobs(session, job_ids)
+        return service.job_views(session, jobs), service.balance(session, caller.user_id)
+
+
+def _batch_answer(
+    caller: KeyCaller, order_id: uuid.UUID, job_ids: list[uuid.UUID], rejected: list[RejectedItem]
+) -> tuple[BatchOut, int]:
+    from fotopronta.models import Order
+
+    with session_factory()() as session:
+        jobs = service.existing_jobs(session, job_ids)
+        view = service.batch_out(session, session.get_one(Order, order_id), jobs, rejected)
+        return view, service.balance(session, caller.user_id)
+
+
+def _rework(caller: KeyCaller, job_id: uuid.UUID, reason: str) -> tuple[PhotoProcessingJob, str, str]:
+    with session_factory()() as session:
+        job = service.owned_job(session, caller, job_id)
+        profile = session.get_one(Profile, caller.user_id)
+        return photo_service.request_rework(session, profile, job.photo_id, reason)
+
+
+def _deletable(caller: KeyCaller, job_id: uuid.UUID) -> tuple[uuid.UUID, uuid.UUID | None, str | None]:
+    """``(photo id, latest job id, latest job status)`` of the key owner's job."""
+    with session_factory()() as session:
+        job = service.owned_job(session, caller, job_id)
+        profile = session.get_one(Profile, caller.user_id)
+        photo, latest = photo_service.deletable(session, profile, job.photo_id)
+        return photo.id, latest.id if latest else None, latest.status if latest else None
+
+
+def _delete(caller: KeyCaller, photo_id: uuid.UUID) -> list[uuid.UUID]:
+    with session_factory()() as session:
+        profile = session.get_one(Profile, caller.user_id)
+        return photo_service.delete_photo(session, profile, photo_id)
+
+
 async def start_workflows(temporal: Client, jobs: list[PhotoProcessingJob], email: str) -> None:
     """Start each pending job's workflow once (``REJECT_DUPLICATE``: a run that already ended is never
     started again); while Temporal is unreachable the jobs stay ``pending`` for the reconciler."""
@@ -501,13 +551,10 @@ async def create_job(
         profile = await run_in_threadpool(_profile, caller.user_id)
         options = _job_options(profile, opts, caller)
         upload = await _checked(sources[0], claim.job_id(0) if claim else None)
-        with session_factory()() as session:
-            jobs, _ = await run_in_threadpool(service.create_jobs, session, caller, [upload], options)
-            await start_workflows(temporal, jobs, profile.email)
-            session.expire_all()
-            jobs = await run_in_threadpool(service.existing_jobs, session, [j.id for j in jobs])
-            view = (await run_in_threadpool(service.job_views, session, jobs))[0]
-            remaining = await run_in_threadpool(service.balance, session, caller.user_id)
+        jobs = await run_in_threadpool(create_jobs, caller, [upload], options)
+        await start_workflows(temporal, jobs, profile.email)
+        views, remaining = await run_in_threadpool(job_answers, caller, [j.id for j in jobs])
+        view = views[0]
         return _json(
             view,
             202,
@@ -568,15 +615,13 @@ async def create_batch(
             raise ApiError(
                 400, "Nessuna foto del lotto è stata accettata: vedi 'rejected'.", "batch_rejected"
             )
-        with session_factory()() as session:
-            jobs, _ = await run_in_threadpool(service.create_jobs, session, caller, uploads, options)
-            await start_workflows(temporal, jobs, profile.email)
-            session.expire_all()
-            jobs = await run_in_threadpool(service.existing_jobs, session, [j.id for j in jobs])
-            order_id = jobs[0].photo.order_id
-            assert order_id is not None
-            view = await run_in_threadpool(_batch_out, session, order_id, jobs, rejected)
-            remaining = await run_in_threadpool(service.balance, session, caller.user_id)
+        jobs = await run_in_threadpool(create_jobs, caller, uploads, options)
+        await start_workflows(temporal, jobs, profile.email)
+        order_id = jobs[0].photo.order_id
+        assert order_id is not None
+        view, remaining = await run_in_threadpool(
+            _batch_answer, caller, order_id, [j.id for j in jobs], rejected
+        )
         return _json(
             view,
             202,
@@ -599,14 +644,6 @@ def _item_source(item: BatchItemIn) -> ImageSource:
         external_id=item.external_id,
         metadata=item.metadata,
     )
-
-
-def _batch_out(
-    session: Any, order_id: uuid.UUID, jobs: list[PhotoProcessingJob], rejected: list[RejectedItem]
-) -> BatchOut:
-    from fotopronta.models import Order
-
-    return service.batch_out(session, session.get_one(Order, order_id), jobs, rejected)
 
 
 def _credit_headers(session: Any, caller: KeyCaller, charged: int) -> dict[str, str]:
@@ -696,18 +733,11 @@ async def rework_job(
     reason for the designer. Answers `202` with the new designer job (0 credits)."""
 
     async def run(_claim: idempotency.Claim | None) -> Response:
-        with session_factory()() as session:
-            job = await run_in_threadpool(service.owned_job, session, caller, job_id)
-            profile = session.get_one(Profile, caller.user_id)
-            rework, email, name = await run_in_threadpool(
-                photo_service.request_rework, session, profile, job.photo_id, body.reason
-            )
-            await start_job_workflow(temporal, rework, email=email, photo_name=name)
-            session.expire_all()
-            jobs = await run_in_threadpool(service.existing_jobs, session, [rework.id])
-            view = (await run_in_threadpool(service.job_views, session, jobs))[0]
-            headers = await run_in_threadpool(_credit_headers, session, caller, 0)
-        return _json(view, 202, {"Location": f"/v1/jobs/{view.id}", **headers})
+        rework, email, name = await run_in_threadpool(_rework, caller, job_id, body.reason)
+        await start_job_workflow(temporal, rework, email=email, photo_name=name)
+        views, remaining = await run_in_threadpool(job_answers, caller, [rework.id])
+        headers = {"X-Credits-Charged": "0", "X-Credits-Remaining": str(remaining)}
+        return _json(views[0], 202, {"Location": f"/v1/jobs/{views[0].id}", **headers})
 
     return await idempotent(request, caller, idempotency_key, {"job": str(job_id), **body.model_dump()}, run)
 
@@ -719,18 +749,15 @@ async def delete_job(job_id: uuid.UUID, caller: WriteCaller, temporal: TemporalD
     """Delete the job's photo, its files and its jobs (as the web app's 'Elimina'). A designer job not
     yet started is withdrawn first and its credits given back; refused (`409 photo_busy`) while a job
     is being worked on."""
-    with session_factory()() as session:
-        job = await run_in_threadpool(service.owned_job, session, caller, job_id)
-        profile = session.get_one(Profile, caller.user_id)
-        photo, latest = await run_in_threadpool(photo_service.deletable, session, profile, job.photo_id)
-        if latest is not None and latest.status in CANCELLABLE_STATUSES:
-            try:
-                await run_job_update(
-                    temporal, latest.id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(profile.id))
-                )
-            except ApiError as exc:
-                raise photo_service.photo_busy() from exc
-        job_ids = await run_in_threadpool(photo_service.delete_photo, session, profile, photo.id)
+    photo_id, latest_id, latest_status = await run_in_threadpool(_deletable, caller, job_id)
+    if latest_id is not None and latest_status in CANCELLABLE_STATUSES:
+        try:
+            await run_job_update(
+                temporal, latest_id, PhotoJobWorkflow.cancel, CancelInput(actor_id=str(caller.user_id))
+            )
+        except ApiError as exc:
+            raise photo_service.photo_busy() from exc
+    job_ids = await run_in_threadpool(_delete, caller, photo_id)
     for gone in job_ids:
         with contextlib.suppress(RPCError):
             await temporal.get_workflow_handle(workflow_id_for_job(str(gone))).terminate(

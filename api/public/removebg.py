@@ -43,7 +43,15 @@ from activities.contracts import workflow_id_for_job
 from api.deps import TemporalDep
 from api.errors import HTTP_MESSAGES, ApiError, is_database_unavailable
 from api.public.auth import Caller, require_scope
-from api.public.jobs import ImageSource, _checked, _job_options, _profile, _url_name, start_workflows
+from api.public.jobs import (
+    ImageSource,
+    _checked,
+    _job_options,
+    _profile,
+    _url_name,
+    create_jobs,
+    start_workflows,
+)
 from api.public.problems import STATE_RATE_WINDOW, TITLES, PublicApiMiddleware, rate_headers
 from api.public.schemas import JobOptionsIn
 from api.services import photos as photo_service
@@ -434,18 +442,27 @@ async def _wait(job_id: uuid.UUID, timeout_s: float) -> PhotoProcessingJob | Non
         await asyncio.sleep(POLL_S)
 
 
-async def _withdraw(temporal: Any, caller: KeyCaller, job_id: uuid.UUID) -> None:
-    """Remove a job that waits for credits (it holds none): its photo, files and workflow."""
+def _balance(user_id: uuid.UUID) -> int:
     with session_factory()() as session:
-        from fotopronta.models import Profile
+        return service.balance(session, user_id)
 
+
+def _delete_job_photo(caller: KeyCaller, job_id: uuid.UUID) -> None:
+    from fotopronta.models import Profile
+
+    with session_factory()() as session:
         profile = session.get_one(Profile, caller.user_id)
         job = session.get_one(PhotoProcessingJob, job_id)
-        with contextlib.suppress(RPCError):
-            await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(
-                reason="crediti insufficienti per /v1.0/removebg"
-            )
-        await run_in_threadpool(photo_service.delete_photo, session, profile, job.photo_id)
+        photo_service.delete_photo(session, profile, job.photo_id)
+
+
+async def _withdraw(temporal: Any, caller: KeyCaller, job_id: uuid.UUID) -> None:
+    """Remove a job that waits for credits (it holds none): its workflow, photo and files."""
+    with contextlib.suppress(RPCError):
+        await temporal.get_workflow_handle(workflow_id_for_job(str(job_id))).terminate(
+            reason="crediti insufficienti per /v1.0/removebg"
+        )
+    await run_in_threadpool(_delete_job_photo, caller, job_id)
 
 
 def _cutout(user_id: uuid.UUID, job_id: uuid.UUID) -> bytes:
@@ -490,9 +507,8 @@ async def remove_background(request: Request, caller: Caller, temporal: Temporal
         )
     options = _job_options(profile, JobOptionsIn(output_format="png"), caller)
     upload = await _checked(source, None)
-    with session_factory()() as session:
-        jobs, _ = await run_in_threadpool(service.create_jobs, session, caller, [upload], options)
-        await start_workflows(temporal, jobs, profile.email)
+    jobs = await run_in_threadpool(create_jobs, caller, [upload], options)
+    await start_workflows(temporal, jobs, profile.email)
     job_id = jobs[0].id
     done = await _wait(job_id, get_settings().removebg_timeout_s)
     if done is None:
@@ -512,8 +528,7 @@ async def remove_background(request: Request, caller: Caller, temporal: Temporal
         raise RemoveBgError(400, code, "Impossibile elaborare l'immagine", done.error_message)
     cutout = await run_in_threadpool(_cutout, caller.user_id, job_id)
     result = await run_in_threadpool(render, cutout, how)
-    with session_factory()() as session:
-        remaining = service.balance(session, caller.user_id)
+    remaining = await run_in_threadpool(_balance, caller.user_id)
     top, left, width, height = result.foreground
     headers = {
         "X-Credits-Charged": str(CREDITS_PER_IMAGE),
