@@ -646,6 +646,11 @@ def _item_source(item: BatchItemIn) -> ImageSource:
     )
 
 
+def _state_headers(request: Request, headers: dict[str, str]) -> None:
+    """Headers for a route that answers a model (added by :class:`api.public.problems.PublicApiMiddleware`)."""
+    request.scope.setdefault("state", {})[STATE_EXTRA_HEADERS] = headers
+
+
 def _credit_headers(session: Any, caller: KeyCaller, charged: int) -> dict[str, str]:
     return {
         "X-Credits-Charged": str(charged),
@@ -660,15 +665,22 @@ def _credit_headers(session: Any, caller: KeyCaller, charged: int) -> dict[str, 
     responses={200: {"headers": CREDIT_HEADERS}, **ERRORS},
 )
 def read_job(job_id: uuid.UUID, caller: ReadCaller) -> Response:
-    """One job. `X-Credits-Charged`: the credits the job holds now (0 once given back)."""
+    """One job; its `credits_charged` is what it holds now (0 once given back). Reading charges nothing
+    (`X-Credits-Charged: 0`)."""
     with session_factory()() as session:
         job = service.owned_job(session, caller, job_id)
         view = service.job_views(session, [job])[0]
-        return _json(view, 200, _credit_headers(session, caller, view.credits_charged))
+        return _json(view, 200, _credit_headers(session, caller, 0))
 
 
-@router.get("/jobs", response_model=JobList, operation_id="jobs-list", responses=ERRORS)
+@router.get(
+    "/jobs",
+    response_model=JobList,
+    operation_id="jobs-list",
+    responses={200: {"headers": CREDIT_HEADERS}, **ERRORS},
+)
 def list_jobs(
+    request: Request,
     caller: ReadCaller,
     limit: Annotated[int, Query(ge=1, le=service.PAGE_MAX)] = service.PAGE_DEFAULT,
     cursor: Annotated[str | None, Query(max_length=500)] = None,
@@ -678,9 +690,11 @@ def list_jobs(
     """The account's jobs, newest first; `next_cursor` gives the next page. Filters: `status`,
     `external_id`."""
     with session_factory()() as session:
-        return service.list_jobs(
+        page = service.list_jobs(
             session, caller, limit=limit, cursor=cursor, status=status, external_id=external_id
         )
+        _state_headers(request, _credit_headers(session, caller, 0))
+        return page
 
 
 @router.get(
@@ -690,6 +704,7 @@ def list_jobs(
         200: {
             "description": "L'immagine elaborata",
             "content": {"image/jpeg": {}, "image/webp": {}, "image/png": {}},
+            "headers": CREDIT_HEADERS,
         },
         **ERRORS,
         410: {
@@ -711,7 +726,10 @@ def job_result(
     fmt = "jpg" if format == "jpeg" else format
     with session_factory()() as session:
         data, media, name = service.result_file(session, caller, job_id, fmt)
-    return Response(data, media_type=media, headers={"Content-Disposition": content_disposition(name)})
+        credits = _credit_headers(session, caller, 0)
+    return Response(
+        data, media_type=media, headers={"Content-Disposition": content_disposition(name), **credits}
+    )
 
 
 @router.post(
@@ -766,21 +784,30 @@ async def delete_job(job_id: uuid.UUID, caller: WriteCaller, temporal: TemporalD
     return Response(status_code=204)
 
 
-@router.get("/batches/{batch_id}", response_model=BatchOut, operation_id="batches-read", responses=ERRORS)
-def read_batch(batch_id: uuid.UUID, caller: ReadCaller) -> BatchOut:
+@router.get(
+    "/batches/{batch_id}",
+    response_model=BatchOut,
+    operation_id="batches-read",
+    responses={200: {"headers": CREDIT_HEADERS}, **ERRORS},
+)
+def read_batch(batch_id: uuid.UUID, caller: ReadCaller, request: Request) -> BatchOut:
     """A batch with its jobs and counts by status."""
     with session_factory()() as session:
-        return service.batch_view(session, caller, batch_id)
+        view = service.batch_view(session, caller, batch_id)
+        _state_headers(request, _credit_headers(session, caller, 0))
+        return view
 
 
 @router.get(
-    "/account", response_model=AccountOut, operation_id="account-read", responses=ERRORS, tags=["account"]
+    "/account",
+    response_model=AccountOut,
+    operation_id="account-read",
+    responses={200: {"headers": CREDIT_HEADERS}, **ERRORS},
+    tags=["account"],
 )
 def read_account(caller: Caller, request: Request) -> AccountOut:
     """Credits, the key in use and the limits. Also answers `X-Credits-Remaining`."""
     with session_factory()() as session:
         view = service.account_view(session, caller)
-    request.scope.setdefault("state", {})[STATE_EXTRA_HEADERS] = {
-        "X-Credits-Remaining": str(view.credits_remaining)
-    }
+    _state_headers(request, {"X-Credits-Charged": "0", "X-Credits-Remaining": str(view.credits_remaining)})
     return view

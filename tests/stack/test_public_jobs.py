@@ -65,7 +65,7 @@ async def test_a_job_from_the_api_is_an_ordinary_job(api: httpx.AsyncClient) -> 
     assert resp.status_code == 200
     done = resp.json()
     assert done["status"] == "succeeded" and done["credits_charged"] == 1
-    assert resp.headers["X-Credits-Charged"] == "1" and resp.headers["X-Credits-Remaining"] == "14"
+    assert resp.headers["X-Credits-Charged"] == "0" and resp.headers["X-Credits-Remaining"] == "14"
     assert done["links"]["result"] == f"/v1/jobs/{job['id']}/result"
     assert ledger_kinds(sessions, job["id"]) == ["reserve", "charge"]
     assert credits_and_ledger(sessions, user_id) == (14, 14)
@@ -82,6 +82,9 @@ async def test_a_job_from_the_api_is_an_ordinary_job(api: httpx.AsyncClient) -> 
     assert cutout.mode == "RGBA" and cutout.size == (160, 120)
     alpha = cutout.getchannel("A")
     assert alpha.getpixel((2, 2)) < 30 and alpha.getpixel((80, 60)) > 220
+
+    page = await api.get("/v1/jobs", headers=key)
+    assert page.headers["X-Credits-Charged"] == "0" and page.headers["X-Credits-Remaining"] == "14"
 
     # the same job in the web app's /photos and /orders
     photos = (await api.get("/api/photos", headers=seller)).json()["items"]
