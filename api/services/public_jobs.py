@@ -218,7 +218,7 @@ def create_jobs(
     if ids:
         found = existing_jobs(session, ids)
         if found:
-            session.rollback()
+            session.commit()  # nothing written: ends the lock and keeps the loaded rows (a rollback expires them)
             return found, False
     settings = get_settings()
     if jobs_in_flight(session, caller.user_id) + len(uploads) > settings.api_max_jobs_in_flight:

@@ -10,17 +10,18 @@ import asyncio
 import base64
 import uuid
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 
 from fotopronta import ledger
 from fotopronta.db import session_factory
-from fotopronta.models import CreditLedgerEntry, PhotoProcessingJob
+from fotopronta.models import CreditLedgerEntry, IdempotencyRecord, PhotoProcessingJob
 from tests.stack.test_public_jobs import new_key
 from tests.utils.factories import product_photo_bytes
-from tests.utils.jobs import credits_and_ledger
+from tests.utils.jobs import credits_and_ledger, ledger_kinds, wait_job_status
 
 pytestmark = pytest.mark.stack
 
@@ -167,3 +168,47 @@ async def test_the_same_key_with_another_body_is_refused(api: httpx.AsyncClient)
         "invalid_idempotency_key",
         "validation_error",
     )
+
+
+async def test_a_retry_after_a_crash_finds_the_first_job(api: httpx.AsyncClient) -> None:
+    """The first request committed its job and died before storing its answer (its lock lapsed): the
+    retry takes the key over, derives the same job id and answers that job; no second job, one charge.
+    A key past its 24 hours is a new key."""
+    sessions = session_factory()
+    _, key, user_id = await new_key(api)
+    body = {"image_file_b64": base64.b64encode(product_photo_bytes((64, 48))).decode()}
+    headers = {**key, "Idempotency-Key": "crash-1"}
+    first = await api.post("/v1/jobs", headers=headers, json=body)
+    assert first.status_code == 202, first.text
+    with sessions.begin() as session:  # as if the process had died right after the job's commit
+        session.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == "crash-1")
+            .values(
+                response_status=None,
+                response_body=None,
+                locked_until=datetime.now(UTC) - timedelta(seconds=1),
+            )
+        )
+    retry = await api.post("/v1/jobs", headers=headers, json=body)
+    assert retry.status_code == 202, retry.text
+    assert retry.json()["id"] == first.json()["id"] and "Idempotent-Replayed" not in retry.headers
+    replay = await api.post("/v1/jobs", headers=headers, json=body)
+    assert replay.headers["Idempotent-Replayed"] == "true" and replay.json()["id"] == first.json()["id"]
+    await wait_job_status(sessions, first.json()["id"], {"completed"})
+    assert ledger_kinds(sessions, first.json()["id"]) == ["reserve", "charge"]
+
+    with sessions.begin() as session:  # 24 hours later
+        session.execute(
+            update(IdempotencyRecord)
+            .where(IdempotencyRecord.user_id == user_id, IdempotencyRecord.key == "crash-1")
+            .values(expires_at=datetime.now(UTC) - timedelta(seconds=1))
+        )
+    later = await api.post("/v1/jobs", headers=headers, json={**body, "external_id": "nuovo"})
+    assert later.status_code == 202, later.text
+    assert later.json()["id"] != first.json()["id"]
+    with sessions() as session:
+        n = session.execute(
+            select(func.count()).select_from(PhotoProcessingJob).where(PhotoProcessingJob.user_id == user_id)
+        ).scalar_one()
+    assert n == 2

@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 
 from fotopronta.db import session_factory
+from fotopronta.domain import UserRole
 from fotopronta.models import Photo, PhotoProcessingJob
 from tests.utils.factories import login, make_user, product_photo_bytes
 from tests.utils.jobs import count_rows, credits_and_ledger, ledger_kinds, wait_job_status
@@ -91,6 +92,11 @@ async def test_a_job_from_the_api_is_an_ordinary_job(api: httpx.AsyncClient) -> 
     assert [p["jobs"][0]["id"] for p in photos] == [job["id"]]
     orders = (await api.get("/api/orders", headers=seller)).json()
     assert len(orders) == 1 and photos[0]["order_id"] == done["batch_id"]
+    # and in the admins' job list, like any upload
+    admin = await login(api, *make_user(role=UserRole.admin))
+    me = (await api.get("/api/me", headers=seller)).json()
+    listed = (await api.get("/api/admin/jobs", headers=admin, params={"page": 1, "q": me["email"]})).json()
+    assert [item["id"] for item in listed["items"]] == [job["id"]]
 
     # the free rework: a designer job at 0 credits
     resp = await api.post(f"/v1/jobs/{job['id']}/rework", headers=key, json={"reason": "ombra troppo forte"})
