@@ -60,7 +60,7 @@ from api.services import idempotency
 from api.services import photos as photo_service
 from api.services import public_jobs as service
 from api.services.api_keys import KeyCaller
-from api.text_rules import safe_filename
+from api.text_rules import has_control_characters, safe_filename
 from api.uploads import UPLOAD_TITLE, ImageInfo, inspect_image
 from fotopronta.db import session_factory
 from fotopronta.domain import CANCELLABLE_STATUSES, JOB_COSTS, JobType, UserRole
@@ -245,7 +245,7 @@ async def _form_parts(request: Request, *, many: bool) -> tuple[list[ImageSource
             data=sources[0].data if sources else None,
             b64=fields.get("_image_file_b64"),
             url=fields.get("_image_url"),
-            external_id=fields.get("external_id") or None,
+            external_id=_form_external_id(fields.get("external_id")),
             metadata=metadata,
         )
         if source.url:
@@ -254,6 +254,27 @@ async def _form_parts(request: Request, *, many: bool) -> tuple[list[ImageSource
     if not sources:
         raise _bad_request("Manca la foto: invia uno o più campi 'image_file'.", "missing_image")
     return sources, fields
+
+
+def _form_external_id(raw: str | None) -> str | None:
+    """``external_id`` of a multipart form, checked as the JSON body's (one line, ≤ 255 characters).
+
+    Raises:
+        RequestValidationError: (a 422) otherwise.
+    """
+    if not raw:
+        return None
+    if len(raw) > 255 or has_control_characters(raw, allow_newlines=False):
+        raise RequestValidationError(
+            [
+                {
+                    "loc": ("body", "external_id"),
+                    "msg": "external_id: una sola riga di al massimo 255 caratteri",
+                    "type": "value_error",
+                }
+            ]
+        )
+    return raw
 
 
 def _form_metadata(raw: str | None) -> dict[str, str] | None:

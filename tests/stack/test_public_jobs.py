@@ -22,6 +22,8 @@ from tests.utils.jobs import count_rows, credits_and_ledger, ledger_kinds, wait_
 
 pytestmark = pytest.mark.stack
 
+PHOTO_64 = product_photo_bytes((64, 48))
+
 
 async def new_key(api: httpx.AsyncClient, **body: object) -> tuple[dict[str, str], dict[str, str], uuid.UUID]:
     """A fresh seller: ``(web session headers, API key headers, user id)``."""
@@ -164,6 +166,16 @@ async def test_bad_input_is_refused_and_nothing_is_stored(api: httpx.AsyncClient
         ({"json": {"image_file_b64": "AAAA", "background": "spiaggia"}}, 400, "invalid_background_category"),
         ({"json": {"image_file_b64": "AAAA", "preset": "ebay"}}, 400, "invalid_preset"),
         ({"content": b"x", "headers": {"Content-Type": "text/plain"}}, 415, "unsupported_media_type"),
+        (
+            {"files": {"image_file": ("a.jpg", PHOTO_64, "image/jpeg")}, "data": {"external_id": "a\r\nb"}},
+            422,
+            "validation_error",
+        ),
+        (
+            {"files": {"image_file": ("a.jpg", PHOTO_64, "image/jpeg")}, "data": {"metadata": "[1, 2]"}},
+            422,
+            "validation_error",
+        ),
     ]
     for kwargs, status, code in cases:
         headers = {**key, **kwargs.pop("headers", {})}  # type: ignore[dict-item]
