@@ -230,3 +230,26 @@ async def test_batches_and_the_account(api: httpx.AsyncClient) -> None:
         _problem(await api.request(method, path, headers=other), 404, "job_not_found")
     resp = await api.post(f"/v1/jobs/{job_id}/rework", headers=other, json={"reason": "mio"})
     _problem(resp, 404, "job_not_found")
+
+
+async def test_a_designer_job_queues_and_is_withdrawn_with_its_credits(api: httpx.AsyncClient) -> None:
+    sessions = session_factory()
+    _, key, user_id = await new_key(api)
+    b64 = base64.b64encode(product_photo_bytes((96, 72))).decode()
+    resp = await api.post(
+        "/v1/jobs", headers=key, json={"image_file_b64": b64, "service": "designer", "notes": "sfondo grigio"}
+    )
+    assert resp.status_code == 202, resp.text
+    assert resp.headers["X-Credits-Charged"] == "3"
+    job = resp.json()
+    await wait_job_status(sessions, job["id"], {"pending_human"})
+    view = (await api.get(f"/v1/jobs/{job['id']}", headers=key)).json()
+    assert (
+        view["status"] == "designer_queue" and view["service"] == "designer" and view["credits_charged"] == 3
+    )
+    assert credits_and_ledger(sessions, user_id) == (12, 12)
+    _problem(await api.get(f"/v1/jobs/{job['id']}/result", headers=key), 409, "job_not_finished")
+    # withdrawn before a designer starts it: the reservation is given back, the photo deleted
+    assert (await api.delete(f"/v1/jobs/{job['id']}", headers=key)).status_code == 204
+    assert credits_and_ledger(sessions, user_id) == (15, 15)
+    _problem(await api.get(f"/v1/jobs/{job['id']}", headers=key), 404, "job_not_found")
