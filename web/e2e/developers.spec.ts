@@ -50,6 +50,7 @@ test('chiavi API: crea, copia la guida rapida, ultimo utilizzo, revoca', async (
   expect(await page.content()).not.toContain(secret.slice(16)); // shown once: gone after a reload
   await expect(row.getByText('Attiva')).toBeVisible();
   await screenshots(page, 'developers-keys');
+  await screenshots(page, 'developers-keys-table', () => row.scrollIntoViewIfNeeded());
 
   // revoked: the next call is refused
   await row.getByRole('button', { name: 'Revoca Negozio Shopify' }).click();
