@@ -11,6 +11,10 @@ as the IPv4 address they carry). The connection then goes to the address that wa
 and the connection (DNS rebinding) cannot redirect it. The body is streamed and cut at ``max_bytes``;
 the whole fetch, redirects included, has ``settings.fetch_timeout_s``.
 
+:func:`request` sends any method (a webhook's ``POST``) under these rules; :func:`fetch` is the
+``image_url`` download; :func:`check_public_url` checks a URL without sending anything (a webhook URL
+when it is registered).
+
 ``settings.fetch_allow_loopback`` lets loopback addresses through (``make dev`` turns it on to test
 with a local server); it is off by default and in production. Private and metadata addresses are
 never allowed.
@@ -64,19 +68,19 @@ def address_allowed(ip: IPAddress, *, allow_loopback: bool) -> bool:
     return ip.is_global and not ip.is_multicast
 
 
-def _refused(host: str) -> FetchError:
+def _refused(host: str, prefix: str) -> FetchError:
     return FetchError(
-        "image_url_forbidden",
+        f"{prefix}_forbidden",
         f"L'indirizzo {host} non è raggiungibile da FotoPronta: usa un URL pubblico (http o https).",
     )
 
 
-async def resolve_checked(host: str, port: int, *, allow_loopback: bool) -> str:
+async def resolve_checked(host: str, port: int, *, allow_loopback: bool, prefix: str = "url") -> str:
     """Resolve ``host`` and return one of its addresses, after checking that **every** address it
     resolves to is allowed (:func:`address_allowed`).
 
     Raises:
-        FetchError: ``image_url_forbidden`` (an address is not public), ``image_url_unresolvable``.
+        FetchError: ``{prefix}_forbidden`` (an address is not public), ``{prefix}_unresolvable``.
     """
     try:
         literal: IPAddress | None = ipaddress.ip_address(host.strip("[]"))
@@ -84,99 +88,195 @@ async def resolve_checked(host: str, port: int, *, allow_loopback: bool) -> str:
         literal = None
     if literal is not None:
         if not address_allowed(literal, allow_loopback=allow_loopback):
-            raise _refused(host)
+            raise _refused(host, prefix)
         return str(literal)
+    unresolvable = FetchError(
+        f"{prefix}_unresolvable", f"Impossibile trovare il server {host}: controlla l'URL."
+    )
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise FetchError(
-            "image_url_unresolvable", f"Impossibile trovare il server {host}: controlla l'URL."
-        ) from exc
+        raise unresolvable from exc
     addresses = [ipaddress.ip_address(str(info[4][0]).split("%", 1)[0]) for info in infos]
     if not addresses:
-        raise FetchError("image_url_unresolvable", f"Impossibile trovare il server {host}: controlla l'URL.")
+        raise unresolvable
     for address in addresses:
         if not address_allowed(address, allow_loopback=allow_loopback):
-            raise _refused(host)
+            raise _refused(host, prefix)
     return str(addresses[0])
 
 
-def _check_url(url: str) -> tuple[str, str, int]:
+def _check_url(url: str, prefix: str) -> tuple[str, str, int]:
     """``(scheme, host, port)`` of an acceptable URL.
 
     Raises:
-        FetchError: ``image_url_invalid``.
+        FetchError: ``{prefix}_invalid``.
     """
+    if len(url) > 2048:
+        raise FetchError(f"{prefix}_invalid", "L'URL è troppo lungo (massimo 2048 caratteri).")
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as exc:
-        raise FetchError("image_url_invalid", "URL dell'immagine non valido.") from exc
+        raise FetchError(f"{prefix}_invalid", "URL non valido.") from exc
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise FetchError("image_url_invalid", "L'URL dell'immagine deve iniziare con http:// o https://.")
+        raise FetchError(f"{prefix}_invalid", "L'URL deve iniziare con http:// o https://.")
     if parts.username or parts.password:
-        raise FetchError("image_url_invalid", "L'URL dell'immagine non può contenere credenziali.")
+        raise FetchError(f"{prefix}_invalid", "L'URL non può contenere credenziali.")
     return parts.scheme, parts.hostname, port or (443 if parts.scheme == "https" else 80)
 
 
+async def check_public_url(url: str, *, prefix: str = "url") -> None:
+    """Check ``url`` as :func:`request` would before sending (scheme, credentials, every address its
+    host resolves to), without sending anything: e.g. a webhook URL when it is registered.
+
+    Raises:
+        FetchError: ``{prefix}_invalid``, ``{prefix}_forbidden``, ``{prefix}_unresolvable``.
+    """
+    _, host, port = _check_url(url, prefix)
+    await resolve_checked(host, port, allow_loopback=get_settings().fetch_allow_loopback, prefix=prefix)
+
+
+@dataclass(frozen=True)
+class SafeResponse:
+    """An answer of :func:`request`: the final ``url``, ``status``, ``headers`` and the body ``data``
+    (at most ``max_bytes``)."""
+
+    url: str
+    status: int
+    headers: httpx.Headers
+    data: bytes
+
+
+def too_large(max_bytes: int, prefix: str = "url") -> FetchError:
+    """``file_too_large``: the body passed ``max_bytes``."""
+    del prefix  # the same code wherever the body came from
+    return FetchError(
+        "file_too_large",
+        f"Il file all'URL indicato è troppo grande (massimo {max_bytes // (1024 * 1024)} MB).",
+    )
+
+
 async def _one_hop(
-    client: httpx.AsyncClient, url: str, *, max_bytes: int, allow_loopback: bool
+    client: httpx.AsyncClient,
+    method: str,
+    url: str,
+    *,
+    content: bytes | None,
+    headers: dict[str, str],
+    max_bytes: int,
+    allow_loopback: bool,
+    read_redirect: bool,
+    prefix: str,
 ) -> tuple[httpx.Response, bytes | None]:
-    """Fetch ``url`` once (no redirect followed), connected to its checked address; the body only when
-    the answer is not a redirect."""
-    scheme, host, port = _check_url(url)
-    address = await resolve_checked(host, port, allow_loopback=allow_loopback)
+    """Send one request (no redirect followed) to the address the URL's host was checked at; the body
+    (at most ``max_bytes``) unless the answer is a redirect to follow."""
+    scheme, host, port = _check_url(url, prefix)
+    address = await resolve_checked(host, port, allow_loopback=allow_loopback, prefix=prefix)
     parts = urlsplit(url)
     netloc = f"[{address}]" if ":" in address else address
     target = parts._replace(netloc=f"{netloc}:{port}").geturl()
     host_header = host if parts.port is None else f"{host}:{port}"
     if ":" in host and not host.startswith("["):
         host_header = f"[{host}]" if parts.port is None else f"[{host}]:{port}"
-    request = client.build_request(
-        "GET",
+    built = client.build_request(
+        method,
         target,
-        headers={
-            "Host": host_header,
-            "User-Agent": USER_AGENT,
-            "Accept": "image/*,*/*;q=0.5",
-            "Accept-Encoding": "identity",
-        },
+        content=content,
+        headers={"User-Agent": USER_AGENT, "Accept-Encoding": "identity", **headers, "Host": host_header},
         extensions={"sni_hostname": host} if scheme == "https" else {},
     )
-    response = await client.send(request, stream=True)
+    response = await client.send(built, stream=True)
     try:
-        if response.status_code in REDIRECT_STATUSES:
+        if response.status_code in REDIRECT_STATUSES and not read_redirect:
             return response, None
-        if response.status_code != 200:
-            raise FetchError(
-                "image_url_fetch_failed",
-                f"Il server dell'immagine ha risposto {response.status_code}: controlla l'URL.",
-            )
         declared = response.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > max_bytes:
-            raise too_large(max_bytes)
+            raise too_large(max_bytes, prefix)
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_raw():
             size += len(chunk)
             if size > max_bytes:
-                raise too_large(max_bytes)
+                raise too_large(max_bytes, prefix)
             chunks.append(chunk)
         return response, b"".join(chunks)
     finally:
         await response.aclose()
 
 
-def too_large(max_bytes: int) -> FetchError:
-    """``file_too_large``: the body passed ``max_bytes``."""
-    return FetchError(
-        "file_too_large",
-        f"L'immagine all'URL indicato è troppo grande (massimo {max_bytes // (1024 * 1024)} MB).",
-    )
+async def request(
+    method: str,
+    url: str,
+    *,
+    content: bytes | None = None,
+    headers: dict[str, str] | None = None,
+    max_bytes: int,
+    timeout_s: float | None = None,
+    follow_redirects: bool = True,
+    prefix: str = "url",
+) -> SafeResponse:
+    """Send ``method`` to ``url`` safely (see the module docstring): every hop checked, the body cut at
+    ``max_bytes``, all of it within ``timeout_s`` (default ``settings.fetch_timeout_s``). Redirects
+    (at most ``settings.fetch_max_redirects``) are followed when ``follow_redirects``: 307/308 keep the
+    method and body, 301/302/303 go on as a ``GET`` without a body. Any status is answered; the caller
+    decides what a non-2xx means.
+
+    Raises:
+        FetchError: codes ``{prefix}_invalid``, ``{prefix}_forbidden``, ``{prefix}_unresolvable``,
+            ``{prefix}_fetch_failed`` (a connection or TLS error, too many redirects),
+            ``{prefix}_timeout`` and ``file_too_large``; each with an Italian message.
+    """
+    settings = get_settings()
+    allow_loopback = settings.fetch_allow_loopback
+    seconds = timeout_s if timeout_s is not None else settings.fetch_timeout_s
+    try:
+        async with (
+            asyncio.timeout(seconds),
+            httpx.AsyncClient(
+                timeout=httpx.Timeout(seconds), follow_redirects=False, trust_env=False
+            ) as client,
+        ):
+            current, verb, body = url, method.upper(), content
+            for _ in range(settings.fetch_max_redirects + 1):
+                response, data = await _one_hop(
+                    client,
+                    verb,
+                    current,
+                    content=body,
+                    headers=headers or {},
+                    max_bytes=max_bytes,
+                    allow_loopback=allow_loopback,
+                    read_redirect=not follow_redirects,
+                    prefix=prefix,
+                )
+                if data is not None:
+                    return SafeResponse(
+                        url=current, status=response.status_code, headers=response.headers, data=data
+                    )
+                location = response.headers.get("location")
+                if not location:
+                    raise FetchError(
+                        f"{prefix}_fetch_failed",
+                        "Il server ha risposto con un reindirizzamento senza destinazione.",
+                    )
+                current = urljoin(current, location)
+                if response.status_code in (301, 302, 303):
+                    verb, body = "GET", None
+            raise FetchError(f"{prefix}_fetch_failed", "Troppi reindirizzamenti per l'URL indicato.")
+    except TimeoutError as exc:
+        raise FetchError(f"{prefix}_timeout", "Il server all'URL indicato non ha risposto in tempo.") from exc
+    except httpx.TimeoutException as exc:
+        raise FetchError(f"{prefix}_timeout", "Il server all'URL indicato non ha risposto in tempo.") from exc
+    except httpx.HTTPError as exc:
+        raise FetchError(
+            f"{prefix}_fetch_failed", "Impossibile contattare il server all'URL indicato."
+        ) from exc
 
 
 async def fetch(url: str, *, max_bytes: int | None = None) -> Fetched:
-    """GET ``url`` safely (see the module docstring) and return its body.
+    """GET an image at ``url`` safely (:func:`request`; codes prefixed ``image_url``) and return its
+    body; a status other than 200 is an error.
 
     Args:
         url: an ``http``/``https`` URL, at most 2,048 characters.
@@ -187,39 +287,12 @@ async def fetch(url: str, *, max_bytes: int | None = None) -> Fetched:
             ``image_url_fetch_failed`` (a status other than 200, a connection or TLS error, too many
             redirects), ``image_url_timeout``, ``file_too_large``; each with an Italian message.
     """
-    settings = get_settings()
-    limit = max_bytes if max_bytes is not None else settings.max_file_bytes
-    if len(url) > 2048:
-        raise FetchError("image_url_invalid", "L'URL dell'immagine è troppo lungo (massimo 2048 caratteri).")
-    allow_loopback = settings.fetch_allow_loopback
-    timeout = httpx.Timeout(settings.fetch_timeout_s)
-    try:
-        async with (
-            asyncio.timeout(settings.fetch_timeout_s),
-            httpx.AsyncClient(timeout=timeout, follow_redirects=False, trust_env=False) as client,
-        ):
-            current = url
-            for _ in range(settings.fetch_max_redirects + 1):
-                response, data = await _one_hop(
-                    client, current, max_bytes=limit, allow_loopback=allow_loopback
-                )
-                if data is not None:
-                    return Fetched(
-                        url=current, content_type=response.headers.get("content-type", ""), data=data
-                    )
-                location = response.headers.get("location")
-                if not location:
-                    raise FetchError(
-                        "image_url_fetch_failed",
-                        "Il server dell'immagine ha risposto con un reindirizzamento senza destinazione.",
-                    )
-                current = urljoin(current, location)
-            raise FetchError("image_url_fetch_failed", "Troppi reindirizzamenti per l'URL dell'immagine.")
-    except TimeoutError as exc:
-        raise FetchError("image_url_timeout", "Il server dell'immagine non ha risposto in tempo.") from exc
-    except httpx.TimeoutException as exc:
-        raise FetchError("image_url_timeout", "Il server dell'immagine non ha risposto in tempo.") from exc
-    except httpx.HTTPError as exc:
+    limit = max_bytes if max_bytes is not None else get_settings().max_file_bytes
+    answer = await request(
+        "GET", url, headers={"Accept": "image/*,*/*;q=0.5"}, max_bytes=limit, prefix="image_url"
+    )
+    if answer.status != 200:
         raise FetchError(
-            "image_url_fetch_failed", "Impossibile scaricare l'immagine dall'URL indicato: controlla l'URL."
-        ) from exc
+            "image_url_fetch_failed", f"Il server dell'immagine ha risposto {answer.status}: controlla l'URL."
+        )
+    return Fetched(url=answer.url, content_type=answer.headers.get("content-type", ""), data=answer.data)

@@ -26,7 +26,7 @@ import pytest
 
 from fotopronta.db import session_factory
 from fotopronta.models import Photo, PhotoProcessingJob
-from fotopronta.safe_fetch import address_allowed
+from fotopronta.safe_fetch import FetchError, address_allowed, check_public_url, request
 from tests.stack.test_public_jobs import _problem, new_key
 from tests.utils.factories import product_photo_bytes, settings_env
 from tests.utils.jobs import count_rows, credits_and_ledger, wait_job_status
@@ -65,6 +65,11 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Content-Type", "image/jpeg")
             self.end_headers()  # HTTP/1.0: no length, the body ends when the connection closes
             self._stream(HUGE)
+        elif self.path == "/echo":
+            self.send_response(200)
+            self.send_header("Content-Length", "3")
+            self.end_headers()
+            self.wfile.write(b"GET")
         elif self.path == "/slow":
             time.sleep(5)
             self.send_response(200)
@@ -72,6 +77,23 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self.send_response(404)
             self.end_headers()
+
+    def do_POST(self) -> None:
+        """Echo the method and the body's length (``/echo``); ``/redirect307?to=`` keeps the method,
+        ``/redirect302?to=`` turns it into a GET."""
+        length = int(self.headers.get("Content-Length") or 0)
+        body = self.rfile.read(length)
+        if self.path.startswith(("/redirect307?to=", "/redirect302?to=")):
+            self.send_response(307 if "307" in self.path else 302)
+            self.send_header("Location", self.path.split("=", 1)[1])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        answer = f"POST {len(body)}".encode()
+        self.send_response(202)
+        self.send_header("Content-Length", str(len(answer)))
+        self.end_headers()
+        self.wfile.write(answer)
 
     def _stream(self, total: int) -> None:
         chunk = b"\xff" * (1024 * 1024)
@@ -271,3 +293,43 @@ async def test_keys_scopes_caps_and_limits(api: httpx.AsyncClient) -> None:
     assert 1 <= int(answers[3].headers["Retry-After"]) <= 60
     assert 0 <= int(answers[0].headers["RateLimit-Reset"]) <= 60
     _problem(answers[3], 429, "rate_limited")
+
+
+async def test_the_same_rules_for_any_method(image_server: str) -> None:
+    """What webhooks will use: :func:`request` with a POST and :func:`check_public_url` at registration,
+    under the same address rules as ``image_url``."""
+    for url in (image_server + "/echo", "http://169.254.169.254/", "http://10.1.2.3/hook"):
+        with pytest.raises(FetchError) as refused:
+            await check_public_url(url)
+        assert refused.value.code == "url_forbidden"
+        with pytest.raises(FetchError) as refused:
+            await request("POST", url, content=b"{}", max_bytes=1024)
+        assert refused.value.code == "url_forbidden"
+    with settings_env(fetch_allow_loopback="true"):
+        await check_public_url(image_server + "/echo")
+        answer = await request("POST", image_server + "/echo", content=b"x" * 10, max_bytes=1024)
+        assert (answer.status, answer.data) == (202, b"POST 10")
+        kept = await request(
+            "POST", f"{image_server}/redirect307?to={image_server}/echo", content=b"abc", max_bytes=1024
+        )
+        assert (kept.status, kept.data) == (202, b"POST 3")
+        turned = await request(
+            "POST", f"{image_server}/redirect302?to={image_server}/echo", content=b"abc", max_bytes=1024
+        )
+        assert (turned.status, turned.data) == (200, b"GET")
+        with pytest.raises(FetchError) as refused:
+            await request(
+                "POST",
+                f"{image_server}/redirect307?to=http://169.254.169.254/",
+                content=b"{}",
+                max_bytes=1024,
+            )
+        assert refused.value.code == "url_forbidden"
+        unfollowed = await request(
+            "POST",
+            f"{image_server}/redirect307?to={image_server}/echo",
+            content=b"{}",
+            max_bytes=1024,
+            follow_redirects=False,
+        )
+        assert unfollowed.status == 307
