@@ -98,6 +98,9 @@ class PhotoJobInput:
     category: str | None = None
     run: int = 1
     retouch_task_queue: str = TASK_QUEUE_RETOUCH
+    cutout: bool = False
+    """Also store the transparent cutout (PNG with alpha, input size) beside the result: jobs started
+    through the public API, whose clients ask for it (``?format=png``, ``/v1.0/removebg``)."""
 
 
 @dataclass
@@ -132,6 +135,8 @@ class RetouchInput:
     shadow: bool = True
     brand: str | None = None
     category: str | None = None
+    cutout: bool = False
+    """Also store the transparent cutout: :func:`fotopronta.storage.result_key` with ``png``."""
 
 
 @dataclass

@@ -14,7 +14,7 @@ from activities.contracts import ExpireCreditsInput, ExpireCreditsOutput, Retent
 from fotopronta import ledger
 from fotopronta.domain import LedgerKind
 from fotopronta.models import CreditLedgerEntry, Photo, PhotoProcessingJob, Profile
-from fotopronta.results import keys_used_elsewhere
+from fotopronta.results import cutout_keys, keys_used_elsewhere
 from fotopronta.storage import BUCKET_PROCESSED, BUCKET_UPLOADS, ObjectStorage
 from fotopronta.thumbnails import thumbnail_key
 
@@ -44,6 +44,8 @@ class RetentionActivities:
                 if key and key not in shared:
                     self.storage.delete(BUCKET_PROCESSED, key)
                     self.storage.delete(BUCKET_PROCESSED, thumbnail_key(key))
+            for key in cutout_keys(photo):
+                self.storage.delete(BUCKET_PROCESSED, key)
             photo.files_deleted_at = datetime.now(UTC)
 
     @activity.defn(name="expire_credits")

@@ -91,8 +91,9 @@ class RetouchActivities:
 
     @activity.defn(name="retouch_photo")
     def retouch_photo(self, inp: RetouchInput) -> RetouchOutput:
-        """Read the original, run the pipeline with the job's options, store JPEG and WebP under
-        ``processed-photos/{user_id}/{job_id}.{jpg,webp}`` (:func:`fotopronta.storage.result_key`:
+        """Read the original, run the pipeline with the job's options, store JPEG and WebP (and, with
+        ``inp.cutout``, the transparent cutout as PNG) under
+        ``processed-photos/{user_id}/{job_id}.{jpg,webp,png}`` (:func:`fotopronta.storage.result_key`:
         unique per job; the SEO name in ``details["seo_filename"]`` is only the download name).
 
         Raises:
@@ -124,6 +125,7 @@ class RetouchActivities:
                     original,
                     options,
                     model_name=self.model_name,
+                    cutout=inp.cutout,
                     network=NetworkConfig(models_dir=self.models_dir),
                 )
         except BadImageError as exc:
@@ -135,6 +137,11 @@ class RetouchActivities:
         self.storage.put(BUCKET_PROCESSED, jpeg_key, result.jpeg, "image/jpeg")
         self.storage.put(BUCKET_PROCESSED, webp_key, result.webp, "image/webp")
         store_thumbnail(self.storage, BUCKET_PROCESSED, jpeg_key, result.jpeg)  # /photos preview
+        if inp.cutout:  # the public API's transparent cutout (deleted with the photo's other files)
+            cutout = result.cutout_png()
+            self.storage.put(
+                BUCKET_PROCESSED, result_key(inp.user_id, inp.job_id, "png"), cutout, "image/png"
+            )
         return RetouchOutput(
             jpeg_key=jpeg_key,
             webp_key=webp_key,

@@ -9,8 +9,9 @@ through untouched) adds to every HTTP response that does not set them itself:
   'none'``, ``base-uri 'self'``, ``form-action 'self'`` and ``frame-ancestors 'none'``; no inline
   scripts anywhere. API responses (``/api``, JSON and downloads) get ``default-src 'none';
   frame-ancestors 'none'; sandbox``, so a file served from there can never run as a page. The
-  development pages (``/dev``) may use inline styles; ``/docs`` and ``/redoc`` may load Swagger UI /
-  ReDoc from ``cdn.jsdelivr.net`` as FastAPI serves them;
+  development pages (``/dev``) may use inline styles; ``/docs``, ``/redoc`` and the public API's
+  reference ``/v1/docs`` may load Swagger UI / ReDoc from ``cdn.jsdelivr.net`` as FastAPI serves them;
+  the public API (``/v1``, ``/v1.0``) gets the ``/api`` policy;
 - ``X-Content-Type-Options: nosniff``, ``X-Frame-Options: DENY``,
   ``Referrer-Policy: strict-origin-when-cross-origin``, ``Cross-Origin-Opener-Policy: same-origin``,
   ``Permissions-Policy`` (camera, microphone, geolocation off);
@@ -85,8 +86,10 @@ def csp_for_path(path: str) -> str:
         return API_CSP
     if path.startswith("/dev/"):
         return DEV_PAGES_CSP
-    if path in ("/docs", "/redoc", "/docs/oauth2-redirect"):
+    if path in ("/docs", "/redoc", "/docs/oauth2-redirect", "/v1/docs", "/v1/docs/oauth2-redirect"):
         return DOCS_CSP
+    if path.startswith(("/v1/", "/v1.0/")):
+        return API_CSP
     return APP_CSP
 
 

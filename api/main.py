@@ -37,12 +37,15 @@ from api.errors import (
     validation_error_handler,
 )
 from api.http_headers import SecurityHeadersMiddleware
+from api.public.app import create_public_app
+from api.public.removebg import create_removebg_app
 from api.request_limits import RequestLimitsMiddleware
 from api.routes import (
     admin_history,
     admin_jobs,
     admin_overview,
     admin_users,
+    api_keys,
     auth,
     config,
     credits,
@@ -152,6 +155,7 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         events.router,
         admin_history.router,
         admin_overview.router,
+        api_keys.router,
     ):
         app.include_router(router)
 
@@ -183,6 +187,12 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         ok = all(v == "ok" for v in checks.values())
         return JSONResponse({"status": "ok" if ok else "error", **checks}, status_code=200 if ok else 503)
 
+    public = create_public_app()
+    public.state = app.state  # the Temporal client connected at start-up
+    app.mount("/v1", public)
+    removebg = create_removebg_app()
+    removebg.state = app.state
+    app.mount("/v1.0", removebg)
     _mount_seo(app)
     _mount_web(app, settings.web_dist)
     return app

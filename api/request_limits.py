@@ -9,6 +9,8 @@ upload routes authenticated before their multipart body is read, and no NUL in q
   being read or spooled to disk. The limit then depends on the caller:
   :func:`upload_body_limit` (the batch limit of the role, never more than files × per-file limit)
   or the designer's 10 MB result, plus :data:`MULTIPART_OVERHEAD_BYTES`.
+- **Public API uploads** (``POST /v1/jobs``, ``/v1/batches``, ``/v1.0/removebg``): the API key is
+  checked first (one query), then :func:`public_body_limit`; their errors in the public API's shapes.
 - **The payment webhook**: ``settings.webhook_body_max_bytes`` (Stripe's signed JSON events).
 - **Every other request**: ``settings.json_body_max_bytes`` (the JSON bodies of this API are a few
   hundred bytes; notes are at most 2,000 characters).
@@ -47,6 +49,9 @@ DESIGNER_RESULT_MAX_BYTES = 10 * 1024 * 1024
 """Largest result file a designer uploads (SPEC §9: 'Il file deve essere inferiore a 10MB')."""
 
 PHOTO_UPLOAD_PATHS = frozenset({"/api/photos", "/api/photos/batch"})
+PUBLIC_UPLOAD_PATHS = frozenset({"/v1/jobs", "/v1/batches", "/v1.0/removebg"})
+"""The public API's routes that take photos (multipart, or JSON with base64): the API key is checked
+before the body is read."""
 """The seller's upload routes: all-or-nothing and the batch that keeps the good files."""
 _DESIGNER_COMPLETE = re.compile(r"^/api/designer/jobs/[^/]+/complete$")
 WEBHOOK_PATH = "/api/payments/webhook"
@@ -79,6 +84,37 @@ def batch_too_large(settings: Settings, role: UserRole) -> ApiError:
     )
 
 
+def public_body_limit(settings: Settings, path: str, role: UserRole) -> int:
+    """Largest body of a public API upload, in bytes: one photo (``max_file_bytes``) or, for
+    ``/v1/batches``, the role's batch limit, either grown by a third for base64 in JSON, plus
+    :data:`MULTIPART_OVERHEAD_BYTES`."""
+    single = settings.max_file_bytes
+    if path == "/v1/batches":
+        single = upload_body_limit(settings, role) - MULTIPART_OVERHEAD_BYTES
+    return single * 4 // 3 + MULTIPART_OVERHEAD_BYTES
+
+
+def _key_role(secret: str | None) -> UserRole:
+    """The effective role of the API key's owner (blocking: one query; see
+    :func:`api.services.api_keys.authenticate_key`).
+
+    Raises:
+        ApiError: 401/403 as :func:`api.services.api_keys.authenticate_key`.
+    """
+    from api.deps import effective_role
+    from api.services.api_keys import authenticate_key
+    from fotopronta.db import session_factory
+    from fotopronta.models import Profile
+
+    with session_factory()() as session:
+        caller = authenticate_key(session, secret)
+        return effective_role(session.get_one(Profile, caller.user_id))
+
+
+def _api_key(headers: Headers) -> str | None:
+    return (headers.get("x-api-key") or "").strip() or _bearer(headers)
+
+
 def _bearer(headers: Headers) -> str | None:
     scheme, _, token = headers.get("authorization", "").partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
@@ -99,6 +135,14 @@ def _caller_role(token: str | None, *, designer: bool) -> UserRole:
         if designer:
             get_designer(profile)
         return effective_role(profile)
+
+
+def declared_over(headers: Headers, limit: int) -> bool:
+    """Whether the request's ``Content-Length`` is over ``limit`` bytes."""
+    try:
+        return int(headers.get("content-length", "")) > limit
+    except ValueError:
+        return False
 
 
 class RequestLimitsMiddleware:
@@ -142,6 +186,19 @@ class RequestLimitsMiddleware:
                 )
             else:
                 limit, error = upload_body_limit(settings, role), batch_too_large(settings, role)
+        elif method == "POST" and path in PUBLIC_UPLOAD_PATHS:
+            from api.public.problems import problem_outside
+
+            try:
+                role = await run_in_threadpool(_key_role, _api_key(headers))
+            except ApiError as exc:
+                await problem_outside(path, exc, {"Connection": "close"})(scope, receive, send)
+                return
+            limit = public_body_limit(settings, path, role)
+            error = body_too_large(limit)
+            if declared_over(headers, limit):
+                await problem_outside(path, error, {"Connection": "close"})(scope, receive, send)
+                return
         elif method == "POST" and path == WEBHOOK_PATH:
             limit = settings.webhook_body_max_bytes
             error = body_too_large(limit)

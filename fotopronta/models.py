@@ -21,6 +21,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     String,
     Text,
     func,
@@ -192,6 +193,7 @@ class PhotoProcessingJob(Base):
     __tablename__ = "photo_processing_jobs"
     __table_args__ = (
         Index("ix_jobs_status_priority", "status", "priority"),
+        Index("ix_jobs_user_external_id", "user_id", "external_id"),
         Index(
             REWORK_INDEX,
             "photo_id",
@@ -221,6 +223,16 @@ class PhotoProcessingJob(Base):
     assigned_to: Mapped[uuid.UUID | None] = mapped_column(ForeignKey("profiles.id", ondelete="SET NULL"))
     client_notes: Mapped[str | None] = mapped_column(Text)
     graphic_notes: Mapped[str | None] = mapped_column(Text)
+    api_key_id: Mapped[uuid.UUID | None] = mapped_column(
+        ForeignKey("api_keys.id", ondelete="SET NULL"), index=True
+    )
+    """The API key that started the job through ``/v1`` (``None``: the web app, or a key deleted since)."""
+    external_id: Mapped[str | None] = mapped_column(String(255))
+    """The integrator's own reference (a SKU, a PIM id), given to ``POST /v1/jobs``; not unique."""
+    client_metadata: Mapped[dict[str, Any] | None] = mapped_column(JSONB)
+    """Free key/value pairs an integrator attached with ``POST /v1/jobs`` (answered back as given)."""
+    livemode: Mapped[bool] = mapped_column(Boolean, nullable=False, default=True, server_default=text("true"))
+    """``False`` for a job started with a ``fp_test_`` key (test mode)."""
     created_at: Mapped[datetime] = _created_at()
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now(), nullable=False
@@ -331,3 +343,58 @@ class EmailOutbox(Base):
     links: Mapped[list[str] | None] = mapped_column(JSONB)
     sent_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
     created_at: Mapped[datetime] = _created_at()
+
+
+API_SCOPES = ("jobs:write", "jobs:read", "webhooks:manage")
+"""The scopes an API key may hold: start jobs (and batches, reworks, deletions), read jobs and results,
+manage webhook endpoints."""
+
+
+class ApiKey(Base):
+    """A seller's secret key for the public API (``/v1``, ``/v1.0``).
+
+    The secret ``fp_live_…`` / ``fp_test_…`` (:mod:`fotopronta.api_keys`) is shown once at creation and
+    stored only as its SHA-256 (``secret_hash``); ``prefix`` (the first 12 characters after the mode
+    prefix) names it in lists. ``scopes`` is a subset of :data:`API_SCOPES`; ``monthly_credit_cap``
+    limits the credits its jobs may cost per calendar month (UTC), ``None`` without a cap.
+    ``revoked_at`` set: refused at the next request.
+    """
+
+    __tablename__ = "api_keys"
+    __table_args__ = (CheckConstraint("mode IN ('live','test')", name="api_key_mode_valid"),)
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    name: Mapped[str] = mapped_column(String(100), nullable=False)
+    mode: Mapped[str] = mapped_column(String(4), nullable=False, default="live")
+    prefix: Mapped[str] = mapped_column(String(32), nullable=False)
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    scopes: Mapped[list[str]] = mapped_column(JSONB, nullable=False)
+    monthly_credit_cap: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = _created_at()
+    last_used_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class IdempotencyRecord(Base):
+    """One ``Idempotency-Key`` of an account on the public API, kept 24 h (``expires_at``).
+
+    ``fingerprint`` is the SHA-256 of the request (method, path, body); ``locked_until`` is set while
+    the first request is in flight (a retry then answers 409) and cleared with the stored answer
+    (``response_status``, ``response_headers``, ``response_body``), which a retry with the same
+    fingerprint gets back (``Idempotent-Replayed: true``).
+    """
+
+    __tablename__ = "api_idempotency_keys"
+    __table_args__ = (Index("uq_idempotency_user_key", "user_id", "key", unique=True),)
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), nullable=False)
+    key: Mapped[str] = mapped_column(String(255), nullable=False)
+    fingerprint: Mapped[str] = mapped_column(String(64), nullable=False)
+    locked_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    response_status: Mapped[int | None] = mapped_column(Integer)
+    response_headers: Mapped[dict[str, str] | None] = mapped_column(JSONB)
+    response_body: Mapped[bytes | None] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = _created_at()
+    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, index=True)

@@ -86,3 +86,47 @@ def hit(limit: str, key: str) -> bool:
         if random.random() < CLEANUP_PROBABILITY:  # noqa: S311 - not a security decision
             conn.execute(text("DELETE FROM rate_limit_hits WHERE expires_at < :now"), {"now": now})
     return True
+
+
+@dataclass(frozen=True)
+class Window:
+    """The state of a key's window after :func:`hit_window`: whether the event was ``allowed``, the
+    ``limit`` (events per window), how many are ``remaining`` and ``reset_s``, the seconds until the
+    oldest counted event leaves the window (one more event is allowed then; the ``RateLimit-Reset`` and
+    ``Retry-After`` of draft-ietf-httpapi-ratelimit-headers)."""
+
+    allowed: bool
+    limit: int
+    remaining: int
+    reset_s: int
+
+
+def hit_window(limit: str, key: str) -> Window:
+    """:func:`hit`, answering the window's state too (one transaction, serialised per key)."""
+    parsed = parse_limit(limit)
+    now = datetime.now(UTC)
+    since = now - timedelta(seconds=parsed.window_s)
+    with get_engine().begin() as conn:
+        conn.execute(text("SELECT pg_advisory_xact_lock(hashtext(:key))"), {"key": key})
+        count, oldest = conn.execute(
+            text("SELECT count(*), min(hit_at) FROM rate_limit_hits WHERE key = :key AND hit_at > :since"),
+            {"key": key, "since": since},
+        ).one()
+        count = int(count)
+        allowed = count < parsed.amount
+        if allowed:
+            conn.execute(
+                text("INSERT INTO rate_limit_hits (key, hit_at, expires_at) VALUES (:key, :now, :expires)"),
+                {"key": key, "now": now, "expires": now + timedelta(seconds=parsed.window_s)},
+            )
+            count += 1
+            oldest = oldest or now
+            if random.random() < CLEANUP_PROBABILITY:  # noqa: S311 - not a security decision
+                conn.execute(text("DELETE FROM rate_limit_hits WHERE expires_at < :now"), {"now": now})
+    reset = (oldest + timedelta(seconds=parsed.window_s) - now).total_seconds() if oldest else 0
+    return Window(
+        allowed=allowed,
+        limit=parsed.amount,
+        remaining=max(parsed.amount - count, 0),
+        reset_s=max(int(reset + 0.999), 1 if not allowed else 0),
+    )

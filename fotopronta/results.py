@@ -59,6 +59,16 @@ def designer_seo_name(photo: Photo, job: PhotoProcessingJob) -> str:
     )
 
 
+def cutout_keys(photo: Photo) -> list[str]:
+    """The storage keys (bucket ``processed-photos``) of the transparent cutouts the photo's jobs stored
+    (jobs started through the public API, ``options.cutout``): deleted with the photo's other files."""
+    from fotopronta.storage import result_key
+
+    return [
+        result_key(photo.user_id, job.id, "png") for job in photo.jobs if (job.options or {}).get("cutout")
+    ]
+
+
 def keys_used_elsewhere(session: Session, photo: Photo) -> set[str]:
     """The photo's result keys (``processed_path``, ``processed_webp_path``) that another photo row
     also references. Deleting ``photo`` must leave these files alone: rows written before result keys

@@ -138,6 +138,19 @@ class Settings(BaseSettings):
     # an unpaid checkout expires after this many seconds (Stripe accepts 30 min to 24 h)
     checkout_expiry_s: int = 1800
 
+    # public API (/v1, /v1.0)
+    api_rate_limit: str = "120/minute"  # requests per API key, "limits" syntax (RateLimit-* headers)
+    api_max_jobs_in_flight: int = 100  # an account's jobs started by API keys and not finished yet
+    api_keys_per_user: int = 25  # live keys (not revoked) a seller may hold
+    idempotency_ttl_s: int = 24 * 3600  # how long an Idempotency-Key and its answer are kept
+    idempotency_lock_s: int = 120  # a request in flight holds its key this long (a crash frees it)
+    removebg_timeout_s: float = 120.0  # POST /v1.0/removebg waits this long for its job's result
+    # image_url fetching (fotopronta/safe_fetch.py): public http(s) only; loopback only when allowed
+    # (make dev turns it on for local testing; never in production)
+    fetch_allow_loopback: bool = False
+    fetch_timeout_s: float = 20.0  # the whole download, redirects included
+    fetch_max_redirects: int = 3
+
     @property
     def temporal_ui_base(self) -> str:
         """The Temporal Web UI's base URL without a trailing slash (see ``temporal_ui_url``)."""

@@ -173,7 +173,12 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, on_signal)
     signal.signal(signal.SIGTERM, on_signal)
-    env = {**os.environ, "U2NET_HOME": str(settings.u2net_home)}
+    # local testing of the public API: image_url may point at this machine (never in production)
+    env = {
+        "FOTOPRONTA_FETCH_ALLOW_LOOPBACK": "true",
+        **os.environ,
+        "U2NET_HOME": str(settings.u2net_home),
+    }
     try:
         model, int8 = provision_models(settings.u2net_home)
         print(f"✓ modello u2netp (md5 verificato): {model}; copia int8: {int8.name}", flush=True)

@@ -6,7 +6,8 @@ async client (Temporal, the SSE stream, the upload's ``UploadFile``), and then e
 session, of storage and of Pillow in its body goes through ``run_in_threadpool`` (or
 ``asyncio.to_thread``): the blocking call is an argument of that call, never made on the loop.
 
-The routes come from ``app.routes``, so a route added later is checked without touching this file.
+The routes come from ``app.routes`` and those of the applications mounted on it (the public API), so a
+route added later is checked without touching this file.
 The check reads each ``async def`` endpoint's source (and the async helpers in ``api/`` it awaits)
 with :mod:`ast`: any reference to a blocking name outside the arguments of a threadpool call fails.
 """
@@ -22,6 +23,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.concurrency import run_in_threadpool
 from fastapi.routing import APIRoute
+from starlette.routing import Mount
 
 from api.deps import SessionDep, get_session
 
@@ -137,12 +139,24 @@ def violations(app_routes: list[Any]) -> list[str]:
     return sorted(set(found))
 
 
+def with_mounted(app: FastAPI) -> list[Any]:
+    """The app's routes and those of the FastAPI applications mounted on it (the public API's ``/v1``
+    and ``/v1.0``)."""
+    routes = list(app.routes)
+    for route in app.routes:
+        if isinstance(route, Mount) and isinstance(route.app, FastAPI):
+            routes += with_mounted(route.app)
+    return routes
+
+
 def test_no_blocking_call_in_async_routes() -> None:
     from api.main import create_app
 
     app = create_app(with_lifespan=False)
+    routes = with_mounted(app)
     assert sum(1 for _ in endpoint_routes(app.routes)) > 40  # routers included
-    found = violations(app.routes)
+    assert sum(1 for r in endpoint_routes(routes) if r.path == "/removebg") == 1  # mounted apps included
+    found = violations(routes)
     assert not found, "\n".join(found)
 
 

@@ -383,6 +383,7 @@ class PhotoJobWorkflow:
                     inp.shadow,
                     inp.brand,
                     inp.category,
+                    cutout=inp.cutout,
                 ),
                 task_queue=inp.retouch_task_queue,
                 start_to_close_timeout=RETOUCH_TIMEOUT,

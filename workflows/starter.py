@@ -141,6 +141,7 @@ async def start_job_workflow(
             brand=options.get("brand"),
             category=options.get("category"),
             run=run,
+            cutout=bool(options.get("cutout", False)),
         ),
         id=workflow_id_for_job(str(job.id)),
         task_queue=TASK_QUEUE_JOBS,

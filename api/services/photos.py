@@ -47,7 +47,7 @@ from fotopronta.domain import (
 )
 from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
-from fotopronta.results import download_name, keys_used_elsewhere
+from fotopronta.results import cutout_keys, download_name, keys_used_elsewhere
 from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
@@ -69,11 +69,28 @@ class UploadedFile:
     filename: str
     data: bytes
     info: ImageInfo
+    job_id: uuid.UUID | None = None
+    """The job's id when the caller chose it (the public API derives it from the request's
+    ``Idempotency-Key``, so a retry can never insert a second job); ``None``: a random one."""
+    external_id: str | None = None
+    """The integrator's reference of this photo (public API)."""
+    metadata: dict[str, Any] | None = None
+    """The integrator's key/value pairs of this photo (public API)."""
+
+
+@dataclass(frozen=True)
+class ApiOrigin:
+    """A batch started through the public API: the key that started it, its mode (``livemode`` false
+    for a test key) and the result format asked for (``jpg``, ``webp`` or ``png``)."""
+
+    api_key_id: uuid.UUID
+    livemode: bool
+    output_format: str
 
 
 @dataclass(frozen=True)
 class JobOptions:
-    """What the seller chose for a batch (``POST /api/photos`` form fields)."""
+    """What the seller chose for a batch (``POST /api/photos`` form fields, or ``POST /v1/jobs``)."""
 
     kind: JobType
     background_category: str | None
@@ -82,6 +99,7 @@ class JobOptions:
     brand: str | None
     category: str | None
     client_notes: str | None
+    api: ApiOrigin | None = None
 
 
 def check_waiting_room(session: Session, user: Profile, files: int, kind: JobType) -> None:
@@ -177,7 +195,13 @@ def store_upload(
             )
             session.add(photo)
             session.flush()
+            api = options.api
             job = PhotoProcessingJob(
+                id=upload.job_id or uuid.uuid4(),
+                api_key_id=api.api_key_id if api else None,
+                livemode=api.livemode if api else True,
+                external_id=upload.external_id,
+                client_metadata=upload.metadata,
                 created_at=uploaded_at,
                 photo_id=photo.id,
                 user_id=user.id,
@@ -191,6 +215,7 @@ def store_upload(
                     "shadow": options.shadow,
                     "brand": options.brand,
                     "category": options.category,
+                    **({"output_format": api.output_format, "cutout": True} if api else {}),
                 },
                 processing_details={"brand": options.brand, "category": options.category}
                 if (options.brand or options.category)
@@ -546,6 +571,7 @@ def delete_photo(session: Session, user: Profile, photo_id: uuid.UUID) -> list[u
         (BUCKET_UPLOADS, photo.upload_path),
         (BUCKET_PROCESSED, photo.processed_path if photo.processed_path not in shared else None),
         (BUCKET_PROCESSED, photo.processed_webp_path if photo.processed_webp_path not in shared else None),
+        *((BUCKET_PROCESSED, key) for key in cutout_keys(photo)),
     ]
     job_ids = [j.id for j in photo.jobs]
     order = session.get(Order, photo.order_id) if photo.order_id else None

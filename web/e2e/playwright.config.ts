@@ -11,7 +11,8 @@ import { AUTH_STATE, BASE_URL_ENV, CHROMIUM_ARGS, CHROMIUM_PATH, RESULTS_DIR } f
  * `polish-public` and `polish-client` check the interface's finish: icons, dialogs, the trial modal,
  * offline, a fast first visit (the latter also with the saved session; its offline test lets the service
  * worker run).
- * `staff` signs in admins and designers created in the stack's database.
+ * `staff` signs in admins and designers created in the stack's database; `developers` signs up its own
+ * client for the API keys of 'Sviluppatori'.
  */
 export default defineConfig({
   testDir: '.',
@@ -52,5 +53,7 @@ export default defineConfig({
     { name: 'work-day', testMatch: /work-day\.spec\.ts$/ },
     // sellers', designers' and admins' everyday friction: own accounts, created in the database
     { name: 'friction', testMatch: /friction\.spec\.ts$/ },
+    // the public API's keys on 'Sviluppatori': create, copy, last use, revoke
+    { name: 'developers', testMatch: /developers\.spec\.ts$/ },
   ],
 });

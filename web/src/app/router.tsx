@@ -33,6 +33,7 @@ const PhotosPage = lazyNamed(() => import('@/features/photos'), 'PhotosPage');
 const OrdersPage = lazyNamed(() => import('@/features/orders'), 'OrdersPage');
 const CreditsPage = lazyNamed(() => import('@/features/credits'), 'CreditsPage');
 const ProfilePage = lazyNamed(() => import('@/features/profile'), 'ProfilePage');
+const DevelopersPage = lazyNamed(() => import('@/features/developers'), 'DevelopersPage');
 const staff = () => import('@/features/staff');
 const GraphicsDashboardPage = lazyNamed(staff, 'GraphicsDashboardPage');
 const AdminDashboardPage = lazyNamed(staff, 'AdminDashboardPage');
@@ -70,6 +71,7 @@ export const routes: RouteObject[] = [
               { path: '/photos', element: loading(<PhotosPage />) },
               { path: '/orders', element: loading(<OrdersPage />) },
               { path: '/credits', element: loading(<CreditsPage />) },
+              { path: '/developers', element: loading(<DevelopersPage />) },
             ],
           },
           { path: '/profile', element: loading(<ProfilePage />) },

@@ -22,10 +22,10 @@ describe('server pages and the service worker', () => {
   });
 
   it('knows which paths the server answers', () => {
-    for (const path of ['/api/photos', '/api', '/healthz', '/dev/checkout/cs_test_1', '/dev/mail', '/docs', '/openapi.json']) {
+    for (const path of ['/api/photos', '/api', '/healthz', '/dev/checkout/cs_test_1', '/dev/mail', '/docs', '/openapi.json', '/v1/docs', '/v1/jobs', '/v1.0/removebg']) {
       expect(isServerPath(path), path).toBe(true);
     }
-    for (const path of ['/', '/dashboard', '/photos', '/credits', '/developer', '/apiary', '/auth/callback']) {
+    for (const path of ['/', '/dashboard', '/photos', '/credits', '/developer', '/developers', '/apiary', '/v10', '/auth/callback']) {
       expect(isServerPath(path), path).toBe(false);
     }
   });

@@ -1,12 +1,14 @@
 /**
  * Paths the FastAPI server answers itself (API, health check, development pages such as the test
- * checkout `/dev/checkout/…` and the outbox `/dev/mail`, the OpenAPI docs, `/robots.txt` and
+ * checkout `/dev/checkout/…` and the outbox `/dev/mail`, the OpenAPI docs, the public API `/v1` with its
+ * reference `/v1/docs` and the remove.bg-compatible `/v1.0`, `/robots.txt` and
  * `/sitemap.xml`). The service worker's
  * navigation fallback must never answer them with the app shell; `vite.config.ts`
  * passes this list to workbox's `navigateFallbackDenylist`.
  */
 export const SERVER_PATH_PATTERNS: RegExp[] = [
   /^\/api(\/|$)/,
+  /^\/v1(\.0)?(\/|$)/,
   /^\/healthz(\/|$)/,
   /^\/dev(\/|$)/,
   /^\/docs(\/|$)/,

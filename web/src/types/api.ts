@@ -102,3 +102,10 @@ export type MessageResult = Schemas['MessageOut'];
 
 /** `GET /api/config` (public): the server's product constants, so the web app never re-types them. */
 export type AppConfig = Schemas['AppConfig'];
+
+/** `GET /api/api-keys`: a key of the public API, listed by its prefix (never the secret). */
+export type ApiKey = Schemas['ApiKeyPublic'];
+/** `POST /api/api-keys`: the new key and its secret, answered once. */
+export type ApiKeyCreated = Schemas['ApiKeyCreated'];
+/** `POST /api/api-keys` body. */
+export type ApiKeyInput = Schemas['ApiKeyCreate'];

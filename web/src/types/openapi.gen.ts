@@ -206,6 +206,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Api Keys
+         * @description The caller's keys, newest first (revoked ones too, marked by ``revoked_at``).
+         */
+        get: operations["api-keys-list"];
+        put?: never;
+        /**
+         * Create Api Key
+         * @description Create a key; the answer holds its secret (``fp_live_…``), shown this once: only its SHA-256 is
+         *     kept. 409 ``too_many_api_keys`` past the active keys allowed.
+         */
+        post: operations["api-keys-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{key_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke Api Key
+         * @description Revoke a key: the next request made with it is refused (401 ``api_key_revoked``). 404 for a key
+         *     that is not the caller's.
+         */
+        delete: operations["api-keys-revoke"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/login": {
         parameters: {
             query?: never;
@@ -1278,6 +1324,98 @@ export interface components {
             users_total: number;
             /** Users Without Credits */
             users_without_credits: number;
+        };
+        /**
+         * ApiKeyCreate
+         * @description ``POST /api/api-keys``: a name the seller recognises (one line, 1–100 characters), the scopes
+         *     (empty or omitted: all of them) and an optional monthly credit cap (credits per calendar month, UTC).
+         *     ``mode`` is ``live``: keys of the test mode (``fp_test_``) come with the test mode itself.
+         */
+        ApiKeyCreate: {
+            /**
+             * Mode
+             * @default live
+             * @constant
+             */
+            mode: "live";
+            /** Monthly Credit Cap */
+            monthly_credit_cap?: number | null;
+            /** Name */
+            name: string;
+            /** Scopes */
+            scopes?: ("jobs:write" | "jobs:read" | "webhooks:manage")[];
+        };
+        /**
+         * ApiKeyCreated
+         * @description ``POST /api/api-keys``: the new key and its ``secret``, answered this once only.
+         */
+        ApiKeyCreated: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Credits Used This Month */
+            credits_used_this_month: number;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** Monthly Credit Cap */
+            monthly_credit_cap: number | null;
+            /** Name */
+            name: string;
+            /** Prefix */
+            prefix: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Scopes */
+            scopes: ("jobs:write" | "jobs:read" | "webhooks:manage")[];
+            /** Secret */
+            secret: string;
+        };
+        /**
+         * ApiKeyPublic
+         * @description A key as the seller's list shows it: never the secret, only its ``prefix``.
+         */
+        ApiKeyPublic: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Credits Used This Month */
+            credits_used_this_month: number;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Last Used At */
+            last_used_at: string | null;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /** Monthly Credit Cap */
+            monthly_credit_cap: number | null;
+            /** Name */
+            name: string;
+            /** Prefix */
+            prefix: string;
+            /** Revoked At */
+            revoked_at: string | null;
+            /** Scopes */
+            scopes: ("jobs:write" | "jobs:read" | "webhooks:manage")[];
         };
         /**
          * AppConfig
@@ -2643,6 +2781,88 @@ export interface operations {
             };
         };
     };
+    "api-keys-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyPublic"][];
+                };
+            };
+        };
+    };
+    "api-keys-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyCreate"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "api-keys-revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                key_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "auth-login": {
         parameters: {
             query?: never;
@@ -3957,6 +4177,11 @@ export const pathsApiAdminUsersGetParametersQuerySortValues: ReadonlyArray<Flatt
 export const pathsApiAdminUsersGetParametersQueryOrderValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/admin/users"]["get"]["parameters"]["query"]["order"]> = ["asc", "desc"];
 export const pathsApiPhotosGetParametersQueryStatusValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["status"]> = ["all", "completed", "processing", "failed", "pending"];
 export const pathsApiPhotosGetParametersQuerySortValues: ReadonlyArray<FlattenedDeepRequired<paths>["/api/photos"]["get"]["parameters"]["query"]["sort"]> = ["newest", "oldest", "name", "status"];
+export const apiKeyCreateScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyCreate"]["scopes"]> = ["jobs:write", "jobs:read", "webhooks:manage"];
+export const apiKeyCreatedModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyCreated"]["mode"]> = ["live", "test"];
+export const apiKeyCreatedScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyCreated"]["scopes"]> = ["jobs:write", "jobs:read", "webhooks:manage"];
+export const apiKeyPublicModeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyPublic"]["mode"]> = ["live", "test"];
+export const apiKeyPublicScopesValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["ApiKeyPublic"]["scopes"]> = ["jobs:write", "jobs:read", "webhooks:manage"];
 export const jobStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobStatus"]> = ["pending", "waiting_for_credits", "processing", "completed", "failed", "pending_human", "assigned_to_graphic", "in_progress_human", "completed_human", "rejected_human"];
 export const jobTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobType"]> = ["background_removal", "background_removal_human", "smart_backgrounds"];
 export const photoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PhotoStatus"]> = ["uploaded", "processing", "processed"];

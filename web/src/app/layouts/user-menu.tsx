@@ -3,7 +3,7 @@ import { useCallback, useRef, useState } from 'react';
 import { useDismiss } from '@/lib/use-dismiss';
 import { useNavigate } from 'react-router-dom';
 import { toast } from '@/components/ui/toast';
-import { logout } from '@/lib/auth';
+import { effectiveRole, logout } from '@/lib/auth';
 import type { Profile } from '@/types/api';
 
 function initials(p: Profile | undefined): string {
@@ -11,7 +11,8 @@ function initials(p: Profile | undefined): string {
   return (s || p?.email?.[0] || '?').toUpperCase();
 }
 
-/** Avatar button with Profilo, Impostazioni (→ /profile, per DESIGN) and Esci. */
+/** Avatar button with Profilo, Impostazioni (→ /profile, per DESIGN), Sviluppatori (sellers and admins:
+ * their API keys) and Esci. */
 export function UserMenu({ profile }: { profile: Profile | undefined }) {
   const [open, setOpen] = useState(false);
   const navigate = useNavigate();
@@ -68,6 +69,13 @@ export function UserMenu({ profile }: { profile: Profile | undefined }) {
                 Impostazioni
               </button>
             </li>
+            {effectiveRole(profile) === 'graphic' ? null : (
+              <li role="none">
+                <button type="button" role="menuitem" className="menu-item" onClick={() => go('/developers')}>
+                  Sviluppatori
+                </button>
+              </li>
+            )}
             <li role="none">
               <button type="button" role="menuitem" className="menu-item danger" onClick={signOut}>
                 Esci

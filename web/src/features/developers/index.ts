@@ -1,0 +1,1 @@
+export { DevelopersPage } from './routes/developers-page';
