@@ -123,6 +123,9 @@ class OpeningsConfig:
         hole_texture: range of the piece's median fine texture over the background ring's.
         hole_busy: largest share of the piece's pixels whose fine texture exceeds 3 times the background
             ring's median (a hubcap's bolts, a window's reflections).
+        ghosts: whether half-transparent background-coloured pixels inside the outline are cleared
+            (:func:`_clear_ghosts`).
+        keep_thin: whether thin product parts crossing a cut opening are kept (:func:`_keep_thin`).
     """
 
     work_pixels: int = 120_000
@@ -172,6 +175,8 @@ class OpeningsConfig:
     hole_pixel: float = 0.06
     hole_core: float = 0.2
     hole_typical: float = 0.5
+    ghosts: bool = True
+    keep_thin: bool = True
 
 
 #: The configuration the pipeline uses.
@@ -442,13 +447,33 @@ def clear_openings(
         cut[:] = False
         out.cleared = 0.0
     out.doubtful = doubt / fg_area
-    new = alpha.copy()
+    return _finish(out, small, cut, outer, bg_gmm, fg_gmm, area0, cfg)
+
+
+def _finish(
+    out: Openings,
+    small: np.ndarray,
+    cut: np.ndarray,
+    outer: np.ndarray,
+    bg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    area0: int,
+    cfg: OpeningsConfig,
+) -> Openings:
+    """The last steps of :func:`clear_openings` at the working resolution: the cut (bool, colour tests'
+    resolution) applied to ``out.alpha``, the ghosts cleared inside the outline (``outer``: bool, the
+    background reached from the frame's border) and the thin parts kept (``cfg.ghosts``,
+    ``cfg.keep_thin``); ``out`` updated and returned."""
+    h, w = out.alpha.shape
+    new = out.alpha.copy()
     cut_w = _upsample_mask(cut, (w, h))
     new[cut_w] = 0.0
     inner = _resize_f((~outer).astype(np.float32), (w, h)) > 0.5
-    out.ghosts = _clear_ghosts(small, new, inner, bg_gmm, fg_gmm) / float(area0)
+    if cfg.ghosts:
+        out.ghosts = _clear_ghosts(small, new, inner, bg_gmm, fg_gmm) / float(area0)
     if cut.any():
-        out.kept_thin = _keep_thin(small, new, cut_w, bg_gmm, fg_gmm, cfg) / float(area0)
+        if cfg.keep_thin:
+            out.kept_thin = _keep_thin(small, new, cut_w, bg_gmm, fg_gmm, cfg) / float(area0)
     elif out.ghosts == 0:
         return out
     out.alpha = new.astype(np.float32, copy=False)  # new is already a copy of the matte

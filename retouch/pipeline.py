@@ -248,6 +248,7 @@ def retouch(
     cutout: bool = False,
     pick_config: PickConfig = SHIPPED_PICK,
     network: NetworkConfig = DEFAULT_NETWORK,
+    openings: OpeningsConfig | None = DEFAULT_OPENINGS,
 ) -> RetouchResult:
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
@@ -271,6 +272,8 @@ def retouch(
             service runs :data:`retouch.pick.SHIPPED_PICK`).
         network: the model directory and the int8 choice (:class:`retouch.models.NetworkConfig`;
             default: the process's own).
+        openings: the see-through openings step's constants (:class:`retouch.openings.OpeningsConfig`);
+            ``None`` skips the step (the ablation; the service runs the default).
 
     Returns:
         :class:`RetouchResult`.
@@ -296,6 +299,7 @@ def retouch(
                 keep_rgb=cutout,
                 pick_config=pick_config,
                 network=network,
+                openings=openings,
             )
     finally:
         release_free_heap()
@@ -312,6 +316,7 @@ def _retouch_decoded(
     keep_rgb: bool,
     pick_config: PickConfig,
     network: NetworkConfig,
+    openings: OpeningsConfig | None,
 ) -> RetouchResult:
     """:func:`retouch` after decoding; enters :data:`retouch.runtime.FULL_RES_BUDGET` on ``full_res`` before the
     first full-resolution step. Full-size arrays are dropped as soon as they are no longer needed
@@ -337,7 +342,7 @@ def _retouch_decoded(
     else:
         # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
         alpha_small, fell_back, pick = product_matte(
-            small, model_name, pick_config=pick_config, network=network
+            small, model_name, pick_config=pick_config, network=network, openings=openings
         )
         seg_details = pick_details(pick, config=pick_config)
         del pick

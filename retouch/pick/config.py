@@ -43,6 +43,9 @@ class PickConfig:
     are in px at the working resolution unless stated."""
 
     # --- second look -------------------------------------------------------------------------------
+    #: Whether a first mask in doubt gets the second look (320 px, 320 px mirrored, the in-focus crop);
+    #: False keeps the 256 px mask (the ablation in ``bench/pipeline/ablation.py``).
+    second_look: bool = True
     #: Second network input size (px) used when the first mask is in doubt: rembg's own 320 px.
     alt_input_px: int = 320
 

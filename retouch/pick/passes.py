@@ -98,7 +98,7 @@ def pick_product(
         "agreement": 1.0,
         "sharp_gain": 0.0,
     }
-    if not (doubt or force) or model_name not in U2NET_FAMILY:
+    if not ((doubt and config.second_look) or force) or model_name not in U2NET_FAMILY:
         pick = Pick(first, str(NETWORK_INPUT_PX), 1, signals, first=first)
         if model_name in U2NET_FAMILY and wants_zoom(sig, config=config):
             mask = zoom(small, first, model_name, config=config, network=network)
