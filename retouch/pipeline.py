@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -48,7 +49,14 @@ from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_pr
 from .runtime import FULL_RES_BUDGET, RUNTIME, limit_blas_threads, release_free_heap, tune_malloc
 from .segment import DEFAULT_MODEL
 
-__all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
+__all__ = [
+    "MatteObserver",
+    "RetouchOptions",
+    "RetouchResult",
+    "retouch",
+    "SMART_BACKGROUND_CATEGORIES",
+    "WORK_MAX_PIXELS",
+]
 
 #: Working resolution cap for segmentation and matte refinement (pixels). The network sees 256x256
 #: anyway; the guided filter snaps the matte to the photo's edges at this resolution, the matte is
@@ -57,6 +65,10 @@ __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEG
 #: 0.5 MP (mean IoU 0.9242 / 0.9242, boundary F 0.8825 / 0.8816; 0.25 MP: 0.9240 / 0.8825) and every
 #: working-resolution step is cheaper: 0.504 vs 0.564 s per GT photo on one core.
 WORK_MAX_PIXELS = 350_000
+
+#: ``observe(small, alpha, pick)`` of :func:`retouch`: sees the working-resolution photo, its final matte and the
+#: pick before the confidence is computed (research tools record candidate signals in ``pick.signals``).
+MatteObserver = Callable[[np.ndarray, np.ndarray, Pick], None]
 
 #: Largest canvas (px) whose JPEG and WebP are encoded concurrently, each from its own Pillow copy
 #: (4 bytes per pixel each); larger canvases share one copy and are encoded one after the other.
@@ -249,6 +261,7 @@ def retouch(
     pick_config: PickConfig = SHIPPED_PICK,
     network: NetworkConfig = DEFAULT_NETWORK,
     openings: OpeningsConfig | None = DEFAULT_OPENINGS,
+    observe: MatteObserver | None = None,
 ) -> RetouchResult:
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
@@ -274,6 +287,10 @@ def retouch(
             default: the process's own).
         openings: the see-through openings step's constants (:class:`retouch.openings.OpeningsConfig`);
             ``None`` skips the step (the ablation; the service runs the default).
+        observe: called as ``observe(small, alpha, pick)`` with the working-resolution photo (uint8 (h, w, 3)),
+            its final matte (float32 (h, w) in [0, 1]) and the :class:`retouch.pick.Pick`, before the
+            confidence is computed from ``pick.signals`` (research tools add candidate signals there; the
+            service passes nothing). Not called for a photo with its own transparency.
 
     Returns:
         :class:`RetouchResult`.
@@ -300,6 +317,7 @@ def retouch(
                 pick_config=pick_config,
                 network=network,
                 openings=openings,
+                observe=observe,
             )
     finally:
         release_free_heap()
@@ -317,6 +335,7 @@ def _retouch_decoded(
     pick_config: PickConfig,
     network: NetworkConfig,
     openings: OpeningsConfig | None,
+    observe: MatteObserver | None,
 ) -> RetouchResult:
     """:func:`retouch` after decoding; enters :data:`retouch.runtime.FULL_RES_BUDGET` on ``full_res`` before the
     first full-resolution step. Full-size arrays are dropped as soon as they are no longer needed
@@ -344,6 +363,8 @@ def _retouch_decoded(
         alpha_small, fell_back, pick = product_matte(
             small, model_name, pick_config=pick_config, network=network, openings=openings
         )
+        if observe is not None:
+            observe(small, alpha_small, pick)
         seg_details = pick_details(pick, config=pick_config)
         del pick
         full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
