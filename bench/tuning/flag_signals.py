@@ -40,11 +40,13 @@ import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
 from bench.tuning.inside_background import background_inside  # noqa: E402
+from retouch.models import DEFAULT_NETWORK  # noqa: E402
+from retouch.pick import SHIPPED_PICK  # noqa: E402
 from retouch.pick.second import second_opinion  # noqa: E402
 from retouch.pick.signals import frame_sides  # noqa: E402
 
 
-def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any) -> dict[str, float]:
+def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str) -> dict[str, float]:
     """The ``fs_*`` signals of one photo (see the module docstring)."""
     out: dict[str, float] = {}
     t = time.perf_counter()
@@ -54,7 +56,7 @@ def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any
     out["fs_ib_t8"] = background_inside(small, alpha, colour_tol=8.0)["inside_bg"]
     out["fs_ib_t18"] = background_inside(small, alpha, colour_tol=18.0)["inside_bg"]
     out["fs_ib_e35"] = background_inside(small, alpha, enclosed_edge=0.35)["inside_bg"]
-    out["fs_sides"] = frame_sides(alpha)
+    out["fs_sides"] = frame_sides(alpha, config=SHIPPED_PICK)
     b = alpha >= 0.5
     area = int(b.sum())
     if area:
@@ -67,7 +69,7 @@ def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any
             out["fs_neck"] = float(sizes[1:].sum()) / area
             out["fs_neck_parts"] = float((sizes >= 0.1 * sizes[0]).sum())
     t = time.perf_counter()
-    out["fs_so"] = second_opinion(small, alpha, model_name, **net)
+    out["fs_so"] = second_opinion(small, alpha, model_name, config=SHIPPED_PICK, network=DEFAULT_NETWORK)
     out["fs_ms_so"] = 1000 * (time.perf_counter() - t)
     return out
 

@@ -35,7 +35,7 @@ from scipy import ndimage as ndi
 
 from ..colors import fit_colour_mixture, masked_pixels, mixture_log_density
 from .confidence import confidence
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .signals import Pick
 from .through import MatteBox, matte_box
 
@@ -89,9 +89,7 @@ class CutLayout:
     ring: np.ndarray
 
 
-def cut_layout(
-    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
-) -> CutLayout | None:
+def cut_layout(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> CutLayout | None:
     """The graph cut's rim and ring (:class:`CutLayout`) for ``small`` uint8 (H, W, 3) and ``alpha`` float32 (H, W);
     None where :func:`retouch.pick.through.matte_box` has no box (an empty matte, no clear-background ring)."""
     box = matte_box(small, alpha)
@@ -106,7 +104,7 @@ def cut_layout(
     return CutLayout(box, filled, d_in, d_out, rim, ring)
 
 
-def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> float:
     """Share (0-1) of the matte (``alpha >= 0.5``, on its box) that the graph cut gives to the backdrop.
 
     Args:
@@ -226,9 +224,7 @@ class BackdropPieces:
     total: float
 
 
-def backdrop_pieces(
-    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
-) -> BackdropPieces | None:
+def backdrop_pieces(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> BackdropPieces | None:
     """The pieces of the matte that :func:`cut_backdrop`'s graph cut (same box, rim, ring, :func:`frozen_cut`)
     gives to the backdrop.
 
@@ -296,7 +292,7 @@ def clear_pieces(alpha: np.ndarray, pieces: BackdropPieces, chosen: np.ndarray) 
 
 
 def clear_backdrop_pieces(
-    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
+    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig
 ) -> tuple[np.ndarray, float, float | None]:
     """Clear from the matte the large, backdrop-coloured pieces the graph cut gives to the backdrop.
 
@@ -337,7 +333,7 @@ def with_cut_disagreement(
     alpha: np.ndarray,
     pick: Pick,
     *,
-    config: PickConfig = SHIPPED_PICK,
+    config: PickConfig,
     measured: float | None = None,
 ) -> Pick:
     """``pick`` with the signal ``cut_backdrop`` (:func:`cut_backdrop`) added where it can change the review flag:
