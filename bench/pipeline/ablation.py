@@ -71,6 +71,27 @@ SETS = ("cut-holdout", "staged-holdout", "open-holdout", "comp-holdout")
 MAX_IOU_COST = 0.003
 
 
+def together(names: list[str]) -> tuple[str, dict[str, Any], dict[str, Any] | None]:
+    """One variant with every variant of :data:`VARIANTS` whose name contains one of ``names`` switched off at
+    once (their fields merged; the openings step skipped if one of them skips it).
+
+    Raises:
+        SystemExit: a name matches no variant.
+    """
+    pick: dict[str, Any] = {}
+    openings: dict[str, Any] | None = {}
+    chosen = []
+    for n in names:
+        found = [v for v in VARIANTS[1:] if n in v[0]]
+        if not found:
+            raise SystemExit(f"no variant named {n!r}")
+        for name, p, o in found:
+            chosen.append(name)
+            pick.update(p)
+            openings = None if (o is None or openings is None) else {**openings, **o}
+    return ("together: " + ", ".join(dict.fromkeys(chosen)), pick, openings)
+
+
 def run_variant(
     data: bytes, gt: np.ndarray, opening: np.ndarray | None, variant: int, network: Any
 ) -> list[float]:
@@ -165,13 +186,22 @@ def main(argv: list[str] | None = None) -> int:
         "--only", nargs="*", default=None, help="variants (names or parts of them) besides shipped"
     )
     parser.add_argument("--json", type=Path, default=None, help="save every photo's rows (JSON)")
+    parser.add_argument(
+        "--together",
+        nargs="*",
+        default=None,
+        help="also switch these variants (names or parts of them) off together, as one more variant",
+    )
     args = parser.parse_args(argv)
     require_photos()
     from retouch.models import NetworkConfig
 
     global VARIANTS
-    if args.only:
+    combined = together(args.together) if args.together else None
+    if args.only is not None:
         VARIANTS = [VARIANTS[0]] + [v for v in VARIANTS[1:] if any(o in v[0] for o in args.only)]
+    if combined is not None:
+        VARIANTS.append(combined)
     network = NetworkConfig(int8=args.int8)
     print(f"network path: {network_path(args.int8)}; {len(VARIANTS) - 1} stages switched off in turn")
     t_all = time.perf_counter()

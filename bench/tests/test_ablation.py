@@ -39,3 +39,10 @@ def test_the_rule_deletes_only_a_stage_that_costs_little_iou_and_no_flagged_fail
     assert v[names[1]]["delete"] and v[names[4]]["delete"]
     assert not v[names[2]]["delete"] and v[names[2]]["iou_cost"] > 0.003
     assert not v[names[3]]["delete"] and v[names[3]]["flagged_failures_lost"] == 2
+
+
+def test_together_merges_the_named_variants_into_one() -> None:
+    name, pick, openings = ablation.together(["zoom", "openings: wheels", "openings: clutter"])
+    assert name == "together: pick: zoom, openings: wheels, openings: clutter"
+    assert pick == {"zoom_area": 0.0} and openings == {"wheels": False, "clutter": False}
+    assert ablation.together(["openings: whole step", "openings: holes"])[2] is None
