@@ -245,7 +245,6 @@ def _retouch_decoded(
     """:func:`retouch` after decoding; enters :data:`retouch.runtime.FULL_RES_BUDGET` on ``full_res`` before the
     first full-resolution step. Full-size arrays are dropped as soon as they are no longer needed
     (the 12 MP case: 36 MB for the photo, 48 MB per float32 plane)."""
-    category = options.background_category
     rgb = dec.rgb
     h, w = rgb.shape[:2]
     dec_alpha, dec_format, dec_icc = dec.alpha, dec.format, dec.icc_converted
@@ -287,7 +286,7 @@ def _retouch_decoded(
         alpha_out=alpha_out,
         shadow=shadow,
         jpeg_corner_min=jpeg_corner_min(jpeg),
-        smart_background=category is not None,
+        smart_background=options.background_category is not None,
         below_minimum=placement.below_minimum,
     )
     details = _details(
@@ -304,14 +303,9 @@ def _retouch_decoded(
         specks=specks,
         correction=corr.as_dict(),
     )
+    h_out, w_out = out.shape[:2]
     return RetouchResult(
-        jpeg=jpeg,
-        webp=webp,
-        width=int(out.shape[1]),
-        height=int(out.shape[0]),
-        details=details,
-        matte=matte,
-        _rgb=kept_rgb,
+        jpeg=jpeg, webp=webp, width=w_out, height=h_out, details=details, matte=matte, _rgb=kept_rgb
     )
 
 
