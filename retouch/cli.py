@@ -70,6 +70,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _write_outputs(out_dir: Path, name: str, result: Any, args: argparse.Namespace) -> tuple[list[str], str]:
+    """Write ``NAME.jpg`` and ``NAME.webp`` of a :class:`retouch.RetouchResult` into ``out_dir``, and the matte and
+    cutout PNGs when ``args`` asks for them; returns the file names written and the line's suffix."""
+    outputs = [f"{name}.jpg", f"{name}.webp"]
+    (out_dir / outputs[0]).write_bytes(result.jpeg)
+    (out_dir / outputs[1]).write_bytes(result.webp)
+    extra = ""
+    if getattr(args, "matte", False):
+        outputs.append(f"{name}.matte.png")
+        (out_dir / outputs[-1]).write_bytes(encode_png(result.matte))
+        extra += " +matte"
+    if getattr(args, "cutout", False):
+        outputs.append(f"{name}.cutout.png")
+        (out_dir / outputs[-1]).write_bytes(result.cutout_png())
+        extra += " +cutout"
+    return outputs, extra
+
+
 def run(args: argparse.Namespace) -> int:
     """Process every input; write ``OUT/NAME.jpg`` and ``OUT/NAME.webp`` (+ matte / cutout PNGs).
 
@@ -105,13 +123,8 @@ def run(args: argparse.Namespace) -> int:
     def one(path: str) -> tuple[bool, str, dict[str, Any]]:
         """Retouch one file and write its outputs; returns (ok, the line to print, its report entry)."""
         name = Path(path).stem
-        entry: dict[str, Any] = {
-            "input": str(path),
-            "ok": False,
-            "outputs": [],
-            "processing_details": None,
-            "error": None,
-        }
+        entry: dict[str, Any] = {"input": str(path), "ok": False, "outputs": [], "processing_details": None}
+        entry["error"] = None
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
@@ -124,18 +137,7 @@ def run(args: argparse.Namespace) -> int:
         except BadImageError as exc:
             entry["error"] = str(exc)
             return False, f"ERRORE {path}: {exc}", entry
-        outputs = [f"{name}.jpg", f"{name}.webp"]
-        (out_dir / outputs[0]).write_bytes(result.jpeg)
-        (out_dir / outputs[1]).write_bytes(result.webp)
-        extra = ""
-        if getattr(args, "matte", False):
-            outputs.append(f"{name}.matte.png")
-            (out_dir / outputs[-1]).write_bytes(encode_png(result.matte))
-            extra += " +matte"
-        if getattr(args, "cutout", False):
-            outputs.append(f"{name}.cutout.png")
-            (out_dir / outputs[-1]).write_bytes(result.cutout_png())
-            extra += " +cutout"
+        outputs, extra = _write_outputs(out_dir, name, result, args)
         seo = result.details.get("seo_filename", "")
         entry.update(ok=True, outputs=outputs, processing_details=result.details)
         review = " DA VERIFICARE" if result.details.get("needs_review") else ""

@@ -91,18 +91,11 @@ def clear_openings(
     Returns:
         :class:`Openings` with the new matte (``alpha`` itself when nothing changed) and what was found.
     """
-    h, w = alpha.shape
     area0 = int((alpha >= 0.5).sum())
     out = Openings(alpha)
     if area0 < 100:
         return out
-    f = min(1.0, (cfg.work_pixels / (h * w)) ** 0.5)
-    size = (max(1, round(w * f)), max(1, round(h * f)))
-    a_s = _resize_f(alpha, size)
-    p_s = _resize_f(coarse if coarse is not None else alpha, size)
-    rgb_s = np.stack([_resize_f(_unit(small[..., c]), size) for c in range(3)], axis=-1)
-    fg = a_s >= 0.5
-    ring = (a_s < 0.05) & _band_outside(fg, 2, 0.12 * float(np.hypot(*fg.shape)))
+    a_s, p_s, rgb_s, fg, ring = _work_copies(small, alpha, coarse, cfg)
     if ring.sum() < 200 or fg.sum() < 200:
         return out
     rng = np.random.default_rng(0)
@@ -123,24 +116,11 @@ def clear_openings(
         # too few background-like pixels in the matte for any opening: nothing more to do
         return out
     fg_gmm = fit_colour_mixture(fg_px[unexplained], 6, rng)
-    ring_px, ring_px_bg = ring_rgb, ring_ld_bg
-    if len(ring_px) > 4000:
-        drawn = rng.choice(len(ring_px), size=4000, replace=False)
-        # the densities are computed pixel by pixel: those of the drawn pixels are already known
-        ring_px, ring_px_bg = ring_px[drawn], ring_ld_bg[drawn]
-    # the colour models' disagreement with the matte outside it: background that looks like product
-    out.fg_outside = float((mixture_log_density(ring_px, fg_gmm) > ring_px_bg).mean())
+    out.fg_outside = _fg_outside(ring_rgb, ring_ld_bg, fg_gmm, rng)
     # posterior of background of every matte pixel (0 outside the matte)
-    typical_px = np.zeros(fg.shape, bool)
-    typical_px[fg] = fg_ld_bg >= typical
-    post_bg = np.zeros(fg.shape, np.float32)
-    post_bg[fg] = 1.0 / (1.0 + np.exp(np.clip(mixture_log_density(fg_px, fg_gmm) - fg_ld_bg, -30.0, 30.0)))
+    typical_px, post_bg = _posterior(fg, fg_px, fg_ld_bg, typical, fg_gmm)
     smooth = ndi.uniform_filter(post_bg, size=5, mode="nearest")
-    outside_lab, _ = ndi.label(~fg)
-    border = np.unique(
-        np.concatenate([outside_lab[0], outside_lab[-1], outside_lab[:, 0], outside_lab[:, -1]])
-    )
-    outer = np.isin(outside_lab, border[border > 0])
+    outer = _reached_from_border(~fg)
     fg_area = float(fg.sum())
     cand = fg & (smooth >= cfg.posterior)
     wheels = wheel_sectors(fg, post_bg, typical_px, cfg) if cfg.wheels else None
@@ -150,27 +130,8 @@ def clear_openings(
     if wheels is not None:
         cut |= wheels
     if cut.any():
-        # hysteresis: background-like matte pixels joined to a cut opening go with it (the specks of
-        # boardwalk left between the spokes)
-        low_lab, n_low = ndi.label(fg & (smooth >= cfg.grow))
-        seed_n = np.bincount(low_lab[cut], minlength=n_low + 1)
-        all_n = np.bincount(low_lab.ravel(), minlength=n_low + 1)
-        ok = (seed_n > 0) & (all_n <= cfg.grow_max * seed_n)
-        ok[0] = False
-        spread = (seed_n > 0) & ~ok
-        spread[0] = False
-        if spread.any():
-            doubt += float(all_n[spread].sum())
-            cut &= ~spread[low_lab]
-        cut |= ok[low_lab]
-        # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
-        cut &= (post_bg >= 0.5) | holes  # a hole's pixels follow the backdrop's own colour surface
-        if cfg.clutter:
-            # clutter seen through the opening, of colours the product model took for its own
-            hubs = (
-                None if wheels is None else ndi.binary_fill_holes(ndi.binary_dilation(wheels, iterations=2))
-            )
-            cut |= _clutter(cut, fg, rgb_s, cfg, hubs)
+        cut, spread = _grow_cut(cut, fg, smooth, post_bg, holes, wheels, rgb_s, cfg)
+        doubt += spread
     out.cleared = float(cut.sum()) / fg_area
     if out.cleared > cfg.max_share:
         doubt += float(cut.sum())
@@ -178,6 +139,99 @@ def clear_openings(
         out.cleared = 0.0
     out.doubtful = doubt / fg_area
     return _finish(out, small, cut, outer, bg_gmm, fg_gmm, area0, cfg)
+
+
+def _posterior(
+    fg: np.ndarray,
+    fg_px: np.ndarray,
+    fg_ld_bg: np.ndarray,
+    typical: float,
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per pixel of the matte ``fg`` (bool (h, w); ``fg_px`` its colours, ``fg_ld_bg`` their log density under the
+    background mixture): whether it is as typical of the background as 70 % of the ring (``typical``), and its
+    posterior of background against the product mixture ``fg_gmm`` (float32, 0 outside the matte)."""
+    typical_px = np.zeros(fg.shape, bool)
+    typical_px[fg] = fg_ld_bg >= typical
+    post_bg = np.zeros(fg.shape, np.float32)
+    post_bg[fg] = 1.0 / (1.0 + np.exp(np.clip(mixture_log_density(fg_px, fg_gmm) - fg_ld_bg, -30.0, 30.0)))
+    return typical_px, post_bg
+
+
+def _work_copies(
+    small: np.ndarray, alpha: np.ndarray, coarse: np.ndarray | None, cfg: OpeningsConfig
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The colour tests' copies at <= ``cfg.work_pixels``: matte, network mask, float32 RGB in [0, 1], the matte's
+    pixels (``alpha >= 0.5``) and the background ring (``alpha < 0.05``, 2 px to 12 % of the diagonal outside)."""
+    h, w = alpha.shape
+    f = min(1.0, (cfg.work_pixels / (h * w)) ** 0.5)
+    size = (max(1, round(w * f)), max(1, round(h * f)))
+    a_s = _resize_f(alpha, size)
+    p_s = _resize_f(coarse if coarse is not None else alpha, size)
+    rgb_s = np.stack([_resize_f(_unit(small[..., c]), size) for c in range(3)], axis=-1)
+    fg = a_s >= 0.5
+    ring = (a_s < 0.05) & _band_outside(fg, 2, 0.12 * float(np.hypot(*fg.shape)))
+    return a_s, p_s, rgb_s, fg, ring
+
+
+def _fg_outside(
+    ring_rgb: np.ndarray,
+    ring_ld_bg: np.ndarray,
+    fg_gmm: tuple[np.ndarray, np.ndarray, np.ndarray],
+    rng: np.random.Generator,
+) -> float:
+    """Share of the background ring's pixels (at most 4000 drawn with ``rng``) the product's colour model explains
+    better than the background's: the colour models' disagreement with the matte outside it."""
+    ring_px, ring_px_bg = ring_rgb, ring_ld_bg
+    if len(ring_px) > 4000:
+        drawn = rng.choice(len(ring_px), size=4000, replace=False)
+        # the densities are computed pixel by pixel: those of the drawn pixels are already known
+        ring_px, ring_px_bg = ring_px[drawn], ring_ld_bg[drawn]
+    return float((mixture_log_density(ring_px, fg_gmm) > ring_px_bg).mean())
+
+
+def _reached_from_border(outside: np.ndarray) -> np.ndarray:
+    """The pixels of bool ``outside`` connected to the frame's border: the background around the product, not its
+    holes."""
+    outside_lab, _ = ndi.label(outside)
+    border = np.unique(
+        np.concatenate([outside_lab[0], outside_lab[-1], outside_lab[:, 0], outside_lab[:, -1]])
+    )
+    return np.isin(outside_lab, border[border > 0])
+
+
+def _grow_cut(
+    cut: np.ndarray,
+    fg: np.ndarray,
+    smooth: np.ndarray,
+    post_bg: np.ndarray,
+    holes: np.ndarray,
+    wheels: np.ndarray | None,
+    rgb_s: np.ndarray,
+    cfg: OpeningsConfig,
+) -> tuple[np.ndarray, float]:
+    """The cut grown by hysteresis (background-like matte pixels joined to a cut opening go with it: the specks of
+    boardwalk left between the spokes), product-coloured pixels kept, the clutter added (``cfg.clutter``); returns
+    the new cut and the pixels of the regions that would spread too far (doubtful, not cut)."""
+    low_lab, n_low = ndi.label(fg & (smooth >= cfg.grow))
+    seed_n = np.bincount(low_lab[cut], minlength=n_low + 1)
+    all_n = np.bincount(low_lab.ravel(), minlength=n_low + 1)
+    ok = (seed_n > 0) & (all_n <= cfg.grow_max * seed_n)
+    ok[0] = False
+    spread = (seed_n > 0) & ~ok
+    spread[0] = False
+    doubt = 0.0
+    if spread.any():
+        doubt = float(all_n[spread].sum())
+        cut &= ~spread[low_lab]
+    cut |= ok[low_lab]
+    # a product-coloured pixel inside an opening (a chain, a spoke) is not cut on its neighbours' word
+    cut &= (post_bg >= 0.5) | holes  # a hole's pixels follow the backdrop's own colour surface
+    if cfg.clutter:
+        # clutter seen through the opening, of colours the product model took for its own
+        hubs = None if wheels is None else ndi.binary_fill_holes(ndi.binary_dilation(wheels, iterations=2))
+        cut |= _clutter(cut, fg, rgb_s, cfg, hubs)
+    return cut, doubt
 
 
 def _finish(

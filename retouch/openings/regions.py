@@ -94,6 +94,101 @@ def _clutter(
     return add
 
 
+class _FineTexture:
+    """The fine texture of the whole working image (the step's largest single cost on photos whose candidates fail
+    the cheaper tests), the candidate labels at its resolution and the ring's median texture, computed once on the
+    first call: ``(tex_f float (H, W), lab_f int32 (H, W), fine_bg float)``."""
+
+    def __init__(
+        self,
+        small: np.ndarray,
+        shape: tuple[int, ...],
+        box: tuple[slice, slice],
+        lab_b: np.ndarray,
+        ring: np.ndarray,
+    ) -> None:
+        self.small, self.shape, self.box, self.lab_b, self.ring = small, shape, box, lab_b, ring
+        self.cache: list[tuple[np.ndarray, np.ndarray, float]] = []
+
+    def __call__(self) -> tuple[np.ndarray, np.ndarray, float]:
+        if not self.cache:
+            small = self.small
+            tex_f = _texture(_grey(small) / 255.0)
+            size_f = (small.shape[1], small.shape[0])
+            lab = np.zeros(self.shape, np.int32)
+            lab[self.box] = self.lab_b
+            lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
+            ring_f = _resize_f(self.ring.astype(np.float32), size_f) > 0.99
+            fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
+            self.cache.append((tex_f, lab_f, fine_bg))
+        return self.cache[0]
+
+
+def _region_measures(
+    cand_b: np.ndarray,
+    lab_b: np.ndarray,
+    n: int,
+    outer_b: np.ndarray,
+    p_b: np.ndarray,
+    a_b: np.ndarray,
+    typical_b: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Per label 0..n of the candidate regions ``lab_b`` (int (h, w) on the candidates' box; ``cand_b`` bool, the
+    candidates): pixel count, outline pixels, outline pixels touching the outside background ``outer_b``, and the
+    mean network mask ``p_b``, matte ``a_b`` and share of background-typical pixels ``typical_b`` (float64 each)."""
+    flat = lab_b.ravel()
+    sizes = np.bincount(flat, minlength=n + 1)
+    counts = sizes.astype(np.float64)
+    counts[0] = max(counts[0], 1.0)  # label 0 (no candidate) is never read
+    edge = cand_b & ~ndi.binary_erosion(cand_b)
+    edge_n = np.bincount(flat, weights=edge.ravel(), minlength=n + 1)
+    edge_outer = np.bincount(
+        flat, weights=(edge & ndi.binary_dilation(outer_b, iterations=1)).ravel(), minlength=n + 1
+    )
+    mean_p = _label_means(p_b, flat, counts)
+    mean_a = _label_means(a_b, flat, counts)
+    typical_share = _label_means(typical_b.astype(np.float32), flat, counts)
+    return sizes, edge_n, edge_outer, mean_p, mean_a, typical_share
+
+
+def _holes(
+    tests: list[tuple[int, bool, bool, bool]],
+    mean_p: np.ndarray,
+    bg_tex: float,
+    shape: tuple[int, ...],
+    box: tuple[slice, slice],
+    lab_b: np.ndarray,
+    a_s: np.ndarray,
+    typical_px: np.ndarray,
+    rgb_s: np.ndarray,
+    ring: np.ndarray,
+    fine: _FineTexture,
+    cfg: OpeningsConfig,
+) -> np.ndarray:
+    """The holes among the regions of :func:`_select` (bool, the colour tests' resolution): the fully enclosed
+    regions refused on a plain backdrop with a confident network, or as atypical, whose shape and surface are a
+    hole's (:func:`retouch.ring_openings.round_holes`; none when ``cfg.holes`` is off)."""
+    holes = np.zeros(shape, bool)
+    refused = [
+        j
+        for j, _, like_bg, closed in tests
+        if closed and (not like_bg or (bg_tex < cfg.texture and mean_p[j] >= cfg.unsure))
+    ]
+    if cfg.holes and refused:
+        # on the whole image: the band around a region may reach beyond the candidates' box
+        lab = np.zeros(shape, np.int32)
+        lab[box] = lab_b
+        product = (a_s >= 0.5) & ~typical_px
+        small = fine.small
+
+        def fine_size() -> tuple[np.ndarray, tuple[int, int], float]:
+            tex_f, _, fine_bg = fine()
+            return tex_f, (small.shape[1], small.shape[0]), fine_bg
+
+        holes = round_holes(lab, refused, product, rgb_s, ring, typical_px, a_s >= 0.5, fine_size, cfg)
+    return holes
+
+
 def _select(
     cand: np.ndarray,
     outer: np.ndarray,
@@ -135,18 +230,9 @@ def _select(
     box = _grown_box(cand, 1)
     cand_b = cand[box]
     lab_b, n = ndi.label(cand_b)
-    flat = lab_b.ravel()
-    sizes = np.bincount(flat, minlength=n + 1)
-    counts = sizes.astype(np.float64)
-    counts[0] = max(counts[0], 1.0)  # label 0 (no candidate) is never read
-    edge = cand_b & ~ndi.binary_erosion(cand_b)
-    edge_n = np.bincount(flat, weights=edge.ravel(), minlength=n + 1)
-    edge_outer = np.bincount(
-        flat, weights=(edge & ndi.binary_dilation(outer[box], iterations=1)).ravel(), minlength=n + 1
+    sizes, edge_n, edge_outer, mean_p, mean_a, typical_share = _region_measures(
+        cand_b, lab_b, n, outer[box], p_s[box], a_s[box], typical_px[box]
     )
-    mean_p = _label_means(p_s[box], flat, counts)
-    mean_a = _label_means(a_s[box], flat, counts)
-    typical_share = _label_means(typical_px[box].astype(np.float32), flat, counts)
     # local texture (grey standard deviation over 5 x 5 px): whether the background around the product is
     # textured at all (at the colour tests' resolution; on a plain backdrop colour alone proves little),
     # and each region's median texture over the background ring's at the working resolution (fine
@@ -162,46 +248,14 @@ def _select(
         if sizes[j] >= (cfg.soft_min_share if soft else cfg.min_share) * fg_area:
             enclosed = bool(edge_outer[j] <= cfg.outer_contact * max(edge_n[j], 1.0))
             tests.append((j, enclosed, bool(typical_share[j] >= cfg.typical), bool(edge_outer[j] == 0)))
-    fine_cache: list[tuple[np.ndarray, np.ndarray, float]] = []
-
-    def fine() -> tuple[np.ndarray, np.ndarray, float]:
-        # the fine texture of the whole working image (the step's largest single cost on photos whose
-        # candidates fail the cheaper tests), the labels at its resolution and the ring's median texture
-        if not fine_cache:
-            tex_f = _texture(_grey(small) / 255.0)
-            size_f = (small.shape[1], small.shape[0])
-            lab = np.zeros(cand.shape, np.int32)
-            lab[box] = lab_b
-            lab_f = np.asarray(Image.fromarray(lab, "I").resize(size_f, Image.Resampling.NEAREST))
-            ring_f = _resize_f(ring.astype(np.float32), size_f) > 0.99
-            fine_bg = max(float(np.median(tex_f[ring_f])) if ring_f.any() else 0.0, 1e-9)
-            fine_cache.append((tex_f, lab_f, fine_bg))
-        return fine_cache[0]
+    fine = _FineTexture(small, cand.shape, box, lab_b, ring)
 
     tex_ratio = np.zeros(n + 1, np.float64)
     if bg_tex >= cfg.texture and any(e and b and mean_p[j] >= cfg.unsure for j, e, b, _ in tests):
         # only where the texture decides
         tex_f, lab_f, fine_bg = fine()
         tex_ratio = _label_medians(tex_f, lab_f, n) / fine_bg
-    holes = np.zeros(cand.shape, bool)
-    if cfg.holes:
-        # fully enclosed regions refused on a plain backdrop with a confident network, or as atypical
-        refused = [
-            j
-            for j, _, like_bg, closed in tests
-            if closed and (not like_bg or (bg_tex < cfg.texture and mean_p[j] >= cfg.unsure))
-        ]
-        if refused:
-            # on the whole image: the band around a region may reach beyond the candidates' box
-            lab = np.zeros(cand.shape, np.int32)
-            lab[box] = lab_b
-            product = (a_s >= 0.5) & ~typical_px
-
-            def fine_size() -> tuple[np.ndarray, tuple[int, int], float]:
-                tex_f, _, fine_bg = fine()
-                return tex_f, (small.shape[1], small.shape[0]), fine_bg
-
-            holes = round_holes(lab, refused, product, rgb_s, ring, typical_px, a_s >= 0.5, fine_size, cfg)
+    holes = _holes(tests, mean_p, bg_tex, cand.shape, box, lab_b, a_s, typical_px, rgb_s, ring, fine, cfg)
     holed = np.unique(lab_b[holes[box]]) if holes.any() else np.zeros(0, np.int32)
     cut |= holes
     doubt = 0.0
@@ -209,9 +263,7 @@ def _select(
         textured = bg_tex >= cfg.texture and lo <= tex_ratio[j] <= hi
         if enclosed and like_bg and (textured or mean_p[j] < cfg.unsure):
             cut[box] |= lab_b == j
-        elif j in holed:
-            continue
-        elif bg_tex >= cfg.texture or mean_p[j] < cfg.unsure:
+        elif j not in holed and (bg_tex >= cfg.texture or mean_p[j] < cfg.unsure):
             # on a plain backdrop a confidently matted region of its colour (a silver car in a grey
             # studio, a white label) is no evidence of an opening either way
             doubt += float(sizes[j])
