@@ -1,6 +1,6 @@
 """Which generator seeds are already used, so no tool takes a used seed for fresh data.
 
-One home for the seeds table of ``bench/README.md``: a seed is *tuning* data once a tuning tool or a
+The registry of seeds (``bench/README.md`` names the first fresh ones): a seed is *tuning* data once a tuning tool or a
 research round has looked at its photos, and *spent* once a confirmation or report run has measured its
 held-out photos. A tuning tool may read tuning seeds but never spent ones; a confirmation run needs a seed
 that is neither. Update both sets (and the README's table) whenever a round uses a new seed.
