@@ -75,8 +75,13 @@ test: install model web lint webtest pytest e2e
 
 # real photos never used (validation_sets/carvana_views.py fills .data/carvana-views from a public clone) are measured
 # too, first, when that folder exists
+# The cross-recipe held-out sets first (rembg u2netp in the same run), then every set; then the ablation (each
+# stage of the pick and of the openings switched off in turn; BENCH_ABLATION=0 skips it). Both print their
+# network path; RETOUCH_NETWORK_INT8=0|1 chooses it.
+BENCH_ABLATION ?= 1
 bench-quality: install model
 	$(PY) -m bench.pipeline.quality $(if $(wildcard .data/carvana-views/images),--gt-dir .data/carvana-views)
+	@if [ "$(BENCH_ABLATION)" != 0 ]; then $(PY) -m bench.pipeline.ablation --photos 8; fi
 
 # The baseline `rembg p` runs from its own environment: rembg[cli] pins older fastapi/Pillow than ours.
 REMBG_VENV := .venv-rembg

@@ -32,6 +32,29 @@ from fotopronta.models import EmailOutbox, Notification, Photo, PhotoProcessingJ
 from fotopronta.orders import refresh_order
 
 
+def _mark_failed(
+    session: Session,
+    job: PhotoProcessingJob,
+    photo: Photo,
+    message: str,
+    code: str,
+    title: str,
+    notification: str,
+) -> None:
+    """Job ``failed`` with ``message`` and ``code`` (not completed), photo back to ``uploaded``, and an error
+    notification ``title`` / ``notification`` for the owner (added to ``session``, not flushed)."""
+    job.status = JobStatus.failed.value
+    job.error_message = message
+    job.error_code = code
+    job.completed_at = None
+    photo.status = PhotoStatus.uploaded.value
+    session.add(
+        Notification(
+            user_id=job.user_id, type="error", related_job_id=job.id, title=title, message=notification
+        )
+    )
+
+
 class JobActivities:
     """Activities that change a job's rows; holds the SQLAlchemy session factory."""
 
@@ -147,19 +170,14 @@ class JobActivities:
                 and job.error_code == code
             ):
                 return
-            job.status = JobStatus.failed.value
-            job.error_message = inp.error_message
-            job.error_code = code
-            job.completed_at = None
-            photo.status = PhotoStatus.uploaded.value
-            session.add(
-                Notification(
-                    user_id=job.user_id,
-                    type="error",
-                    related_job_id=job.id,
-                    title="Errore elaborazione",
-                    message=f"Non è stato possibile elaborare {photo.original_filename}: {inp.error_message}",
-                )
+            _mark_failed(
+                session,
+                job,
+                photo,
+                inp.error_message,
+                code,
+                "Errore elaborazione",
+                f"Non è stato possibile elaborare {photo.original_filename}: {inp.error_message}",
             )
             session.flush()
             refresh_order(session, photo.order_id)
@@ -179,19 +197,14 @@ class JobActivities:
                 return
             photo = session.get_one(Photo, job.photo_id)
             owner = session.get_one(Profile, job.user_id)
-            job.status = JobStatus.failed.value
-            job.error_message = WAITING_EXPIRED_MESSAGE
-            job.error_code = JobErrorCode.waiting_expired.value
-            job.completed_at = None
-            photo.status = PhotoStatus.uploaded.value
-            session.add(
-                Notification(
-                    user_id=job.user_id,
-                    type="error",
-                    related_job_id=job.id,
-                    title="Attesa crediti scaduta",
-                    message=f"{photo.original_filename}: {WAITING_EXPIRED_MESSAGE}",
-                )
+            _mark_failed(
+                session,
+                job,
+                photo,
+                WAITING_EXPIRED_MESSAGE,
+                JobErrorCode.waiting_expired.value,
+                "Attesa crediti scaduta",
+                f"{photo.original_filename}: {WAITING_EXPIRED_MESSAGE}",
             )
             email = mailer.waiting_expired_email(
                 to=owner.email,

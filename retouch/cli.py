@@ -78,6 +78,40 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _write_outputs(out_dir: Path, name: str, result: Any, args: argparse.Namespace) -> tuple[list[str], str]:
+    """Write ``NAME.jpg`` and ``NAME.webp`` of a :class:`retouch.RetouchResult` into ``out_dir``, and the matte and
+    cutout PNGs when ``args`` asks for them; returns the file names written and the line's suffix."""
+    outputs = [f"{name}.jpg", f"{name}.webp"]
+    (out_dir / outputs[0]).write_bytes(result.jpeg)
+    (out_dir / outputs[1]).write_bytes(result.webp)
+    extra = ""
+    if getattr(args, "matte", False):
+        outputs.append(f"{name}.matte.png")
+        (out_dir / outputs[-1]).write_bytes(encode_png(result.matte))
+        extra += " +matte"
+    if getattr(args, "cutout", False):
+        outputs.append(f"{name}.cutout.png")
+        (out_dir / outputs[-1]).write_bytes(result.cutout_png())
+        extra += " +cutout"
+    return outputs, extra
+
+
+def _announced_network(args: argparse.Namespace) -> NetworkConfig | None:
+    """The network configuration of ``args`` (``--models-dir``, ``--network-int8``), after printing on stderr
+    which u2netp copy runs and why (:func:`retouch.models.network_path`: with ``U2NET_HOME`` set to a folder
+    without the int8 copy the fp32 path runs even on a VNNI CPU, and the two give slightly different
+    results); ``None``, after an Italian message, when the int8 copy is asked for and missing."""
+    network = NetworkConfig(
+        models_dir=getattr(args, "models_dir", None), int8=getattr(args, "network_int8", None)
+    )
+    try:
+        print(f"rete: {network_path(network)}", file=sys.stderr)
+    except FileNotFoundError as exc:
+        print(f"Modello non disponibile: {exc}", file=sys.stderr)
+        return None
+    return network
+
+
 def run(args: argparse.Namespace) -> int:
     """Process every input; write ``OUT/NAME.jpg`` and ``OUT/NAME.webp`` (+ matte / cutout PNGs).
 
@@ -88,8 +122,7 @@ def run(args: argparse.Namespace) -> int:
     (``confidence`` in [0, 1], ``needs_review``, ``seo_filename`` ...).
 
     Returns:
-        0 when every file succeeded, 1 when at least one failed (2 for an unusable output directory
-        or report file).
+        0 when every file succeeded, 1 when at least one failed (2: unusable output directory or report file).
     """
     out_dir: Path = args.output
     try:
@@ -106,15 +139,8 @@ def run(args: argparse.Namespace) -> int:
         short_id=getattr(args, "short_id", None),
     )
     model = getattr(args, "model", DEFAULT_MODEL) or DEFAULT_MODEL
-    network = NetworkConfig(
-        models_dir=getattr(args, "models_dir", None), int8=getattr(args, "network_int8", None)
-    )
-    try:
-        # which network copy runs, and why: with U2NET_HOME set to a folder without the int8 copy the
-        # fp32 path runs even on a VNNI CPU, and the results differ a little between the two
-        print(f"rete: {network_path(network)}", file=sys.stderr)
-    except FileNotFoundError as exc:
-        print(f"Modello non disponibile: {exc}", file=sys.stderr)
+    network = _announced_network(args)
+    if network is None:
         return 2
 
     report_path: Path | None = getattr(args, "report", None)
@@ -122,13 +148,8 @@ def run(args: argparse.Namespace) -> int:
     def one(path: str) -> tuple[bool, str, dict[str, Any]]:
         """Retouch one file and write its outputs; returns (ok, the line to print, its report entry)."""
         name = Path(path).stem
-        entry: dict[str, Any] = {
-            "input": str(path),
-            "ok": False,
-            "outputs": [],
-            "processing_details": None,
-            "error": None,
-        }
+        entry: dict[str, Any] = {"input": str(path), "ok": False, "outputs": [], "processing_details": None}
+        entry["error"] = None
         try:
             data = Path(path).read_bytes()
         except OSError as exc:
@@ -141,18 +162,7 @@ def run(args: argparse.Namespace) -> int:
         except BadImageError as exc:
             entry["error"] = str(exc)
             return False, f"ERRORE {path}: {exc}", entry
-        outputs = [f"{name}.jpg", f"{name}.webp"]
-        (out_dir / outputs[0]).write_bytes(result.jpeg)
-        (out_dir / outputs[1]).write_bytes(result.webp)
-        extra = ""
-        if getattr(args, "matte", False):
-            outputs.append(f"{name}.matte.png")
-            (out_dir / outputs[-1]).write_bytes(encode_png(result.matte))
-            extra += " +matte"
-        if getattr(args, "cutout", False):
-            outputs.append(f"{name}.cutout.png")
-            (out_dir / outputs[-1]).write_bytes(result.cutout_png())
-            extra += " +cutout"
+        outputs, extra = _write_outputs(out_dir, name, result, args)
         seo = result.details.get("seo_filename", "")
         entry.update(ok=True, outputs=outputs, processing_details=result.details)
         review = " DA VERIFICARE" if result.details.get("needs_review") else ""

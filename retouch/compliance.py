@@ -94,18 +94,7 @@ def compliance_report(
         f"≥ {min_fill:.0%}" if min_fill is not None else "nessun requisito",
         min_fill is not None,
     )
-    if below_minimum and preset.min_long_side is not None:
-        size_ok = max(w, h) >= preset.min_long_side
-        expected = f"lato lungo ≥ {preset.min_long_side} px (minimo {preset.marketplace})"
-    elif preset.width is not None and preset.height is not None:
-        size_ok = (w, h) == (preset.width, preset.height)
-        expected = f"{preset.width}×{preset.height} px"
-    elif preset.long_side is not None:
-        size_ok = max(w, h) == preset.long_side
-        expected = f"lato lungo {preset.long_side} px"
-    else:
-        size_ok = max(w, h) >= ZOOM_MIN_SIDE
-        expected = f"lato lungo ≥ {ZOOM_MIN_SIDE} px (zoom)"
+    size_ok, expected = _size_rule(preset, w, h, below_minimum)
     rules["size"] = _rule("Dimensioni", size_ok, [w, h], expected)
     rules["colour_space"] = _rule("Spazio colore sRGB", True, "sRGB", "sRGB")
     rules["not_cropped"] = _rule(
@@ -120,3 +109,18 @@ def compliance_report(
     if below_minimum:
         report["notice"] = preset.below_minimum_notice()
     return report
+
+
+def _size_rule(preset: Preset, w: int, h: int, below_minimum: bool) -> tuple[bool, str]:
+    """Whether a ``w`` x ``h`` px output meets the preset's size, and the expected size in Italian: the
+    marketplace's minimum long side when the photo kept its native resolution (``below_minimum``), else the
+    preset's exact size or long side, else the zoom minimum."""
+    if below_minimum and preset.min_long_side is not None:
+        return max(
+            w, h
+        ) >= preset.min_long_side, f"lato lungo ≥ {preset.min_long_side} px (minimo {preset.marketplace})"
+    if preset.width is not None and preset.height is not None:
+        return (w, h) == (preset.width, preset.height), f"{preset.width}×{preset.height} px"
+    if preset.long_side is not None:
+        return max(w, h) == preset.long_side, f"lato lungo {preset.long_side} px"
+    return max(w, h) >= ZOOM_MIN_SIDE, f"lato lungo ≥ {ZOOM_MIN_SIDE} px (zoom)"

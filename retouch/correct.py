@@ -232,8 +232,6 @@ def remove_dust(
     Returns:
         the number of specks removed.
     """
-    from skimage.restoration import inpaint_biharmonic
-
     h, w = alpha.shape
     solid = alpha >= (250 if alpha.dtype == np.uint8 else 0.98)
     if not solid.any():
@@ -286,11 +284,21 @@ def remove_dust(
         ok[:] = False
         ok[order[:max_blobs]] = True
     removed = int(ok.sum())
-    if removed == 0:
-        return 0
-    # inpaint each speck (grown by 1 px) in its own small window, never over the whole crop
+    if removed:
+        _inpaint_specks(crop, lab, ok, blob, cy, cx)
+    return removed
+
+
+def _inpaint_specks(
+    crop: np.ndarray, lab: np.ndarray, ok: np.ndarray, blob: np.ndarray, cy: np.ndarray, cx: np.ndarray
+) -> None:
+    """Inpaint each speck ``ok[label]`` of ``lab`` (int (h, w) labels of the candidates; ``blob``, ``cy``, ``cx``: the
+    label, row and column of every candidate pixel) in ``crop`` (uint8 (h, w, 3), in place), each grown by 1 px in its
+    own small window, never over the whole crop."""
+    from skimage.restoration import inpaint_biharmonic
+
     on = ok[blob]
-    hh, ww = cand.shape
+    hh, ww = lab.shape
     for label_id in np.flatnonzero(ok):
         sel = on & (blob == label_id)
         by, bx = cy[sel], cx[sel]
@@ -302,4 +310,3 @@ def remove_dust(
         if filled is None:  # a speck at the crop's edge: scikit-image shortens the stencil there
             filled = inpaint_biharmonic(patch, m, channel_axis=-1)
         crop[ys, xs][m] = np.clip(filled[m] * 255.0 + 0.5, 0, 255).astype(np.uint8)
-    return removed

@@ -5,50 +5,49 @@
 
 from __future__ import annotations
 
-import io
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from PIL import Image
-from scipy import ndimage as ndi
 
-from .backgrounds import render_background, surface_row
-from .colors import dominant_colours, seo_filename
+from . import cutout
+from .colors import dominant_colours
 from .compliance import compliance_report
-from .composite import blend, decontaminate, local_background, lookup_grid, shadow_layer, tighten_edges
-from .correct import apply_lut, estimate_correction, remove_dust
+from .composite import decontaminate, local_background
+from .correct import estimate_correction
+from .cutout import MatteObserver
 from .decode import DEFAULT_MAX_INPUT_BYTES, Decoded, decode_image
-from .encode import encode_jpeg, encode_png, encode_webp
+from .encode import encode_png
 from .errors import BadImageError
-from .layout import Placement, plan_placement, product_bbox, resample_region
-from .matte import refine_matte, upsample_matte
-from .metrics import corner_min
-from .models import DEFAULT_NETWORK, NetworkConfig
-from .openings import DEFAULT_OPENINGS, OpeningsConfig, clear_openings
-from .pick import (
-    SHIPPED_PICK,
-    Pick,
-    PickConfig,
-    clear_backdrop_pieces,
-    frame_sides,
-    guard,
-    pick_product,
-    refocus_fallback,
-    with_backdrop_busy,
-    with_backdrop_through,
-    with_cut_disagreement,
-    with_joined_object,
-    with_second_opinion,
+from .finish import (
+    bleed_into_transparent,
+    byte_and_pixel_sizes,
+    compose,
+    correct_product,
+    encode_both,
+    full_res_matte,
+    jpeg_corner_min,
+    product_seo_filename,
 )
+from .layout import Placement, plan_placement, product_bbox, resample_region
+from .models import DEFAULT_NETWORK, NetworkConfig
+from .openings import DEFAULT_OPENINGS, OpeningsConfig
+from .pick import SHIPPED_PICK, Pick, PickConfig
 from .pick import details as pick_details
 from .presets import DEFAULT_PRESET, SMART_BACKGROUND_CATEGORIES, Preset, get_preset
 from .runtime import FULL_RES_BUDGET, RUNTIME, limit_blas_threads, release_free_heap, tune_malloc
 from .segment import DEFAULT_MODEL
 
-__all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEGORIES", "WORK_MAX_PIXELS"]
+__all__ = [
+    "MatteObserver",
+    "RetouchOptions",
+    "RetouchResult",
+    "retouch",
+    "SMART_BACKGROUND_CATEGORIES",
+    "WORK_MAX_PIXELS",
+]
 
 #: Working resolution cap for segmentation and matte refinement (pixels). The network sees 256x256
 #: anyway; the guided filter snaps the matte to the photo's edges at this resolution, the matte is
@@ -57,13 +56,6 @@ __all__ = ["RetouchOptions", "RetouchResult", "retouch", "SMART_BACKGROUND_CATEG
 #: 0.5 MP (mean IoU 0.9242 / 0.9242, boundary F 0.8825 / 0.8816; 0.25 MP: 0.9240 / 0.8825) and every
 #: working-resolution step is cheaper: 0.504 vs 0.564 s per GT photo on one core.
 WORK_MAX_PIXELS = 350_000
-
-#: Largest canvas (px) whose JPEG and WebP are encoded concurrently, each from its own Pillow copy
-#: (4 bytes per pixel each); larger canvases share one copy and are encoded one after the other.
-ENCODE_CONCURRENT_MAX_PIXELS = 4_000_000
-
-#: Largest product region (output pixels) on which dust removal runs; ``specks_removed`` is -1 when skipped.
-DUST_MAX_PIXELS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -152,86 +144,11 @@ def product_matte(
     openings: OpeningsConfig | None = DEFAULT_OPENINGS,
     **kw: Any,
 ) -> tuple[np.ndarray, str | None, Pick]:
-    """The product's refined alpha matte at the working resolution: pick, refinement, guard, refocus.
-
-    :func:`retouch.pick.pick_product` -> :func:`retouch.matte.refine_matte` -> :func:`retouch.pick.guard`
-    (never much less than plain rembg); after a fallback, :func:`retouch.pick.refocus_fallback` may find
-    the product inside the safe mask, whose crop mask is then refined and used; then the background seen
-    through the product's openings is cleared (:func:`retouch.openings.clear_openings`, then the large
-    backdrop-coloured pieces a graph cut gives to the backdrop: :func:`retouch.pick.cut.clear_backdrop_pieces`, the
-    signal ``cut_cleared``); a small product's result
-    the confidence would not flag gets a second opinion (:func:`retouch.pick.with_second_opinion`; a large one too
-    where its first mask was half-confident); a result still unflagged is checked for a region that continues the
-    backdrop through the product (:func:`retouch.pick.with_backdrop_through`, the signal ``through``), and one
-    still unflagged for another object in the matte (:func:`retouch.pick.with_joined_object`, the signals
-    ``frame_join`` and ``blurred_outline``), and one still unflagged for a graph cut that gives part of the matte
-    to the backdrop (:func:`retouch.pick.with_cut_disagreement`, the signal ``cut_backdrop``), and one still
-    unflagged with a confidence under :attr:`~retouch.pick.PickConfig.review_below_busy` for a busy backdrop
-    (:func:`retouch.pick.with_backdrop_busy`, the signal ``backdrop_busy``).
-
-    Args:
-        small: uint8 (H, W, 3) sRGB photo at the working resolution.
-        model_name: rembg model.
-        pick_config: the pick's thresholds and switches (:class:`retouch.pick.PickConfig`).
-        network: where the model files are, which copy runs the 256 px passes
-            (:class:`retouch.models.NetworkConfig`).
-        openings: constants of the openings step; ``None`` skips it (before/after measurements).
-        **kw: passed to :func:`retouch.matte.refine_matte`.
-
-    Returns:
-        ``(alpha, fell_back, pick)``: float32 (H, W) matte in [0, 1]; the guard's reason (``"empty"``,
-        ``"disagree"``) when the matte is its fallback, else ``None``; the :class:`retouch.pick.Pick`
-        with its signals.
-    """
-    pick = pick_product(small, model_name, config=pick_config, network=network)
-    coarse = pick.mask
-    alpha, fell_back = guard(small, refine_matte(small, coarse, **kw), pick, config=pick_config)
-    if fell_back is not None:
-        coarse = pick.safe if pick.safe is not None else alpha
-        refocused = refocus_fallback(small, alpha, pick, model_name, config=pick_config, network=network)
-        if refocused is not None:
-            alpha, fell_back, coarse = refine_matte(small, refocused, **kw), None, refocused
-    cut_share: float | None = None
-    if openings is not None:
-        found = clear_openings(small, alpha, coarse, openings)
-        pick.signals.update(found.signals())
-        alpha, pick.signals["cut_cleared"], cut_share = clear_backdrop_pieces(
-            small, found.alpha, config=pick_config
-        )
-        if pick.signals["cut_cleared"] > 0:
-            cut_share = None  # the matte changed: the review cap measures the cut again
-    pick.signals["frame_sides"] = frame_sides(alpha, config=pick_config)
-    pick = with_second_opinion(small, alpha, pick, model_name, config=pick_config, network=network)
-    pick = with_backdrop_through(small, alpha, pick, config=pick_config)
-    pick = with_joined_object(small, alpha, pick, config=pick_config)
-    pick = with_cut_disagreement(small, alpha, pick, config=pick_config, measured=cut_share)
-    pick = with_backdrop_busy(small, alpha, pick, config=pick_config)
-    return alpha, fell_back, pick
-
-
-def _bleed_into_transparent(
-    rgb: np.ndarray, matte: np.ndarray, small: np.ndarray, alpha_small: np.ndarray
-) -> None:
-    """Give fully transparent pixels next to the product the local product colour (in place).
-
-    The colour stored under alpha 0 in a PNG is arbitrary (often black); resampling for a preset would
-    blend it into the product's soft edge as a dark fringe.
-    """
-    band = (matte == 0) & ndi.binary_dilation(matte > 0, iterations=3)
-    ys, xs = np.nonzero(band)
-    if ys.size == 0:
-        return
-    h, w = matte.shape
-    grid = local_background(small, alpha_small, foreground=True)
-    identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
-    rgb[ys, xs] = np.clip(lookup_grid(grid, ys, xs, identity, (w, h)) + 0.5, 0, 255).astype(np.uint8)
-
-
-def _jpeg_corner_min(jpeg: bytes) -> int:
-    """Min channel over the corners of the encoded JPEG, decoded at 1/8 scale (DCT scaling: cheap)."""
-    im = Image.open(io.BytesIO(jpeg))
-    im.draft("RGB", (max(1, im.width // 8), max(1, im.height // 8)))
-    return corner_min(np.asarray(im.convert("RGB")), size=2)
+    """The working-resolution entry point (benchmarks, tools, tests): :func:`retouch.cutout.product_matte` with the
+    shipped configuration unless given. Same arguments and result."""
+    return cutout.product_matte(
+        small, model_name, pick_config=pick_config, network=network, openings=openings, **kw
+    )
 
 
 # few arenas and fixed thresholds, so freed memory is reused (the worker sets them earlier, before its threads)
@@ -248,6 +165,8 @@ def retouch(
     cutout: bool = False,
     pick_config: PickConfig = SHIPPED_PICK,
     network: NetworkConfig = DEFAULT_NETWORK,
+    openings: OpeningsConfig | None = DEFAULT_OPENINGS,
+    observe: MatteObserver | None = None,
 ) -> RetouchResult:
     """Retouch one product photo: white (or smart) background, light and colour, shadow, framing.
 
@@ -271,6 +190,12 @@ def retouch(
             service runs :data:`retouch.pick.SHIPPED_PICK`).
         network: the model directory and the int8 choice (:class:`retouch.models.NetworkConfig`;
             default: the process's own).
+        openings: the see-through openings step's constants (:class:`retouch.openings.OpeningsConfig`);
+            ``None`` skips the step (the ablation; the service runs the default).
+        observe: called as ``observe(small, alpha, pick)`` with the working-resolution photo (uint8 (h, w, 3)),
+            its final matte (float32 (h, w) in [0, 1]) and the :class:`retouch.pick.Pick`, before the
+            confidence is computed from ``pick.signals`` (research tools add candidate signals there; the
+            service passes nothing). Not called for a photo with its own transparency.
 
     Returns:
         :class:`RetouchResult`.
@@ -296,6 +221,8 @@ def retouch(
                 keep_rgb=cutout,
                 pick_config=pick_config,
                 network=network,
+                openings=openings,
+                observe=observe,
             )
     finally:
         release_free_heap()
@@ -312,50 +239,20 @@ def _retouch_decoded(
     keep_rgb: bool,
     pick_config: PickConfig,
     network: NetworkConfig,
+    openings: OpeningsConfig | None,
+    observe: MatteObserver | None,
 ) -> RetouchResult:
     """:func:`retouch` after decoding; enters :data:`retouch.runtime.FULL_RES_BUDGET` on ``full_res`` before the
     first full-resolution step. Full-size arrays are dropped as soon as they are no longer needed
     (the 12 MP case: 36 MB for the photo, 48 MB per float32 plane)."""
-    category = options.background_category
     rgb = dec.rgb
     h, w = rgb.shape[:2]
     dec_alpha, dec_format, dec_icc = dec.alpha, dec.format, dec.icc_converted
     del dec
 
     # 1. segmentation and refinement at the working resolution
-    ww, wh = _working_size(w, h)
-    small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
-    if dec_alpha is not None:
-        full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
-        matte = dec_alpha
-        alpha_small = matte if (ww, wh) == (w, h) else _resize(matte, (ww, wh), Image.Resampling.BILINEAR)
-        alpha_small = alpha_small.astype(np.float32) / 255.0
-        matte_source = "alpha"
-        # the seller's own transparency: nothing was guessed
-        seg_details: dict[str, Any] = {"confidence": 1.0, "needs_review": False}
-        _bleed_into_transparent(rgb, matte, small, alpha_small)
-    else:
-        # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
-        alpha_small, fell_back, pick = product_matte(
-            small, model_name, pick_config=pick_config, network=network
-        )
-        seg_details = pick_details(pick, config=pick_config)
-        del pick
-        full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
-        matte = upsample_matte(alpha_small, (w, h))
-        matte_source = model_name
-        # edge pixels that still show the old background: lower their alpha (full resolution, band only)
-        bg_est = local_background(small, alpha_small)
-        fg_est = local_background(small, alpha_small, foreground=True)
-        if fell_back is None:  # a fallback is plain rembg's mask: its edges are not tightened either
-            a_full = np.divide(matte, np.float32(255.0), dtype=np.float32)  # astype, then / 255, in one pass
-            identity = Placement(w, h, 1.0, (0.0, 0.0, float(w), float(h)), (0, 0, w, h), (0, 0, w, h))
-            # the band is grown by 2 px only where the matte was upsampled less than 2x (it is narrow)
-            tighten_edges(rgb, a_full, bg_est, fg_est, identity, (w, h), band_growth=w * h < 4 * ww * wh)
-            a_full *= 255.0
-            a_full += 0.5
-            matte = a_full.astype(np.uint8)
-            del a_full
+    cut = _matte(rgb, dec_alpha, model_name, full_res, pick_config, network, openings, observe)
+    small, alpha_small, matte = cut.small, cut.alpha_small, cut.matte
     bbox = product_bbox(matte)
     if bbox is None:
         raise BadImageError("Nessun prodotto riconosciuto nell'immagine")
@@ -368,92 +265,137 @@ def _retouch_decoded(
     alpha_out = np.divide(resample_region(matte, placement, fill=0), np.float32(255.0), dtype=np.float32)
 
     # 3. edge decontamination (photos only: a transparent PNG already has clean edge colours)
-    if matte_source != "alpha":
-        decontaminate(fg, alpha_out, bg_est, placement, (w, h), fg_est)
+    if cut.bg_est is not None and cut.fg_est is not None:
+        decontaminate(fg, alpha_out, cut.bg_est, placement, (w, h), cut.fg_est)
 
     # 4. light and colour on the product only
     corr = estimate_correction(small, alpha_small)
-    on_box = product_bbox((alpha_out > 0).view(np.uint8), threshold=0)
-    if on_box is not None:
-        x0, y0, x1, y1 = on_box
-        region = fg[y0:y1, x0:x1]
-        fg[y0:y1, x0:x1] = apply_lut(region, corr.lut())
-        # dust: on regions up to 4 MP (larger ones: specks are sub-pixel at the working resolution anyway
-        # and the filters would dominate the run time)
-        if (y1 - y0) * (x1 - x0) <= DUST_MAX_PIXELS:
-            specks = remove_dust(fg[y0:y1, x0:x1], alpha_out[y0:y1, x0:x1])
-        else:
-            specks = -1
-    else:
-        specks = 0
+    specks = correct_product(fg, alpha_out, corr.lut())
 
     # 5. shadow and background
-    shadow_scale = max(4, round(max(alpha_out.shape) / 500))  # shadow maths on a ~500 px grid
-    shadow = shadow_layer(alpha_out, scale=shadow_scale) if options.shadow else None
-    background = None
-    floor_row: int | None = None
-    if category is not None:
-        floor_row = surface_row(alpha_out)
-        background = render_background(
-            category, alpha_out.shape[1], alpha_out.shape[0], floor_row / alpha_out.shape[0]
-        )
-    out = blend(fg, alpha_out, background, shadow, saturation=0.08)
+    out, shadow, floor_row = compose(fg, alpha_out, options)
 
-    # 6. encode. Each Pillow RGB image holds 4 bytes per pixel: a large canvas is wrapped once and
-    # encoded twice in turn (an Image's encoder settings live on the object, so it cannot be saved by
-    # two threads at once); a small one is encoded as JPEG and WebP concurrently (Pillow releases the
-    # GIL while encoding).
-    if out.shape[0] * out.shape[1] > ENCODE_CONCURRENT_MAX_PIXELS:
-        out_image = Image.fromarray(out, "RGB")
-        jpeg = encode_jpeg(out_image)
-        webp = encode_webp(out_image)
-        del out_image
-    else:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            f_webp = pool.submit(encode_webp, out)
-            jpeg = encode_jpeg(out)
-            webp = f_webp.result()
+    # 6. encode
+    jpeg, webp = encode_both(out)
 
     # 7. details
     colours = dominant_colours(small, alpha_small)
-    main_colour = str(colours[0]["name"]) if colours else None
     compliance = compliance_report(
         preset=preset,
         out=out,
         alpha_out=alpha_out,
         shadow=shadow,
-        jpeg_corner_min=_jpeg_corner_min(jpeg),
-        smart_background=category is not None,
+        jpeg_corner_min=jpeg_corner_min(jpeg),
+        smart_background=options.background_category is not None,
         below_minimum=placement.below_minimum,
     )
-    details: dict[str, Any] = {
-        "seo_filename": seo_filename(
-            options.brand,
-            options.category,
-            main_colour,
-            options.short_id,
-            original_filename=options.original_filename,
-            colours=[str(c["name"]) for c in colours],
-        ),
+    details = _details(
+        data=data,
+        source=(dec_format, dec_icc, (w, h)),
+        options=options,
+        preset=preset,
+        cut=cut,
+        colours=colours,
+        compliance=compliance,
+        encoded=(jpeg, webp, out),
+        placement=placement,
+        floor_row=floor_row,
+        specks=specks,
+        correction=corr.as_dict(),
+    )
+    h_out, w_out = out.shape[:2]
+    return RetouchResult(
+        jpeg=jpeg, webp=webp, width=w_out, height=h_out, details=details, matte=matte, _rgb=kept_rgb
+    )
+
+
+@dataclass
+class _Cut:
+    """What step 1 of :func:`_retouch_decoded` found: the working copy (uint8 (h, w, 3)), its matte (float32 in
+    [0, 1]), the full-resolution matte (uint8 (H, W)), its source (``"alpha"`` or the model), the pick's details,
+    and the local backdrop and product colour grids (``None`` for the photo's own transparency)."""
+
+    small: np.ndarray
+    alpha_small: np.ndarray
+    matte: np.ndarray
+    source: str
+    seg_details: dict[str, Any]
+    bg_est: np.ndarray | None = None
+    fg_est: np.ndarray | None = None
+
+
+def _matte(
+    rgb: np.ndarray,
+    own_alpha: np.ndarray | None,
+    model_name: str,
+    full_res: ExitStack,
+    pick_config: PickConfig,
+    network: NetworkConfig,
+    openings: OpeningsConfig | None,
+    observe: MatteObserver | None,
+) -> _Cut:
+    """Step 1 of :func:`_retouch_decoded`: the product's matte at the working resolution and at full resolution
+    (``rgb``: uint8 (H, W, 3), in place for a transparent upload; ``own_alpha``: its uint8 alpha or ``None``).
+    Enters :data:`retouch.runtime.FULL_RES_BUDGET` on ``full_res`` before the full-resolution matte."""
+    h, w = rgb.shape[:2]
+    ww, wh = _working_size(w, h)
+    small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
+    if own_alpha is not None:
+        full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
+        alpha8 = own_alpha if (ww, wh) == (w, h) else _resize(own_alpha, (ww, wh), Image.Resampling.BILINEAR)
+        alpha_small = alpha8.astype(np.float32) / 255.0
+        bleed_into_transparent(rgb, own_alpha, small, alpha_small)
+        # the seller's own transparency: nothing was guessed
+        return _Cut(small, alpha_small, own_alpha, "alpha", {"confidence": 1.0, "needs_review": False})
+    # never much less than plain rembg: an empty or doubtful matte falls back to the safe mask
+    alpha_small, fell_back, pick = cutout.product_matte(
+        small, model_name, pick_config=pick_config, network=network, openings=openings
+    )
+    if observe is not None:
+        observe(small, alpha_small, pick)
+    seg_details = pick_details(pick, config=pick_config)
+    del pick
+    full_res.enter_context(FULL_RES_BUDGET.hold(w * h))
+    # edge pixels that still show the old background: lower their alpha (full resolution, band only)
+    bg_est = local_background(small, alpha_small)
+    fg_est = local_background(small, alpha_small, foreground=True)
+    matte = full_res_matte(rgb, small, alpha_small, bg_est, fg_est, tighten=fell_back is None)
+    return _Cut(small, alpha_small, matte, model_name, seg_details, bg_est, fg_est)
+
+
+def _details(
+    *,
+    data: bytes,
+    source: tuple[str, bool, tuple[int, int]],
+    options: RetouchOptions,
+    preset: Preset,
+    cut: _Cut,
+    colours: list[dict[str, Any]],
+    compliance: dict[str, Any],
+    encoded: tuple[bytes, bytes, np.ndarray],
+    placement: Placement,
+    floor_row: int | None,
+    specks: int,
+    correction: dict[str, Any],
+) -> dict[str, Any]:
+    """Step 7: :attr:`RetouchResult.details` (``source``: the input's format, whether its ICC profile was
+    converted, and its (width, height); ``encoded``: the JPEG, the WebP and the output array)."""
+    dec_format, dec_icc, size = source
+    jpeg, webp, out = encoded
+    return {
+        "seo_filename": product_seo_filename(options, colours),
         "brand": options.brand,
         "category": options.category,
         "colors": colours,
         "compliance": compliance,
-        "bytes_in": len(data),
-        "bytes_out_jpeg": len(jpeg),
-        "bytes_out_webp": len(webp),
-        "bytes_saved": len(data) - len(jpeg),
-        "input_width": w,
-        "input_height": h,
+        **byte_and_pixel_sizes(data, jpeg, webp, size, out),
         "input_format": dec_format,
         "icc_converted": dec_icc,
         "preset": preset.name,
-        "output_width": int(out.shape[1]),
-        "output_height": int(out.shape[0]),
-        "background": category or "white",
+        "background": options.background_category or "white",
         "floor_row": floor_row,
         "shadow": bool(options.shadow),
-        "matte_source": matte_source,
+        "matte_source": cut.source,
         "framing": {
             "scale": round(placement.scale, 6),
             "src_box": [round(v, 3) for v in placement.src_box],
@@ -462,15 +404,6 @@ def _retouch_decoded(
         "specks_removed": int(specks),
         # the card's warning: kept at native resolution under the marketplace's minimum
         "resolution_notice": compliance.get("notice"),
-        "correction": corr.as_dict(),
-        **seg_details,
+        "correction": correction,
+        **cut.seg_details,
     }
-    return RetouchResult(
-        jpeg=jpeg,
-        webp=webp,
-        width=int(out.shape[1]),
-        height=int(out.shape[0]),
-        details=details,
-        matte=matte,
-        _rgb=kept_rgb,
-    )

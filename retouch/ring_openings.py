@@ -166,19 +166,12 @@ def round_holes(
     Returns:
         bool (H, W): the holes (all False when there are none).
     """
-    from PIL import Image
-
     h, w = labels.shape
     found = np.zeros((h, w), bool)
     if not regions:
         return found
     seeds = np.isin(labels, regions)
-    coef = backdrop_fit(rgb_s, ring)
-    yy, xx = np.mgrid[0:h, 0:w]
-    pred = (_design(yy.ravel().astype(np.float64), xx.ravel().astype(np.float64), (h, w)) @ coef).reshape(
-        h, w, 3
-    )
-    resid = np.abs(rgb_s - pred).max(-1)
+    resid = _residual(rgb_s, ring)
     near = (resid <= cfg.hole_pixel) | typical
     # the zone: the refused regions grown by 3 px inside the matte, and the matte's backdrop-coloured
     # pixels joined to them (what the product's colour model claimed of the hole)
@@ -196,7 +189,6 @@ def round_holes(
     sizes = np.bincount(lab.ravel(), minlength=n + 1)
     seeded = np.bincount(lab.ravel(), weights=seeds[box].ravel(), minlength=n + 1)
     cache: list[tuple[np.ndarray, tuple[int, int], float]] = []
-    lo, hi = cfg.hole_texture
     for k in range(1, n + 1):
         if sizes[k] < 12 or seeded[k] < cfg.hole_core * sizes[k]:
             continue
@@ -207,19 +199,45 @@ def round_holes(
             continue
         if not cache:
             cache.append(fine())
-        tex_f, size_f, fine_bg = cache[0]
-        full = np.zeros((h, w), bool)
-        full[box] = piece
-        # the texture away from the piece's rim (the zone reaches 3 px into the product's blended edge)
-        inner = np.zeros((h, w), bool)
-        inner[box] = ndi.binary_erosion(piece, iterations=2)
-        piece_f = np.asarray(Image.fromarray(inner).resize(size_f, Image.Resampling.NEAREST))
-        tex = tex_f[ndi.binary_erosion(piece_f, iterations=2)]
-        if len(tex) == 0:
-            continue
-        if (
-            lo <= float(np.median(tex)) / fine_bg <= hi
-            and float((tex > 3.0 * fine_bg).mean()) <= cfg.hole_busy
-        ):
-            found |= full
+        if _texture_ok(piece, box, (h, w), cache[0], cfg):
+            found[box] |= piece
     return found
+
+
+def _residual(rgb_s: np.ndarray, ring: np.ndarray) -> np.ndarray:
+    """Each pixel's distance (max over R, G, B, float (H, W)) to the backdrop's quadratic surface fitted over the
+    background ring (:func:`backdrop_fit`)."""
+    h, w = ring.shape
+    coef = backdrop_fit(rgb_s, ring)
+    yy, xx = np.mgrid[0:h, 0:w]
+    pred = (_design(yy.ravel().astype(np.float64), xx.ravel().astype(np.float64), (h, w)) @ coef).reshape(
+        h, w, 3
+    )
+    return np.abs(rgb_s - pred).max(-1)
+
+
+def _texture_ok(
+    piece: np.ndarray,
+    box: tuple[slice, slice],
+    shape: tuple[int, int],
+    fine: tuple[np.ndarray, tuple[int, int], float],
+    cfg: OpeningsConfig,
+) -> bool:
+    """Whether a piece (bool, on ``box`` of the colour tests' ``shape``) has the backdrop's grain: over its pixels
+    more than 1 px inside it at the working resolution (``fine``: the fine texture there, that resolution and the
+    ring's median), the median texture within ``cfg.hole_texture`` times the ring's and at most ``cfg.hole_busy`` of
+    them above 3 times it. A piece with no such pixel is not."""
+    from PIL import Image
+
+    tex_f, size_f, fine_bg = fine
+    lo, hi = cfg.hole_texture
+    # the texture away from the piece's rim (the zone reaches 3 px into the product's blended edge)
+    inner = np.zeros(shape, bool)
+    inner[box] = ndi.binary_erosion(piece, iterations=2)
+    piece_f = np.asarray(Image.fromarray(inner).resize(size_f, Image.Resampling.NEAREST))
+    tex = tex_f[ndi.binary_erosion(piece_f, iterations=2)]
+    if len(tex) == 0:
+        return False
+    return (
+        lo <= float(np.median(tex)) / fine_bg <= hi and float((tex > 3.0 * fine_bg).mean()) <= cfg.hole_busy
+    )

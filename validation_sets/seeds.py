@@ -1,6 +1,6 @@
 """Which generator seeds are already used, so no tool takes a used seed for fresh data.
 
-One home for the seeds table of ``bench/README.md``: a seed is *tuning* data once a tuning tool or a
+The registry of seeds (``bench/README.md`` names the first fresh ones): a seed is *tuning* data once a tuning tool or a
 research round has looked at its photos, and *spent* once a confirmation or report run has measured its
 held-out photos. A tuning tool may read tuning seeds but never spent ones; a confirmation run needs a seed
 that is neither. Update both sets (and the README's table) whenever a round uses a new seed.
@@ -13,6 +13,9 @@ __all__ = [
     "SPENT_COMPOSITE_SEEDS",
     "TUNING_SEE_THROUGH_SEEDS",
     "SPENT_SEE_THROUGH_SEEDS",
+    "SPENT_CUT_THROUGH_SEEDS",
+    "SPENT_STAGED_SEEDS",
+    "KINDS",
     "spent",
     "used",
 ]
@@ -114,17 +117,30 @@ SPENT_SEE_THROUGH_SEEDS = frozenset(
 )
 
 
+#: Seeds of the cross-recipe generators (:mod:`validation_sets.cross_recipes`) measured by a report run. No
+#: seed of them is tuning data: no parameter is ever chosen on these recipes (1 is the default reporting seed).
+SPENT_CUT_THROUGH_SEEDS = frozenset({1})
+SPENT_STAGED_SEEDS = frozenset({1})
+_SPENT = {
+    "composites": SPENT_COMPOSITE_SEEDS,
+    "see-through": SPENT_SEE_THROUGH_SEEDS,
+    "cut-through": SPENT_CUT_THROUGH_SEEDS,
+    "staged": SPENT_STAGED_SEEDS,
+}
+_TUNING = {"composites": TUNING_COMPOSITE_SEEDS, "see-through": TUNING_SEE_THROUGH_SEEDS}
+#: The generators whose seeds are registered here.
+KINDS = tuple(_SPENT)
+
+
 def spent(kind: str) -> frozenset[int]:
-    """Seeds of generator ``kind`` (``"composites"`` or ``"see-through"``) that no tuning tool may read.
+    """Seeds of generator ``kind`` (one of :data:`KINDS`) that no tuning tool may read.
 
     Raises:
         ValueError: an unknown ``kind``.
     """
-    if kind == "composites":
-        return SPENT_COMPOSITE_SEEDS
-    if kind == "see-through":
-        return SPENT_SEE_THROUGH_SEEDS
-    raise ValueError(f"unknown generator {kind!r}")
+    if kind not in _SPENT:
+        raise ValueError(f"unknown generator {kind!r}")
+    return _SPENT[kind]
 
 
 def used(kind: str) -> frozenset[int]:
@@ -133,5 +149,4 @@ def used(kind: str) -> frozenset[int]:
     Raises:
         ValueError: an unknown ``kind``.
     """
-    tuning = TUNING_COMPOSITE_SEEDS if kind == "composites" else TUNING_SEE_THROUGH_SEEDS
-    return spent(kind) | tuning
+    return spent(kind) | _TUNING.get(kind, frozenset())

@@ -1,7 +1,12 @@
 """Matte and output quality: our pipeline vs plain rembg, on data we did not tune on, then on data we did.
 
-Four sets, each measured in the same run for both tools (``validation_sets/composites.py`` explains the split):
+The sets, each measured in the same run for both tools (``validation_sets/composites.py`` explains the split),
+held out by *recipe* first:
 
+0. **cross-recipe held-out** (the headline): ``cut-holdout``, products of the held-out fold with openings
+   cut from other products' real masks on real scenes, and ``staged-holdout``, products of the held-out fold
+   staged in real scenes (:mod:`validation_sets.cross_recipes`): recipes that share no drawing code with the
+   generators the pipeline was tuned on, and on which nothing was ever tuned;
 1. **GT held-out fold**: the GT photos of the held-out fold (never used to choose the pipeline's tuned parameters);
 2. **held-out composites**: GT products of the held-out fold pasted onto generated backgrounds (busy,
    textured, out of focus, a second large blurred salient object; 2000-4000 px), seed
@@ -24,8 +29,11 @@ from a public repository (other cars than the shared photos' held-out fold).
 Per set it prints the means, the number of photos more than 0.05 IoU below rembg, the review flags
 (``processing_details.needs_review``) against the truth (IoU < 0.9 = bad), and the worst photos side by side.
 
-Usage: ``python -m bench.pipeline.quality [--composites N] [--tune-composites N] [--sets ...] [--gt-dir DIR]
-[--per-photo] [--limit N] [--only NAME...] [--signals-out FILE]``.
+The run first prints which network path the 256 px passes take (int8 or fp32, and why); ``--int8 0|1|auto``
+chooses it for the run (default: the process's ``RETOUCH_NETWORK_INT8``).
+
+Usage: ``python -m bench.pipeline.quality [--composites N] [--tune-composites N] [--cross N] [--sets ...]
+[--gt-dir DIR] [--int8 0|1|auto] [--per-photo] [--limit N] [--only NAME...] [--signals-out FILE]``.
 """
 
 from __future__ import annotations
@@ -57,8 +65,21 @@ TUNE_COMPOSITES = 12
 #: Default number of held-out / tuning see-through photos (``validation_sets/see_through.py``).
 HOLDOUT_OPENINGS = 24
 TUNE_OPENINGS = 12
-SETS = ("gt-holdout", "comp-holdout", "open-holdout", "gt-tune", "comp-tune", "open-tune")
+#: Default number of photos of each cross-recipe set (``validation_sets/cross_recipes.py``).
+CROSS_PHOTOS = 16
+SETS = (
+    "cut-holdout",
+    "staged-holdout",
+    "gt-holdout",
+    "comp-holdout",
+    "open-holdout",
+    "gt-tune",
+    "comp-tune",
+    "open-tune",
+)
 TITLES = {
+    "cut-holdout": "cross-recipe held-out see-through: openings cut from real masks, real scenes (never tuned on)",
+    "staged-holdout": "cross-recipe held-out composites: products staged in real scenes (never tuned on)",
     "gt-holdout": "GT held-out fold (not tuned on)",
     "comp-holdout": "held-out composites (not tuned on)",
     "open-holdout": "held-out see-through photos (not tuned on)",
@@ -92,12 +113,14 @@ def _inputs(
     gt_dir: Path | None = None,
     comp_seed: int | None = None,
     open_seed: int | None = None,
+    cross_seed: int | None = None,
 ) -> Iterator[tuple[str, Loader]]:
     """(name, loader) pairs of one set; the loader returns (file bytes, GT uint8 mask, bool opening mask
     of a see-through photo or ``None``).
 
     ``set_name`` ``"folder"`` reads ``gt_dir`` (:func:`validation_sets.photos.folder_items`). ``comp_seed`` / ``open_seed``
-    replace the fold's default seed of the composites / see-through photos (products stay the fold's)."""
+    replace the fold's default seed of the composites / see-through photos (products stay the fold's);
+    ``cross_seed`` the cross-recipe sets' reporting seed."""
     from validation_sets.composites import HOLDOUT_SEED, TUNE_SEED, composites, gt_folds, make_composite
 
     fold = "holdout" if set_name.endswith("holdout") else "tune"
@@ -106,7 +129,9 @@ def _inputs(
     from validation_sets.see_through import make_see_through, see_through_set
 
     items: list[tuple[str, Loader]] = []
-    if set_name == "folder":
+    if set_name in ("cut-holdout", "staged-holdout"):
+        items = cross_items(set_name, n_composites, cross_seed)
+    elif set_name == "folder":
         if gt_dir is None:
             raise ValueError("set 'folder' needs gt_dir")
         items = folder_items(gt_dir)
@@ -142,25 +167,67 @@ def _inputs(
     yield from items[:limit] if limit else items
 
 
+def cross_items(set_name: str, n: int, seed: int | None = None) -> list[tuple[str, Loader]]:
+    """(name, loader) pairs of a cross-recipe set (``"cut-holdout"`` or ``"staged-holdout"``): ``n`` photos of
+    held-out-fold products, seed ``seed`` (default: the recipe's reporting seed)."""
+    from validation_sets.cross_recipes import (
+        CUT_HOLDOUT_SEED,
+        STAGED_HOLDOUT_SEED,
+        cross_set,
+        make_cut_through,
+        make_staged,
+    )
+
+    cut = set_name == "cut-holdout"
+    s = seed if seed is not None else (CUT_HOLDOUT_SEED if cut else STAGED_HOLDOUT_SEED)
+    make = make_cut_through if cut else make_staged
+    items: list[tuple[str, Loader]] = []
+    for stem, i in cross_set("holdout", n, s):
+
+        def load(stem: str = stem, i: int = i) -> tuple[bytes, np.ndarray, np.ndarray | None]:
+            p = make(stem, s, i)
+            return p.data, p.gt, p.opening
+
+        items.append((f"{'x' if cut else 's'}{s}-{i:02d}-{stem}", load))
+    return items
+
+
+def network_path(int8: str | None = None) -> str:
+    """:func:`retouch.models.network_path` with ``RETOUCH_NETWORK_INT8`` = ``int8`` (``None``: the
+    process's): which copy of u2netp the 256 px passes run, and why."""
+    from retouch.models import NetworkConfig
+    from retouch.models import network_path as describe
+
+    return describe(NetworkConfig(int8=int8))
+
+
 def measure(
-    data: bytes, gt: np.ndarray, session: object, model: str, opening: np.ndarray | None = None
+    data: bytes,
+    gt: np.ndarray,
+    session: object,
+    model: str,
+    opening: np.ndarray | None = None,
+    network: object | None = None,
 ) -> tuple[list[float], float, float, dict[str, float]]:
     """Both tools on one photo: (row of :data:`COLUMNS` values, rembg seconds, our seconds, the pick's signals
     from ``processing_details``, empty when the photo brought its own transparency).
 
     ``opening``: bool (H, W) mask of the background seen through a see-through photo's opening; the
-    last two columns are the shares of it that each tool keeps as product (alpha >= 128), NaN without it."""
+    last two columns are the shares of it that each tool keeps as product (alpha >= 128), NaN without it.
+    ``network``: a :class:`retouch.models.NetworkConfig` for our pipeline (default: the process's)."""
     from rembg import remove
 
     from retouch import RetouchOptions, retouch
     from retouch import metrics as M
     from retouch.layout import Placement, resample_region
+    from retouch.models import DEFAULT_NETWORK, NetworkConfig
 
     t = time.perf_counter()
     base = np.asarray(Image.open(io.BytesIO(remove(data, session=session, only_mask=True))).convert("L"))
     t_base = time.perf_counter() - t
     t = time.perf_counter()
-    res = retouch(data, RetouchOptions(preset="amazon", shadow=False), model_name=model)
+    net = network if isinstance(network, NetworkConfig) else DEFAULT_NETWORK
+    res = retouch(data, RetouchOptions(preset="amazon", shadow=False), model_name=model, network=net)
     t_ours = time.perf_counter() - t
     ours = res.matte
     if ours.shape != gt.shape or base.shape != gt.shape:
@@ -285,6 +352,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tune-composites", type=int, default=TUNE_COMPOSITES, help="tuning composites")
     parser.add_argument("--openings", type=int, default=HOLDOUT_OPENINGS, help="held-out see-through photos")
     parser.add_argument("--tune-openings", type=int, default=TUNE_OPENINGS, help="tuning see-through photos")
+    parser.add_argument("--cross", type=int, default=CROSS_PHOTOS, help="photos of each cross-recipe set")
+    parser.add_argument(
+        "--int8",
+        choices=("auto", "0", "1"),
+        default=None,
+        help="network path (default: RETOUCH_NETWORK_INT8)",
+    )
     parser.add_argument("--sets", nargs="*", default=list(SETS), choices=SETS)
     parser.add_argument("--per-photo", action="store_true", help="also print every photo's row")
     parser.add_argument("--limit", type=int, default=None, help="only the first N photos of each set")
@@ -294,6 +368,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--open-seed", type=int, default=None, help="seed of the see-through photos (default: the fold's)"
+    )
+    parser.add_argument(
+        "--cross-seed",
+        type=int,
+        default=None,
+        help="seed of the cross-recipe sets (default: the reporting seed)",
     )
     parser.add_argument("--only", nargs="*", default=None, help="photo names (or parts of them)")
     parser.add_argument(
@@ -315,11 +395,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--gt-dir {args.gt_dir}: no images/ folder there")
 
     from retouch import get_session
-    from retouch.models import network_path
+    from retouch.models import NetworkConfig
 
-    # the int8 and fp32 paths give slightly different mattes: every figure says which one it is from
-    # (RETOUCH_NETWORK_INT8=0 or 1 asks for one)
-    print(f"network path: {network_path()}")
+    network = NetworkConfig(int8=args.int8)
+    print(f"network path: {network_path(args.int8)}; rembg {args.model} at 320 px in the same run")
     session = get_session(args.model)
     only = set(args.only) if args.only else None
     t_all = time.perf_counter()
@@ -327,6 +406,8 @@ def main(argv: list[str] | None = None) -> int:
     recorded: list[dict[str, object]] = []
     for set_name in sets:
         n_comp = {
+            "cut-holdout": args.cross,
+            "staged-holdout": args.cross,
             "comp-holdout": args.composites,
             "open-holdout": args.openings,
             "open-tune": args.tune_openings,
@@ -335,11 +416,11 @@ def main(argv: list[str] | None = None) -> int:
         acc: list[list[float]] = []
         t_base = t_ours = 0.0
         for name, load in _inputs(
-            set_name, n_comp, only, args.limit, args.gt_dir, args.comp_seed, args.open_seed
+            set_name, n_comp, only, args.limit, args.gt_dir, args.comp_seed, args.open_seed, args.cross_seed
         ):
             data, gt, opening = load()
             try:
-                row, tb, to, signals = measure(data, gt, session, args.model, opening)
+                row, tb, to, signals = measure(data, gt, session, args.model, opening, network)
             except ValueError as exc:
                 print(f"{name}: {exc}, saltata", file=sys.stderr)
                 continue
@@ -372,7 +453,9 @@ def main(argv: list[str] | None = None) -> int:
             continue
         report(title, names, np.array(acc), args.per_photo)
         print(f"\ntime per photo: rembg {t_base / len(acc):.2f} s, ours {t_ours / len(acc):.2f} s (same run)")
-    print(f"\nmodel {args.model}; total {time.perf_counter() - t_all:.0f} s")
+    print(
+        f"\nmodel {args.model}; network path {network_path(args.int8)}; total {time.perf_counter() - t_all:.0f} s"
+    )
     return 0
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bench.tuning.inside_background import background_inside
+from retouch.pick import SHIPPED_PICK
 from retouch.pick.signals import frame_sides
 
 
@@ -54,8 +55,8 @@ def test_a_cut_opening_a_solid_product_and_a_backdrop_coloured_product_do_not():
 
 def test_frame_sides_counts_the_sides_a_matte_runs_along():
     alpha = np.zeros((100, 200), np.float32)
-    assert frame_sides(alpha) == 0.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 0.0
     alpha[40:, 50:120] = 1.0  # standing on the bottom edge
-    assert frame_sides(alpha) == 1.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 1.0
     alpha[40:60, :] = 1.0  # and across the frame
-    assert frame_sides(alpha) == 3.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 3.0

@@ -60,37 +60,3 @@ def test_quality_records_every_photos_signals_and_flag(tmp_path: Path):
     assert row["set"] == "gt-tune" and 0.0 <= row["iou"] <= 1.0
     assert isinstance(row["needs_review"], bool) and 0.0 <= row["confidence"] <= 1.0
     assert {"sharp", "uncertain", "agreement", "openings_doubtful"} <= set(row["signals"])
-
-
-@pytest.mark.parametrize("spec", ["open:58", "open:22", "comp:34", "comp:2"])
-def test_the_wheel_cost_tool_refuses_spent_seeds(spec: str):
-    from bench.tuning import wheel_rim_cost
-
-    with pytest.raises(SystemExit, match="spent"):
-        next(iter(wheel_rim_cost._photos(spec, None)))
-
-
-def test_the_wheel_cost_tool_compares_two_configs_on_cached_inputs(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-):
-    """A cached call of the wheel step whose 12 sectors form a wheel: the cut differs from that of a config
-    that wants 20 sectors, and is the same for two equal configs."""
-    from bench.tuning import wheel_rim_cost
-
-    h, w = 200, 260
-    yy, xx = np.mgrid[0:h, 0:w]
-    r = np.hypot(yy - 100, xx - 130)
-    fg = (np.abs(yy - 100) < 90) & (np.abs(xx - 130) < 120)
-    spokes = r < 8
-    for k in range(6):  # 6 lines 2-3 px wide through the hub: 12 sectors
-        a = k * np.pi / 6
-        spokes |= np.abs(-(xx - 130) * np.sin(a) + (yy - 100) * np.cos(a)) <= 1.0
-    sectors = fg & (r < 50) & ~spokes
-    np.savez_compressed(
-        tmp_path / "wheel-0.npz", fg=fg, post_bg=sectors.astype(np.float32), typical_px=sectors
-    )
-    wheel_rim_cost.compare(tmp_path, ["wheel_sectors=20"], [], 1)  # the reference wants 20 sectors: no wheel
-    out = capsys.readouterr().out
-    assert "1 photos" in out and "1 calls with a different cut" in out
-    wheel_rim_cost.compare(tmp_path, [], [], 1)
-    assert "0 calls with a different cut" in capsys.readouterr().out

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from validation_sets import composites, see_through
-from validation_sets.seeds import spent, used
+from validation_sets import composites, cross_recipes, see_through
+from validation_sets.seeds import KINDS, TUNING_COMPOSITE_SEEDS, TUNING_SEE_THROUGH_SEEDS, spent, used
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,6 +22,15 @@ def test_every_default_held_out_seed_is_spent_and_tuning_seeds_are_not() -> None
     assert see_through.TUNE_SEED in used("see-through") - spent("see-through")
     with pytest.raises(ValueError):
         spent("gt")
+
+
+def test_the_cross_recipe_sets_are_registered_reporting_only() -> None:
+    assert set(KINDS) == {"composites", "see-through", "cut-through", "staged"}
+    assert cross_recipes.CUT_HOLDOUT_SEED in spent("cut-through")
+    assert cross_recipes.STAGED_HOLDOUT_SEED in spent("staged")
+    # nothing is ever tuned on the cross recipes: their used seeds are the spent ones
+    assert used("cut-through") == spent("cut-through") and used("staged") == spent("staged")
+    assert TUNING_COMPOSITE_SEEDS and TUNING_SEE_THROUGH_SEEDS
 
 
 def test_the_readme_names_the_first_fresh_seeds_the_registry_implies() -> None:

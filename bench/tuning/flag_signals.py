@@ -1,6 +1,6 @@
 """Research collector: candidate review-flag signals of the final matte, recorded with ``tune_pick --out``.
 
-Runs :func:`bench.tuning.tune_pick.main` with :func:`retouch.pipeline.product_matte` wrapped so that every
+Runs :func:`bench.tuning.tune_pick.main` with an ``observe`` hook of :func:`retouch.retouch` so that every
 tuning photo's ``segmentation.signals`` also carries ``fs_*`` candidates measured on the final matte (working
 resolution), each family with its wall-clock cost in ms (``fs_ms_*``, noisy):
 
@@ -39,13 +39,14 @@ if __package__ in (None, ""):
 import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
-import retouch.pipeline as pipeline  # noqa: E402
 from bench.tuning.inside_background import background_inside  # noqa: E402
+from retouch.models import DEFAULT_NETWORK  # noqa: E402
+from retouch.pick import SHIPPED_PICK  # noqa: E402
 from retouch.pick.second import second_opinion  # noqa: E402
 from retouch.pick.signals import frame_sides  # noqa: E402
 
 
-def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any) -> dict[str, float]:
+def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str) -> dict[str, float]:
     """The ``fs_*`` signals of one photo (see the module docstring)."""
     out: dict[str, float] = {}
     t = time.perf_counter()
@@ -55,7 +56,7 @@ def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any
     out["fs_ib_t8"] = background_inside(small, alpha, colour_tol=8.0)["inside_bg"]
     out["fs_ib_t18"] = background_inside(small, alpha, colour_tol=18.0)["inside_bg"]
     out["fs_ib_e35"] = background_inside(small, alpha, enclosed_edge=0.35)["inside_bg"]
-    out["fs_sides"] = frame_sides(alpha)
+    out["fs_sides"] = frame_sides(alpha, config=SHIPPED_PICK)
     b = alpha >= 0.5
     area = int(b.sum())
     if area:
@@ -68,31 +69,26 @@ def candidates(small: np.ndarray, alpha: np.ndarray, model_name: str, **net: Any
             out["fs_neck"] = float(sizes[1:].sum()) / area
             out["fs_neck_parts"] = float((sizes >= 0.1 * sizes[0]).sum())
     t = time.perf_counter()
-    out["fs_so"] = second_opinion(small, alpha, model_name, **net)
+    out["fs_so"] = second_opinion(small, alpha, model_name, config=SHIPPED_PICK, network=DEFAULT_NETWORK)
     out["fs_ms_so"] = 1000 * (time.perf_counter() - t)
     return out
 
 
 def main(argv: list[str]) -> int:
-    """Wrap ``product_matte`` and run ``tune_pick`` with ``argv``."""
-    original = pipeline.product_matte
+    """Run ``tune_pick`` with ``argv``, recording the ``fs_*`` candidates through ``retouch``'s ``observe`` hook."""
+    dump = os.environ.get("FLAG_SIGNALS_DUMP")
 
-    def wrapped(small: np.ndarray, model_name: str = pipeline.DEFAULT_MODEL, **kw: Any) -> Any:
-        alpha, fell_back, pick = original(small, model_name, **kw)
-        net = {"network": kw["network"]} if "network" in kw else {}
-        pick.signals.update(candidates(small, alpha, model_name, **net))
-        dump = os.environ.get("FLAG_SIGNALS_DUMP")
+    def observe(small: np.ndarray, alpha: np.ndarray, pick: Any) -> None:
+        pick.signals.update(candidates(small, alpha, "u2netp"))
         if dump:
             Path(dump).mkdir(parents=True, exist_ok=True)
             n = len(list(Path(dump).glob("*.npz")))
             a8 = np.clip(alpha * 255 + 0.5, 0, 255).astype(np.uint8)
             np.savez_compressed(Path(dump) / f"{n:04d}.npz", small=small, alpha=a8)
-        return alpha, fell_back, pick
 
-    pipeline.product_matte = wrapped
     from bench.tuning import tune_pick
 
-    return tune_pick.main(argv)
+    return tune_pick.main(argv, observe=observe)
 
 
 if __name__ == "__main__":

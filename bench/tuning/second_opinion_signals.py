@@ -1,6 +1,6 @@
 """Research collector: candidate second-opinion signals of the final matte, recorded with ``tune_pick --out``.
 
-Runs :func:`bench.tuning.tune_pick.main` with :func:`retouch.pipeline.product_matte` wrapped so that every
+Runs :func:`bench.tuning.tune_pick.main` with an ``observe`` hook of :func:`retouch.retouch` so that every
 tuning photo's ``segmentation.signals`` also carries ``so_*`` candidates measured against the final matte
 (working resolution, ``alpha >= 0.5``), each with its wall-clock cost in ms (``so_ms_*``, noisy):
 
@@ -33,7 +33,6 @@ if __package__ in (None, ""):
 import numpy as np  # noqa: E402
 from scipy import ndimage as ndi  # noqa: E402
 
-import retouch.pipeline as pipeline  # noqa: E402
 from retouch.pick.signals import iou  # noqa: E402
 from retouch.segment import predict_mask  # noqa: E402
 
@@ -98,21 +97,14 @@ def candidates(
 
 
 def main(argv: list[str]) -> int:
-    """Wrap ``product_matte`` and run ``tune_pick`` with ``argv``."""
-    original = pipeline.product_matte
+    """Run ``tune_pick`` with ``argv``, recording the candidates through ``retouch``'s ``observe`` hook."""
 
-    def wrapped(small: np.ndarray, model_name: str = pipeline.DEFAULT_MODEL, **kw: Any) -> Any:
-        alpha, fell_back, pick = original(small, model_name, **kw)
-        net = {"model_name": model_name}
-        if "network" in kw:
-            net["network"] = kw["network"]
-        pick.signals.update(candidates(small, alpha, pick.first, **net))
-        return alpha, fell_back, pick
+    def observe(small: np.ndarray, alpha: np.ndarray, pick: Any) -> None:
+        pick.signals.update(candidates(small, alpha, pick.first, model_name="u2netp"))
 
-    pipeline.product_matte = wrapped
     from bench.tuning import tune_pick
 
-    return tune_pick.main(argv)
+    return tune_pick.main(argv, observe=observe)
 
 
 if __name__ == "__main__":

@@ -45,6 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     from retouch import RetouchOptions, retouch
     from retouch import metrics as M
     from retouch.decode import decode_image
+    from retouch.models import DEFAULT_NETWORK
     from retouch.pick import REFOCUS_SOURCE, SHIPPED_PICK, pick_product
     from retouch.pick.signals import focus_detail, luma
     from retouch.pipeline import _resize, _working_size
@@ -59,8 +60,10 @@ def main(argv: list[str] | None = None) -> int:
         rgb = decode_image(data).rgb
         size = _working_size(rgb.shape[1], rgb.shape[0])
         small = rgb if size == (rgb.shape[1], rgb.shape[0]) else _resize(rgb, size, Image.Resampling.BILINEAR)
-        kept = pick_product(small, config=dataclasses.replace(SHIPPED_PICK, refocus=False))
-        first = focus_detail(luma(small), kept.mask >= 0.5)
+        kept = pick_product(
+            small, config=dataclasses.replace(SHIPPED_PICK, refocus=False), network=DEFAULT_NETWORK
+        )
+        first = focus_detail(luma(small), kept.mask >= 0.5, config=SHIPPED_PICK)
         if first is None:
             continue
         seg = res.details["segmentation"]

@@ -69,7 +69,8 @@ def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
     """One photo's row (see the module docstring)."""
     from retouch.decode import decode_image
     from retouch.matte import refine_matte
-    from retouch.pick import mask_signals, pick_product
+    from retouch.models import DEFAULT_NETWORK
+    from retouch.pick import SHIPPED_PICK, mask_signals, pick_product
     from retouch.pipeline import _resize, _working_size
 
     rgb = decode_image(data).rgb
@@ -78,9 +79,13 @@ def record(name: str, data: bytes, gt: np.ndarray) -> dict[str, float | str]:
     small = rgb if (ww, wh) == (w, h) else _resize(rgb, (ww, wh), Image.Resampling.BILINEAR)
     g = np.asarray(Image.fromarray(gt).resize((ww, wh), Image.Resampling.NEAREST))
     valid, gb = g != 128, g >= 128
-    forced = pick_product(small, force=True)  # the second look, whatever the doubt test says
+    forced = pick_product(
+        small, force=True, config=SHIPPED_PICK, network=DEFAULT_NETWORK
+    )  # the second look, whatever the doubt test says
     assert forced.safe is not None and forced.first is not None
-    first_sig = mask_signals(forced.first, *_sharp(small))  # what the doubt test looks at
+    first_sig = mask_signals(
+        forced.first, *_sharp(small), config=SHIPPED_PICK
+    )  # what the doubt test looks at
     first_alpha = refine_matte(small, forced.first)
     look_alpha = refine_matte(small, forced.mask)
     safe = forced.safe

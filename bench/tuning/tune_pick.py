@@ -34,6 +34,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import MappingProxyType
+from typing import Any
 
 if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -128,7 +129,7 @@ def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = 0.1, iters: int = 50)
     return w
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, observe: Any = None) -> int:
     """Collect the signals on the tuning data, fit the confidence, print the tables."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--composites", type=int, default=30, help="tuning composites per seed")
@@ -170,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
             base = np.asarray(
                 Image.open(io.BytesIO(remove(data, session=session, only_mask=True))).convert("L")
             )
-            res = retouch(data, RetouchOptions(preset="amazon", shadow=False))
+            res = retouch(data, RetouchOptions(preset="amazon", shadow=False), observe=observe)
             seg = res.details["segmentation"]
             r = {
                 "name": name,

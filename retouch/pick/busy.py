@@ -12,13 +12,13 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from .confidence import confidence
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .signals import Pick, luma
 
 __all__ = ["backdrop_busy", "with_backdrop_busy"]
 
 
-def backdrop_busy(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+def backdrop_busy(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> float:
     """Share of the pixels outside the matte that lie on an edge of the photo.
 
     A pixel is on an edge when the Sobel gradient magnitude of the photo's luma (ITU-R BT.601), the 8-weight sum of
@@ -41,9 +41,7 @@ def backdrop_busy(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = 
     return float((magnitude[outside] > config.busy_edge_levels).mean())
 
 
-def with_backdrop_busy(
-    small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
-) -> Pick:
+def with_backdrop_busy(small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig) -> Pick:
     """``pick`` with the signal ``backdrop_busy`` (:func:`backdrop_busy`) added where it can change the review flag:
     the cap is switched on (:attr:`~PickConfig.review_busy_backdrop` above 0), :func:`confidence` does not flag the
     result already and its confidence is below :attr:`~PickConfig.review_below_busy`. Nothing else changes.

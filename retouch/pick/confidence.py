@@ -93,7 +93,7 @@ def confidence(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) 
     return round(c, 3), bool(c < config.review_below)
 
 
-def details(pick: Pick, *, config: PickConfig = SHIPPED_PICK) -> dict[str, Any]:
+def details(pick: Pick, *, config: PickConfig) -> dict[str, Any]:
     """The ``processing_details`` entries of a pick: ``confidence``, ``needs_review`` (:func:`confidence`
     with ``config``) and ``segmentation`` (``source``, ``network_evaluations``, ``signals`` rounded to 4
     decimals)."""

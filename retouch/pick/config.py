@@ -43,6 +43,9 @@ class PickConfig:
     are in px at the working resolution unless stated."""
 
     # --- second look -------------------------------------------------------------------------------
+    #: Whether a first mask in doubt gets the second look (320 px, 320 px mirrored, the in-focus crop);
+    #: False keeps the 256 px mask (the ablation in ``bench/pipeline/ablation.py``).
+    second_look: bool = True
     #: Second network input size (px) used when the first mask is in doubt: rembg's own 320 px.
     alt_input_px: int = 320
 
@@ -120,7 +123,7 @@ class PickConfig:
     refocus_input_px: int = NETWORK_INPUT_PX
     #: A kept mask whose focus contrast is below this gets the refocus: the focus test's own threshold
     #: (:attr:`review_focus`). A wider trigger was tried on the tuning data only
-    #: (``bench/tuning/tune_refocus_trigger.py``, 230 photos): refocusing every kept mask raised three photos and
+    #: (``bench/tuning/tune_refocus_trigger.py``, in commit fb579f2; 230 photos): refocusing every kept mask raised three photos and
     #: lowered 27 good ones by up to 0.50 (the sharp part of a product taken for the product), mean IoU
     #: 0.9224 -> 0.9130, good photos flagged 14 -> 43; the focus value does not separate them.
     refocus_below: float = 0.45

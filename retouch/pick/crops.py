@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import ndimage as ndi
 
-from ..models import DEFAULT_NETWORK, NetworkConfig
+from ..models import NetworkConfig
 from ..segment import NETWORK_INPUT_PX, predict_mask
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .signals import Pick, focus_contrast, luma, mask_signals, sharpness_near
 
 __all__ = [
@@ -40,7 +40,7 @@ def focus_crop(
     ratio: np.ndarray,
     contrast: np.ndarray,
     *,
-    config: PickConfig = SHIPPED_PICK,
+    config: PickConfig,
 ) -> tuple[int, int, int, int] | None:
     """Box (x0, y0, x1, y1) around the in-focus detail inside the candidates' masks, or ``None``.
 
@@ -88,7 +88,7 @@ def focus_crop(
     )
 
 
-def wants_zoom(sig: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> bool:
+def wants_zoom(sig: dict[str, float], *, config: PickConfig) -> bool:
     """Whether a first mask that raised no doubt is small enough to be zoomed into
     (:attr:`~PickConfig.zoom_area`)."""
     return sig["area"] < config.zoom_area
@@ -99,7 +99,7 @@ def leaves_crop(
     box: tuple[int, int, int, int],
     shape: tuple[int, int],
     *,
-    config: PickConfig = SHIPPED_PICK,
+    config: PickConfig,
 ) -> bool:
     """Whether a crop's binary mask covers more than :attr:`~PickConfig.zoom_border` of the crop's sides that are not
     the frame's own border (``box`` = (x0, y0, x1, y1) in a frame of ``shape`` = (H, W)): the object goes
@@ -116,7 +116,7 @@ def leaves_crop(
     return bool(sides) and float(np.concatenate(sides).mean()) > config.zoom_border
 
 
-def zoom_box(mask: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> tuple[int, int, int, int] | None:
+def zoom_box(mask: np.ndarray, *, config: PickConfig) -> tuple[int, int, int, int] | None:
     """The box a zoomed look crops: ``mask``'s bounding box grown on every side by
     :attr:`~PickConfig.zoom_margin` of its size (at least 16 px), clipped to the image.
 
@@ -141,8 +141,8 @@ def zoom(
     first: np.ndarray,
     model_name: str,
     *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
+    config: PickConfig,
+    network: NetworkConfig,
 ) -> np.ndarray | None:
     """Second network look at a small product, on a crop around it.
 
@@ -182,8 +182,8 @@ def refocus(
     pick: Pick,
     model_name: str,
     *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
+    config: PickConfig,
+    network: NetworkConfig,
 ) -> Pick:
     """Look again at the in-focus part of a kept mask that is smoother inside than around it.
 

@@ -21,7 +21,7 @@ gives to the backdrop is the signal ``cut_backdrop``. Backdrop colours in the in
 carry, bounded by edges weak enough for the cut's smoothness term, go; paint in the backdrop's colour that
 the rim carries too (a silver car's doors and its silver rim) stays.
 
-Works on the matte's box of :func:`retouch.pick.through.matte_box` (:data:`~retouch.pick.through.WORK_SIDE` px
+Works on the matte's box of :func:`retouch.pick.box.matte_box` (:data:`~retouch.pick.box.WORK_SIDE` px
 long side). Cost: about 5 ms CPU per photo (OpenCV loads once per process, ~0.1 s); :func:`with_cut_disagreement`
 runs it only on results the confidence does not already flag.
 """
@@ -34,10 +34,10 @@ import numpy as np
 from scipy import ndimage as ndi
 
 from ..colors import fit_colour_mixture, masked_pixels, mixture_log_density
+from .box import MatteBox, matte_box
 from .confidence import confidence
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .signals import Pick
-from .through import MatteBox, matte_box
 
 __all__ = [
     "CUT_SEED",
@@ -67,7 +67,7 @@ NO_RECT = (0, 0, 0, 0)
 
 @dataclass(frozen=True)
 class CutLayout:
-    """Where the graph cut learns its colour models, on the matte's box (:func:`retouch.pick.through.matte_box`).
+    """Where the graph cut learns its colour models, on the matte's box (:func:`retouch.pick.box.matte_box`).
 
     Attributes:
         box: the matte's box.
@@ -89,11 +89,9 @@ class CutLayout:
     ring: np.ndarray
 
 
-def cut_layout(
-    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
-) -> CutLayout | None:
+def cut_layout(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> CutLayout | None:
     """The graph cut's rim and ring (:class:`CutLayout`) for ``small`` uint8 (H, W, 3) and ``alpha`` float32 (H, W);
-    None where :func:`retouch.pick.through.matte_box` has no box (an empty matte, no clear-background ring)."""
+    None where :func:`retouch.pick.box.matte_box` has no box (an empty matte, no clear-background ring)."""
     box = matte_box(small, alpha)
     if box is None:
         return None
@@ -106,7 +104,7 @@ def cut_layout(
     return CutLayout(box, filled, d_in, d_out, rim, ring)
 
 
-def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+def cut_backdrop(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> float:
     """Share (0-1) of the matte (``alpha >= 0.5``, on its box) that the graph cut gives to the backdrop.
 
     Args:
@@ -206,7 +204,7 @@ class BackdropPieces:
     """The pieces of the matte that the graph cut of :func:`cut_backdrop` gives to the backdrop, on the matte's box.
 
     Attributes:
-        labels: int32 (h, w) on the box of :func:`retouch.pick.through.matte_box`: 0 elsewhere, 1..n the pieces
+        labels: int32 (h, w) on the box of :func:`retouch.pick.box.matte_box`: 0 elsewhere, 1..n the pieces
             (8-connected) of the matte the cut calls backdrop. The cut keeps the matte's outer rim product, so every
             piece lies inside the product's outline.
         share: float64 (n + 1,): each piece's share of the matte's area on the box; index 0 is 0.
@@ -226,9 +224,7 @@ class BackdropPieces:
     total: float
 
 
-def backdrop_pieces(
-    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
-) -> BackdropPieces | None:
+def backdrop_pieces(small: np.ndarray, alpha: np.ndarray, *, config: PickConfig) -> BackdropPieces | None:
     """The pieces of the matte that :func:`cut_backdrop`'s graph cut (same box, rim, ring, :func:`frozen_cut`)
     gives to the backdrop.
 
@@ -296,7 +292,7 @@ def clear_pieces(alpha: np.ndarray, pieces: BackdropPieces, chosen: np.ndarray) 
 
 
 def clear_backdrop_pieces(
-    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK
+    small: np.ndarray, alpha: np.ndarray, *, config: PickConfig
 ) -> tuple[np.ndarray, float, float | None]:
     """Clear from the matte the large, backdrop-coloured pieces the graph cut gives to the backdrop.
 
@@ -337,7 +333,7 @@ def with_cut_disagreement(
     alpha: np.ndarray,
     pick: Pick,
     *,
-    config: PickConfig = SHIPPED_PICK,
+    config: PickConfig,
     measured: float | None = None,
 ) -> Pick:
     """``pick`` with the signal ``cut_backdrop`` (:func:`cut_backdrop`) added where it can change the review flag:

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import DEFAULT_NETWORK, NetworkConfig
+from ..models import NetworkConfig
 from ..segment import NETWORK_INPUT_PX, U2NET_FAMILY
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .crops import REFOCUS_SOURCE, refocus
 from .signals import Pick, focus_contrast, iou, luma
 
@@ -23,7 +23,7 @@ def guard(
     alpha: np.ndarray,
     pick: Pick,
     *,
-    config: PickConfig = SHIPPED_PICK,
+    config: PickConfig,
 ) -> tuple[np.ndarray, str | None]:
     """Never return much less than plain rembg: fall back to the safe mask when our matte is in doubt.
 
@@ -87,8 +87,8 @@ def refocus_fallback(
     pick: Pick,
     model_name: str,
     *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
+    config: PickConfig,
+    network: NetworkConfig,
 ) -> np.ndarray | None:
     """After :func:`guard` fell back: the product inside the safe mask, when one sharp object stands out.
 

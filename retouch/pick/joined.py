@@ -33,7 +33,7 @@ from PIL import Image
 from scipy import ndimage as ndi
 
 from .confidence import confidence
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .signals import Pick, side_shares
 
 __all__ = ["OUTLINE_SIDE", "Joined", "joined_evidence", "joined_signals", "with_joined_object"]
@@ -140,7 +140,7 @@ def _to_uint8(img: np.ndarray) -> np.ndarray:
     return np.clip(np.round(img), 0, 255).astype(np.uint8)
 
 
-def joined_signals(found: Joined, *, config: PickConfig = SHIPPED_PICK) -> dict[str, float]:
+def joined_signals(found: Joined, *, config: PickConfig) -> dict[str, float]:
     """The signals of :func:`joined_evidence`'s measures under ``config``.
 
     Returns:
@@ -156,9 +156,7 @@ def joined_signals(found: Joined, *, config: PickConfig = SHIPPED_PICK) -> dict[
     return {"frame_join": round(join, 4), "blurred_outline": round(blurred, 4)}
 
 
-def with_joined_object(
-    small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig = SHIPPED_PICK
-) -> Pick:
+def with_joined_object(small: np.ndarray, alpha: np.ndarray, pick: Pick, *, config: PickConfig) -> Pick:
     """``pick`` with the signals ``frame_join`` and ``blurred_outline`` (:func:`joined_signals`) added where they
     can change the review flag: a cap is switched on (:attr:`~PickConfig.review_frame_join` or
     :attr:`~PickConfig.review_blurred_outline` above 0) and :func:`confidence` does not flag the result already.

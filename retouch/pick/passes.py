@@ -24,16 +24,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import DEFAULT_NETWORK, NetworkConfig
+from ..models import NetworkConfig
 from ..segment import DEFAULT_MODEL, NETWORK_INPUT_PX, U2NET_FAMILY, predict_mask
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .crops import ZOOM_SOURCE, focus_crop, refocus, wants_zoom, zoom
 from .signals import Pick, edge_sharpness, iou, luma, mask_signals, sharpness_near, with_focus
 
 __all__ = ["in_doubt", "pick_product"]
 
 
-def in_doubt(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> bool:
+def in_doubt(signals: dict[str, float], *, config: PickConfig) -> bool:
     """The cheap doubt test on the first mask: is a second look worth its network evaluations?
 
     True when the mask's outline is mostly blurred (:attr:`~PickConfig.doubt_sharp`), it covers much of the frame
@@ -61,8 +61,8 @@ def pick_product(
     model_name: str = DEFAULT_MODEL,
     *,
     force: bool = False,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
+    config: PickConfig,
+    network: NetworkConfig,
 ) -> Pick:
     """Network mask of the product at the working resolution, with a second look when in doubt.
 
@@ -98,7 +98,7 @@ def pick_product(
         "agreement": 1.0,
         "sharp_gain": 0.0,
     }
-    if not (doubt or force) or model_name not in U2NET_FAMILY:
+    if not ((doubt and config.second_look) or force) or model_name not in U2NET_FAMILY:
         pick = Pick(first, str(NETWORK_INPUT_PX), 1, signals, first=first)
         if model_name in U2NET_FAMILY and wants_zoom(sig, config=config):
             mask = zoom(small, first, model_name, config=config, network=network)

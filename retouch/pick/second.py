@@ -18,17 +18,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..models import DEFAULT_NETWORK, NetworkConfig
+from ..models import NetworkConfig
 from ..segment import U2NET_FAMILY, predict_mask
 from .confidence import confidence
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 from .crops import zoom_box
 from .signals import Pick, iou
 
 __all__ = ["second_opinion", "wants_second_opinion", "with_second_opinion"]
 
 
-def wants_second_opinion(signals: dict[str, float], *, config: PickConfig = SHIPPED_PICK) -> bool:
+def wants_second_opinion(signals: dict[str, float], *, config: PickConfig) -> bool:
     """Whether the second opinion can change the review flag and is worth its network evaluation: it is
     switched on (:attr:`~PickConfig.second_opinion`), the zoom was taken (signal ``zoom``: a small product) or at
     least :attr:`~PickConfig.openings_review_doubt` of the matte is doubtful openings (the look decides whether
@@ -49,8 +49,8 @@ def second_opinion(
     alpha: np.ndarray,
     model_name: str,
     *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
+    config: PickConfig,
+    network: NetworkConfig,
 ) -> float:
     """IoU between the matte and the network's mask of the matte's box seen mirrored.
 
@@ -88,8 +88,8 @@ def with_second_opinion(
     pick: Pick,
     model_name: str,
     *,
-    config: PickConfig = SHIPPED_PICK,
-    network: NetworkConfig = DEFAULT_NETWORK,
+    config: PickConfig,
+    network: NetworkConfig,
 ) -> Pick:
     """``pick`` with the signal ``second_iou`` (:func:`second_opinion`, one more network evaluation counted)
     where :func:`wants_second_opinion` says so and ``model_name`` is a :data:`retouch.segment.U2NET_FAMILY`

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import ndimage as ndi
 
-from .config import SHIPPED_PICK, PickConfig
+from .config import PickConfig
 
 __all__ = [
     "Pick",
@@ -164,7 +164,7 @@ def _sharp_share(
 
 
 def mask_signals(
-    mask: np.ndarray, ratio: np.ndarray, contrast: np.ndarray, *, config: PickConfig = SHIPPED_PICK
+    mask: np.ndarray, ratio: np.ndarray, contrast: np.ndarray, *, config: PickConfig
 ) -> dict[str, float]:
     """Cheap signals of one network mask (no network call).
 
@@ -207,9 +207,7 @@ def mask_signals(
     }
 
 
-def focus_detail(
-    grey: np.ndarray, binary: np.ndarray, *, config: PickConfig = SHIPPED_PICK
-) -> tuple[float, float] | None:
+def focus_detail(grey: np.ndarray, binary: np.ndarray, *, config: PickConfig) -> tuple[float, float] | None:
     """Fine detail inside a mask and in the ring around it (the two halves of :func:`focus_contrast`).
 
     Args:
@@ -239,7 +237,7 @@ def focus_detail(
     return float(lap[inner].mean()), float(lap[ring].mean())
 
 
-def focus_contrast(grey: np.ndarray, binary: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+def focus_contrast(grey: np.ndarray, binary: np.ndarray, *, config: PickConfig) -> float:
     """Fine detail inside a mask over fine detail in the ring around it.
 
     The product is the in-focus object the photo was taken of: its inside carries at least as much
@@ -264,7 +262,7 @@ def focus_contrast(grey: np.ndarray, binary: np.ndarray, *, config: PickConfig =
     return detail[0] / detail[1]
 
 
-def with_focus(pick: Pick, grey_image: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> Pick:
+def with_focus(pick: Pick, grey_image: np.ndarray, *, config: PickConfig) -> Pick:
     """``pick`` with the signal ``focus``: its mask's :func:`focus_contrast`, capped at 99 (JSON-safe)."""
     pick.signals["focus"] = min(focus_contrast(grey_image, pick.mask >= 0.5, config=config), 99.0)
     return pick
@@ -276,7 +274,7 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return 1.0 if union == 0 else int((a & b).sum()) / union
 
 
-def frame_sides(alpha: np.ndarray, *, config: PickConfig = SHIPPED_PICK) -> float:
+def frame_sides(alpha: np.ndarray, *, config: PickConfig) -> float:
     """Number of frame sides (0-4, as a float signal) along which the matte (``alpha >= 0.5``, float32 (H, W))
     covers more than :attr:`~PickConfig.frame_side_share` of the side's length: a product cut by the frame on one
     side is common (a table leg, a sleeve); a matte that runs out of the frame on two or more sides has often

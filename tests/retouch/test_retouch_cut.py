@@ -68,11 +68,11 @@ def test_an_opening_showing_the_busy_backdrop_is_given_to_the_backdrop_and_a_sol
     """The hole of a ring kept in the matte shows the backdrop's colours, which the ring's rim does not carry: the
     cut gives it (a quarter of the disc) to the backdrop. The same disc without a hole: nothing."""
     img, matte = _ring_product(hole_shows_backdrop=True)
-    share = cut_backdrop(img, matte)
+    share = cut_backdrop(img, matte, config=SHIPPED_PICK)
     assert 0.15 < share < 0.35
     assert share >= SHIPPED_PICK.review_cut_backdrop
     solid, matte = _ring_product(hole_shows_backdrop=False)
-    assert cut_backdrop(solid, matte) < 0.01
+    assert cut_backdrop(solid, matte, config=SHIPPED_PICK) < 0.01
 
 
 def test_an_opening_partly_cleared_is_still_read_from_the_outer_rim():
@@ -84,7 +84,7 @@ def test_an_opening_partly_cleared_is_still_read_from_the_outer_rim():
     h, w = disc.shape
     yy, xx = np.mgrid[:h, :w]
     matte = disc * (np.hypot(yy - h / 2, xx - w / 2) >= 20)
-    assert cut_backdrop(img, matte) >= SHIPPED_PICK.review_cut_backdrop
+    assert cut_backdrop(img, matte, config=SHIPPED_PICK) >= SHIPPED_PICK.review_cut_backdrop
 
 
 def test_paint_of_the_backdrop_colour_that_the_rim_carries_stays_product():
@@ -99,19 +99,21 @@ def test_paint_of_the_backdrop_colour_that_the_rim_carries_stays_product():
     img[140:160, 100:300] = (30, 30, 120)
     img[78:82, 98:302] = 20  # the product's dark outline against the backdrop
     img[218:222, 98:302] = 20
-    assert cut_backdrop(img, matte) < SHIPPED_PICK.review_cut_backdrop
+    assert cut_backdrop(img, matte, config=SHIPPED_PICK) < SHIPPED_PICK.review_cut_backdrop
 
 
 def test_the_cap_runs_only_where_it_can_change_the_flag():
     """A result the confidence flags already (a guard fallback) gets no ``cut_backdrop``; an unflagged one does and
     is flagged when it reaches the cap; with the cap at 0 nothing runs; the same photo reads the same share."""
     img, matte = _ring_product(hole_shows_backdrop=True)
-    flagged = with_cut_disagreement(img, matte, Pick(matte, "256", 1, {**CONFIDENT, "fallback": 1.0}))
+    flagged = with_cut_disagreement(
+        img, matte, Pick(matte, "256", 1, {**CONFIDENT, "fallback": 1.0}), config=SHIPPED_PICK
+    )
     assert "cut_backdrop" not in flagged.signals
     assert not confidence(CONFIDENT)[1]
-    unflagged = with_cut_disagreement(img, matte, Pick(matte, "256", 1, dict(CONFIDENT)))
+    unflagged = with_cut_disagreement(img, matte, Pick(matte, "256", 1, dict(CONFIDENT)), config=SHIPPED_PICK)
     assert unflagged.signals["cut_backdrop"] >= SHIPPED_PICK.review_cut_backdrop
-    assert unflagged.signals["cut_backdrop"] == cut_backdrop(img, matte)
+    assert unflagged.signals["cut_backdrop"] == cut_backdrop(img, matte, config=SHIPPED_PICK)
     assert confidence(unflagged.signals)[1]
     assert not confidence(unflagged.signals, config=MAIN)[1]
     off = with_cut_disagreement(img, matte, Pick(matte, "256", 1, dict(CONFIDENT)), config=MAIN)
@@ -121,10 +123,10 @@ def test_the_cap_runs_only_where_it_can_change_the_flag():
 def test_an_empty_matte_reads_nothing():
     """No matte, or one too thin for an interior beyond its rim: 0."""
     img, _ = _ring_product(hole_shows_backdrop=True)
-    assert cut_backdrop(img, np.zeros(img.shape[:2], np.float32)) == 0.0
+    assert cut_backdrop(img, np.zeros(img.shape[:2], np.float32), config=SHIPPED_PICK) == 0.0
     line = np.zeros(img.shape[:2], np.float32)
     line[150:152, 50:350] = 1.0
-    assert cut_backdrop(img, line) == 0.0
+    assert cut_backdrop(img, line, config=SHIPPED_PICK) == 0.0
 
 
 def test_the_clearing_step_empties_a_hole_showing_the_backdrop_and_keeps_the_ring():
@@ -132,8 +134,8 @@ def test_the_clearing_step_empties_a_hole_showing_the_backdrop_and_keeps_the_rin
     ``cut_clear_share`` of the matte, typical of the backdrop ring, and is cleared with a soft edge; the ring stays.
     The input is not touched."""
     img, matte = _ring_product(hole_shows_backdrop=True)
-    out, cleared, cut = clear_backdrop_pieces(img, matte)
-    assert cut == cut_backdrop(img, matte) >= cleared
+    out, cleared, cut = clear_backdrop_pieces(img, matte, config=SHIPPED_PICK)
+    assert cut == cut_backdrop(img, matte, config=SHIPPED_PICK) >= cleared
     h, w = matte.shape
     r = np.hypot(*np.mgrid[-h // 2 : h - h // 2, -w // 2 : w - w // 2])
     assert (out[r < 38] < 0.5).mean() > 0.9  # squares as dark as the ring may stay
@@ -153,19 +155,19 @@ def test_the_clearing_step_leaves_small_pieces_product_parts_and_solid_products(
     disc = (r < 90).astype(np.float32)
     small_hole = img.copy()
     small_hole[(r < 90) & (r >= 15)] = (60, 60, 64)
-    out, cleared, cut = clear_backdrop_pieces(small_hole, disc)
-    assert out is disc and cleared == 0.0 and cut == cut_backdrop(small_hole, disc)
+    out, cleared, cut = clear_backdrop_pieces(small_hole, disc, config=SHIPPED_PICK)
+    assert out is disc and cleared == 0.0 and cut == cut_backdrop(small_hole, disc, config=SHIPPED_PICK)
     warm = img.copy()
     warm[..., 0] = 128 + warm[..., 0] // 2
     warm[..., 2] //= 4
     warm[r < 90] = (60, 60, 64)
     warm[r < 45] = (40, 60, 200)
-    pieces = backdrop_pieces(warm, disc)
+    pieces = backdrop_pieces(warm, disc, config=SHIPPED_PICK)
     assert pieces is not None and pieces.share.max() >= SHIPPED_PICK.cut_clear_share
     assert pieces.typical.max() < SHIPPED_PICK.cut_clear_typical
-    assert clear_backdrop_pieces(warm, disc)[0] is disc
+    assert clear_backdrop_pieces(warm, disc, config=SHIPPED_PICK)[0] is disc
     solid, matte = _ring_product(hole_shows_backdrop=False)
-    assert clear_backdrop_pieces(solid, matte)[0] is matte
+    assert clear_backdrop_pieces(solid, matte, config=SHIPPED_PICK)[0] is matte
     img, matte = _ring_product(hole_shows_backdrop=True)
     assert clear_backdrop_pieces(img, matte, config=NO_CLEARING) == (matte, 0.0, None)
 
@@ -206,7 +208,7 @@ def test_a_tuning_matte_keeping_an_opening_is_flagged_now_and_was_not():
     small = _working(io.BytesIO(make_see_through("0ce66b539f52_03", 71, 18).data))
     alpha, _, pick = product_matte(small, pick_config=MAIN)
     assert not confidence(pick.signals, config=MAIN)[1]
-    assert cut_backdrop(small, alpha) >= SHIPPED_PICK.review_cut_backdrop
+    assert cut_backdrop(small, alpha, config=SHIPPED_PICK) >= SHIPPED_PICK.review_cut_backdrop
     _, _, shipped = product_matte(small, pick_config=NO_CLEARING)
     assert confidence(shipped.signals, config=NO_CLEARING)[1]
 
@@ -221,5 +223,5 @@ def test_a_real_car_is_not_flagged(stem):
         pytest.skip(f"vista assente: {path}")
     small = _working(path)
     alpha, _, pick = product_matte(small)
-    assert cut_backdrop(small, alpha) < SHIPPED_PICK.review_cut_backdrop
+    assert cut_backdrop(small, alpha, config=SHIPPED_PICK) < SHIPPED_PICK.review_cut_backdrop
     assert confidence(pick.signals)[1] == confidence(pick.signals, config=MAIN)[1]

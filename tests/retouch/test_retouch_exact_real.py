@@ -19,6 +19,7 @@ from scipy import ndimage as ndi
 from test_retouch_composite import _reference as _reference_blend
 from threadpoolctl import threadpool_limits
 
+import retouch.finish as finish_module
 import retouch.pick.passes as passes_module
 import retouch.pipeline as pipeline_module
 from retouch import RetouchOptions, retouch
@@ -62,18 +63,18 @@ def _recorded(
 
 def test_blend_on_real_photos_is_the_formula(photos_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Strips whose touched columns differ, strips of shadow only and strips of nothing, on real canvases."""
-    calls = _recorded(monkeypatch, pipeline_module, "blend", _photos(photos_dir))
+    calls = _recorded(monkeypatch, finish_module, "blend", _photos(photos_dir))
     assert len(calls) == 3
     for args, kwargs in calls:
         fg, alpha, background, shadow = args
         assert shadow is not None and shadow.dtype == np.float16 and shadow.any()
-        got = pipeline_module.blend(fg, alpha, background, shadow, **kwargs)
+        got = finish_module.blend(fg, alpha, background, shadow, **kwargs)
         want = _reference_blend(fg, alpha, background, shadow, kwargs.get("saturation", 0.0))
         assert got.dtype == want.dtype == np.uint8 and np.array_equal(got, want)
         # the same canvas on a smart background (a photo as the background: no strip is left as is)
         bg = np.ascontiguousarray(fg[::-1])
         assert np.array_equal(
-            pipeline_module.blend(fg, alpha, bg, shadow, saturation=0.08),
+            finish_module.blend(fg, alpha, bg, shadow, saturation=0.08),
             _reference_blend(fg, alpha, bg, shadow, 0.08),
         )
 

@@ -14,7 +14,7 @@ from scipy import ndimage as ndi
 
 from retouch import colors
 from retouch.colors import fit_colour_mixture, mixture_log_density, squared_distances
-from retouch.openings import (
+from retouch.openings.arrays import (
     _band_outside,
     _grey,
     _label_means,

@@ -53,9 +53,11 @@ def test_a_sharp_outline_is_not_blurred_and_a_defocused_one_is():
     """The same disc in focus and defocused (Gaussian of 6 px at 400 px, about 4 px at the 256 px scale): the
     outline along the sharp edge reads no blurred share, along the defocused one most of it."""
     img, disc = _scene()
-    sharp = joined_signals(joined_evidence(_u8(img), disc))
+    sharp = joined_signals(joined_evidence(_u8(img), disc), config=SHIPPED_PICK)
     assert sharp["blurred_outline"] == 0.0
-    soft = joined_signals(joined_evidence(_u8(ndi.gaussian_filter(img, (6, 6, 0))), disc))
+    soft = joined_signals(
+        joined_evidence(_u8(ndi.gaussian_filter(img, (6, 6, 0))), disc), config=SHIPPED_PICK
+    )
     assert soft["blurred_outline"] > 0.8
     assert soft["blurred_outline"] >= SHIPPED_PICK.review_blurred_outline
     assert sharp["frame_join"] == soft["frame_join"] == 0.0
@@ -70,14 +72,14 @@ def test_a_part_off_the_frame_counts_only_when_its_colours_differ_from_the_far_e
     matte = np.zeros((h, w), np.float32)
     matte[50:150, :200] = 1.0
     img[50:150, :200] = (40, 60, 200)
-    same = joined_signals(joined_evidence(_u8(img), matte))
+    same = joined_signals(joined_evidence(_u8(img), matte), config=SHIPPED_PICK)
     assert same["frame_join"] == 0.0
     img[50:150, 100:200] = (230, 200, 40)
     other = joined_evidence(_u8(img), matte)
     assert other.touch == pytest.approx(0.5, abs=0.02)
     assert other.ends_overlap < 0.1
-    assert joined_signals(other)["frame_join"] == pytest.approx(other.touch, abs=1e-3)
-    assert joined_signals(other)["frame_join"] >= SHIPPED_PICK.review_frame_join
+    assert joined_signals(other, config=SHIPPED_PICK)["frame_join"] == pytest.approx(other.touch, abs=1e-3)
+    assert joined_signals(other, config=SHIPPED_PICK)["frame_join"] >= SHIPPED_PICK.review_frame_join
 
 
 def test_the_caps_flag_and_run_only_where_they_can_change_the_flag():
@@ -85,10 +87,12 @@ def test_the_caps_flag_and_run_only_where_they_can_change_the_flag():
     flagged when a signal reaches its cap; with both caps at 0 nothing runs."""
     img, disc = _scene()
     small = _u8(ndi.gaussian_filter(img, (6, 6, 0)))
-    flagged = with_joined_object(small, disc, Pick(disc, "256", 1, {**CONFIDENT, "fallback": 1.0}))
+    flagged = with_joined_object(
+        small, disc, Pick(disc, "256", 1, {**CONFIDENT, "fallback": 1.0}), config=SHIPPED_PICK
+    )
     assert "blurred_outline" not in flagged.signals
     assert not confidence(CONFIDENT)[1]
-    unflagged = with_joined_object(small, disc, Pick(disc, "256", 1, dict(CONFIDENT)))
+    unflagged = with_joined_object(small, disc, Pick(disc, "256", 1, dict(CONFIDENT)), config=SHIPPED_PICK)
     assert unflagged.signals["blurred_outline"] >= SHIPPED_PICK.review_blurred_outline
     assert confidence(unflagged.signals)[1]
     assert not confidence(unflagged.signals, config=MAIN)[1]

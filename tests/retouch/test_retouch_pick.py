@@ -14,7 +14,7 @@ from retouch_helpers import GT_IMAGES, GT_MASKS, needs_model
 from retouch_images import product_photo
 
 from retouch import RetouchOptions, metrics, retouch
-from retouch.pick import Pick, confidence, edge_sharpness, guard, in_doubt, mask_signals
+from retouch.pick import SHIPPED_PICK, Pick, confidence, edge_sharpness, guard, in_doubt, mask_signals
 
 if TYPE_CHECKING:
     from validation_sets.composites import Composite
@@ -141,13 +141,15 @@ def test_doubt_test_and_confidence_use_the_signals():
     mask = np.zeros((h, w), np.float32)
     mask[30:70, 30:70] = 1.0
     ratio, contrast = edge_sharpness(grey)
-    sig = mask_signals(mask, ratio, contrast)
+    sig = mask_signals(mask, ratio, contrast, config=SHIPPED_PICK)
     assert sig["sharp"] == pytest.approx(1.0)
     assert sig["area"] == pytest.approx(0.16)
     assert sig["components"] == 1.0 and sig["border"] == 0.0
-    assert not in_doubt(sig)
+    assert not in_doubt(sig, config=SHIPPED_PICK)
     full = np.ones((h, w), np.float32)
-    assert in_doubt(mask_signals(full, ratio, contrast))  # the whole frame: doubt
+    assert in_doubt(
+        mask_signals(full, ratio, contrast, config=SHIPPED_PICK), config=SHIPPED_PICK
+    )  # the whole frame: doubt
     good, _ = confidence({**sig, "doubt": 0.0, "agreement": 1.0})
     bad, review = confidence(
         {**sig, "sharp": 0.3, "area": 0.7, "border": 0.6, "doubt": 1.0, "agreement": 0.2}
@@ -186,15 +188,15 @@ def _stone_on_wood() -> tuple[bytes, np.ndarray]:
 def test_a_refinement_that_empties_the_matte_still_returns_the_product(photos_dir, monkeypatch, save_failure):
     """The guard: when the pick or the refinement removes what the network found, the safe mask comes
     back (and the result is flagged) instead of an empty cutout or a 'no product' error."""
-    import retouch.pipeline as pipeline
+    import retouch.cutout as cutout
 
     data, gt = _stone_on_wood()
-    real = pipeline.refine_matte
+    real = cutout.refine_matte
 
     def emptying_refinement(rgb: np.ndarray, coarse: np.ndarray, **kw: object) -> np.ndarray:
         return np.zeros_like(real(rgb, coarse, **kw))  # e.g. ghost fading that swallowed the product
 
-    monkeypatch.setattr(pipeline, "refine_matte", emptying_refinement)
+    monkeypatch.setattr(cutout, "refine_matte", emptying_refinement)
     res = retouch(data, RetouchOptions(preset="amazon", shadow=False))
     score = metrics.iou(res.matte, gt)
     if score < 0.85:
@@ -218,14 +220,14 @@ def test_guard_falls_back_to_rembg_on_an_undecided_disagreement():
     small[60:110, 90:150] = 230
     # equally sharp outlines: nothing says ours is the product, rembg's mask wins and the photo is flagged
     pick = _pick(ours, safe, sharp=1.0, safe_sharp=1.0)
-    alpha, reason = guard(small, ours, pick)
+    alpha, reason = guard(small, ours, pick, config=SHIPPED_PICK)
     assert reason == "disagree"
     assert metrics.iou((alpha * 255).astype(np.uint8), (safe * 255).astype(np.uint8)) > 0.9
     c, review = confidence(pick.signals)
     assert review and c <= 0.5
     # rembg's outline is blurred (it kept a soft-focus object): ours is kept
     pick = _pick(ours, safe, sharp=1.0, safe_sharp=0.4)
-    alpha, reason = guard(small, ours, pick)
+    alpha, reason = guard(small, ours, pick, config=SHIPPED_PICK)
     assert reason is None and alpha is ours
     assert pick.signals["safe_iou"] == 0.0 and pick.signals["fallback"] == 0.0
 
@@ -236,10 +238,10 @@ def test_guard_replaces_an_empty_matte_and_leaves_good_ones_alone():
     first = np.zeros((120, 160), np.float32)
     first[30:90, 40:120] = 0.9
     empty = np.zeros_like(first)
-    alpha, reason = guard(small, empty, _pick(first, None, sharp=1.0))
+    alpha, reason = guard(small, empty, _pick(first, None, sharp=1.0), config=SHIPPED_PICK)
     assert reason == "empty" and (alpha >= 0.5).mean() > 0.2
     good = (first > 0.5).astype(np.float32)
-    alpha, reason = guard(small, good, _pick(first, None, sharp=1.0))
+    alpha, reason = guard(small, good, _pick(first, None, sharp=1.0), config=SHIPPED_PICK)
     assert reason is None and alpha is good
 
 
@@ -310,13 +312,13 @@ def test_focus_contrast_tells_a_soft_object_among_sharp_detail_from_a_sharp_prod
     )
     soft_on_sharp = np.where(blurred_disc > 20, blurred_disc / 255, 0.2 + 0.5 * checker).astype(np.float32)
     sharp_on_plain = np.where(disc, 0.3 + 0.5 * checker, 0.9).astype(np.float32)
-    assert focus_contrast(soft_on_sharp, disc) < SHIPPED_PICK.review_focus
-    assert focus_contrast(sharp_on_plain, disc) > 1.0
-    assert focus_contrast(sharp_on_plain, np.zeros_like(disc)) == float("inf")
+    assert focus_contrast(soft_on_sharp, disc, config=SHIPPED_PICK) < SHIPPED_PICK.review_focus
+    assert focus_contrast(sharp_on_plain, disc, config=SHIPPED_PICK) > 1.0
+    assert focus_contrast(sharp_on_plain, np.zeros_like(disc), config=SHIPPED_PICK) == float("inf")
     # a flat disc on a plain ground (a little sensor noise): no detail around it, no verdict on focus
     noise = np.random.default_rng(3).normal(0, 0.002, disc.shape).astype(np.float32)
     flat_on_plain = np.where(disc, 0.4, 0.85).astype(np.float32) + noise
-    assert focus_contrast(flat_on_plain, disc) == float("inf")
+    assert focus_contrast(flat_on_plain, disc, config=SHIPPED_PICK) == float("inf")
 
 
 @needs_model
@@ -407,10 +409,10 @@ def test_the_pick_is_driven_by_the_configuration_passed_in():
     from retouch.pick import SHIPPED_PICK, PickConfig
 
     signals = {"sharp": 0.95, "area": 0.5, "border": 0.1, "components": 1.0}  # large: doubtful as shipped
-    assert in_doubt(signals)
+    assert in_doubt(signals, config=SHIPPED_PICK)
     wider = dataclasses.replace(SHIPPED_PICK, doubt_area=0.6)
     assert not in_doubt(signals, config=wider)
-    assert in_doubt(signals) and SHIPPED_PICK.doubt_area == 0.45
+    assert in_doubt(signals, config=SHIPPED_PICK) and SHIPPED_PICK.doubt_area == 0.45
     with pytest.raises(dataclasses.FrozenInstanceError):
         SHIPPED_PICK.doubt_area = 0.6  # type: ignore[misc]
     assert hash(wider) != hash(SHIPPED_PICK) and PickConfig() == SHIPPED_PICK
@@ -468,9 +470,11 @@ def test_the_second_opinion_runs_only_where_it_can_change_the_flag():
     sure = {"sharp": 1.0, "uncertain": 0.05, "area": 0.05, "border": 0.0, "centre": 0.2, "doubt": 0.0}
     sure |= {"agreement": 1.0, "focus": 2.0, "zoom": 1.0}
     assert confidence(sure)[1] is False
-    assert wants_second_opinion(sure)
-    assert not wants_second_opinion({**sure, "zoom": 0.0})  # not a small product: no extra evaluation
-    assert not wants_second_opinion({**sure, "fallback": 1.0})  # flagged already
+    assert wants_second_opinion(sure, config=SHIPPED_PICK)
+    assert not wants_second_opinion(
+        {**sure, "zoom": 0.0}, config=SHIPPED_PICK
+    )  # not a small product: no extra evaluation
+    assert not wants_second_opinion({**sure, "fallback": 1.0}, config=SHIPPED_PICK)  # flagged already
     assert not wants_second_opinion(sure, config=dataclasses.replace(SHIPPED_PICK, second_opinion=False))
     low, high = SHIPPED_PICK.second_opinion_iou - 0.05, SHIPPED_PICK.second_opinion_iou + 0.05
     assert confidence({**sure, "second_iou": low}) == (SHIPPED_PICK.fallback_confidence, True)
@@ -485,16 +489,16 @@ def test_doubtful_openings_flag_only_where_the_second_look_does_not_confirm_the_
 
     large = {"sharp": 1.0, "uncertain": 0.05, "area": 0.2, "border": 0.0, "centre": 0.2, "doubt": 0.0}
     large |= {"agreement": 1.0, "focus": 2.0, "zoom": 0.0}
-    assert not wants_second_opinion(large) and confidence(large)[1] is False
+    assert not wants_second_opinion(large, config=SHIPPED_PICK) and confidence(large)[1] is False
     doubtful = {**large, "openings_doubtful": SHIPPED_PICK.openings_review_doubt + 0.1}
     assert confidence(doubtful) == (SHIPPED_PICK.fallback_confidence, True)  # no look: capped
-    assert wants_second_opinion(doubtful)
+    assert wants_second_opinion(doubtful, config=SHIPPED_PICK)
     agrees = SHIPPED_PICK.openings_doubt_look_iou + 0.01
     assert confidence({**doubtful, "second_iou": agrees}) == confidence(large)
     differs = SHIPPED_PICK.openings_doubt_look_iou - 0.01
     assert confidence({**doubtful, "second_iou": differs}) == (SHIPPED_PICK.fallback_confidence, True)
     # flagged whatever the look says: no look
-    assert not wants_second_opinion({**doubtful, "fallback": 1.0})
+    assert not wants_second_opinion({**doubtful, "fallback": 1.0}, config=SHIPPED_PICK)
 
 
 @needs_model
@@ -524,14 +528,14 @@ def test_frame_sides_counts_the_sides_the_matte_runs_out_of():
 
     alpha = np.zeros((100, 200), np.float32)
     alpha[30:70, 50:150] = 1.0  # inside the frame
-    assert frame_sides(alpha) == 0.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 0.0
     alpha[30:100, 50:150] = 1.0  # stands on the bottom edge
-    assert frame_sides(alpha) == 1.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 1.0
     alpha[30:100, 0:150] = 1.0  # and runs out on the left
-    assert frame_sides(alpha) == 2.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 2.0
     alpha[:, :] = 0.0
     alpha[99, :3] = 1.0  # 3 of 200 px of the bottom (1.5 %) and 1 of 100 px of the left side: not a side
-    assert frame_sides(alpha) == 0.0
+    assert frame_sides(alpha, config=SHIPPED_PICK) == 0.0
 
 
 #: Recorded signals of two tuning see-through results main's flag let through (``bench/tuning/flag_signals.py``):
@@ -576,7 +580,9 @@ def test_a_matte_out_of_the_frame_on_two_sides_is_flagged():
     from retouch.pick import SHIPPED_PICK, wants_second_opinion
 
     assert confidence(_OUT_OF_FRAME) == (SHIPPED_PICK.fallback_confidence, True)
-    assert not wants_second_opinion(_OUT_OF_FRAME)  # flagged whatever a look would say: no extra network pass
+    assert not wants_second_opinion(
+        _OUT_OF_FRAME, config=SHIPPED_PICK
+    )  # flagged whatever a look would say: no extra network pass
     before = dataclasses.replace(SHIPPED_PICK, **_BEFORE)
     assert confidence(_OUT_OF_FRAME, config=before)[1] is False
     c, review = confidence({**_OUT_OF_FRAME, "frame_sides": 1.0})
@@ -588,7 +594,9 @@ def test_a_small_product_with_a_little_doubtful_opening_and_another_look_is_flag
     doubtful openings count; the old 5 % let it through; a look that confirms the outline clears it."""
     from retouch.pick import SHIPPED_PICK, wants_second_opinion
 
-    assert wants_second_opinion({k: v for k, v in _SMALL_DOUBTFUL.items() if k != "second_iou"})
+    assert wants_second_opinion(
+        {k: v for k, v in _SMALL_DOUBTFUL.items() if k != "second_iou"}, config=SHIPPED_PICK
+    )
     assert confidence(_SMALL_DOUBTFUL) == (SHIPPED_PICK.fallback_confidence, True)
     before = dataclasses.replace(SHIPPED_PICK, **_BEFORE)
     assert confidence(_SMALL_DOUBTFUL, config=before)[1] is False

@@ -382,3 +382,25 @@ def test_pixel_budget_serialises_large_photos_and_lets_small_ones_share():
     assert not any(t.is_alive() for t in threads)
     # a photo larger than the budget runs alone (counted as the whole budget); small ones may share
     assert peak[0] <= 12
+
+
+@needs_model
+def test_the_observe_hook_sees_the_working_matte_and_its_signals_reach_the_details(photo):
+    """Research tools record candidate signals through ``observe`` instead of replacing a product function; the
+    result is the same as without the hook."""
+    data, _ = photo
+    seen: list[tuple[tuple[int, ...], tuple[int, ...], str]] = []
+
+    def observe(small: np.ndarray, alpha: np.ndarray, pick) -> None:
+        seen.append((small.shape, alpha.shape, str(alpha.dtype)))
+        pick.signals["observed"] = 1.0
+
+    with_hook = retouch(data, RetouchOptions(preset="original"), observe=observe)
+    plain = retouch(data, RetouchOptions(preset="original"))
+    assert len(seen) == 1
+    small_shape, alpha_shape, dtype = seen[0]
+    assert small_shape[:2] == alpha_shape and small_shape[2] == 3 and dtype == "float32"
+    assert with_hook.details["segmentation"]["signals"]["observed"] == 1.0
+    assert "observed" not in plain.details["segmentation"]["signals"]
+    assert np.array_equal(with_hook.matte, plain.matte)
+    assert with_hook.details["confidence"] == plain.details["confidence"]

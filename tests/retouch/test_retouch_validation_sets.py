@@ -76,3 +76,54 @@ def test_carvana_tuning_views_are_the_tuning_cars_other_views_only() -> None:
         "data/train_images/aaa_02.jpg",
         "data/train_images/aaa_04.jpg",
     ]
+
+
+def test_cross_recipe_photos_are_seeded_cut_from_real_masks_and_their_openings_are_background() -> None:
+    from retouch_helpers import GT_IMAGES
+
+    if not GT_IMAGES.is_dir():
+        pytest.skip("cartella foto condivisa assente")
+    from validation_sets.composites import gt_folds
+    from validation_sets.cross_recipes import CUT_HOLDOUT_SEED, cross_set, make_cut_through, make_staged
+
+    draws = cross_set("holdout", 2, CUT_HOLDOUT_SEED)
+    assert {s for s, _ in draws} <= set(gt_folds()["holdout"])
+    kinds = set()
+    for stem, i in draws:
+        a, b = make_cut_through(stem, CUT_HOLDOUT_SEED, i), make_cut_through(stem, CUT_HOLDOUT_SEED, i)
+        assert a.data == b.data and np.array_equal(a.gt, b.gt)  # deterministic
+        assert a.opening is not None and a.opening.any()
+        assert not (a.gt[a.opening] == 255).any()  # what shows through is background
+        product = a.gt == 255
+        assert product.any()
+        # every opening lies inside the product's outline: a band of product surrounds it
+        filled = ndi_fill(product | a.opening | (a.gt == 128))
+        assert filled[a.opening].all()
+        kinds.add(a.name.split("-")[2])
+        staged = make_staged(stem, CUT_HOLDOUT_SEED, i)
+        assert staged.opening is None and (staged.gt == 255).any() and (staged.gt == 0).any()
+    assert kinds == {"silhouette", "lattice"}
+
+
+def ndi_fill(mask: np.ndarray) -> np.ndarray:
+    from scipy import ndimage
+
+    return np.asarray(ndimage.binary_fill_holes(mask))
+
+
+def test_cross_recipes_share_no_drawing_code_with_the_tuned_on_generators() -> None:
+    import ast
+
+    import validation_sets.cross_recipes as cross
+
+    tree = ast.parse(Path(cross.__file__).read_text(encoding="utf-8"))
+    imported = {
+        node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module is not None
+    }
+    # the fold split (gt_folds) is the only thing read from the composites module, and only inside cross_set
+    top_level = {n.module for n in tree.body if isinstance(n, ast.ImportFrom)}
+    assert "composites" not in top_level and "see_through" not in top_level
+    assert imported <= {"__future__", "dataclasses", "PIL", "scipy", "photos", "composites"}
+    source = Path(cross.__file__).read_text(encoding="utf-8")
+    assert "from .composites import gt_folds\n" in source
+    assert "from .see_through" not in source and "import see_through" not in source
