@@ -26,6 +26,7 @@ from activities.contracts import (
     JobStatusInput,
 )
 from activities.delivery import job_transaction, mark_delivered
+from activities.webhooks import emit_job_event
 from fotopronta import ledger, mailer
 from fotopronta.domain import JobErrorCode, JobStatus, PhotoStatus, error_code_from_message
 from fotopronta.models import EmailOutbox, Notification, Photo, PhotoProcessingJob, Profile
@@ -95,6 +96,7 @@ class JobActivities:
         here is an ending, so the error code is cleared (a reprocessed job loses its old one)."""
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            before = job.status
             job.status = inp.status
             if inp.progress_percentage is not None:
                 job.progress_percentage = inp.progress_percentage
@@ -110,6 +112,8 @@ class JobActivities:
                 photo.status = PhotoStatus.processing.value
                 session.flush()
                 refresh_order(session, photo.order_id)
+            if inp.status == JobStatus.waiting_for_credits and before != JobStatus.waiting_for_credits:
+                emit_job_event(session, job, "job.waiting_for_credits")
 
     @activity.defn(name="complete_job")
     def complete_job(self, inp: CompleteJobInput) -> None:
@@ -130,6 +134,9 @@ class JobActivities:
                 processed_webp_path=inp.result.webp_key,
                 message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
             )
+            emit_job_event(session, job, "job.completed")
+            if job.processing_details.get("needs_review"):
+                emit_job_event(session, job, "job.needs_review")
 
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:
@@ -163,6 +170,7 @@ class JobActivities:
             )
             session.flush()
             refresh_order(session, photo.order_id)
+            emit_job_event(session, job, "job.failed")
 
     @activity.defn(name="end_waiting_for_credits")
     def end_waiting_for_credits(self, inp: JobStatusInput) -> None:
@@ -206,6 +214,7 @@ class JobActivities:
             session.add(outbox)
             session.flush()
             refresh_order(session, photo.order_id)
+            emit_job_event(session, job, "job.failed")
             outbox_id = outbox.id
         try:
             if mailer.deliver_stored(email):

@@ -1,0 +1,343 @@
+"""Webhooks on the real stack (PostgreSQL, Temporal, the retouch worker) with a receiver on loopback:
+endpoints registered through ``/v1/webhook-endpoints`` (secret shown once), every event of AI and
+designer jobs delivered and signed so that ``standardwebhooks`` verifies it, first attempts failed
+(503, 429 with ``Retry-After``) and retried on the schedule, 'Reinvia' cutting a wait short, a 4xx not
+retried, a 410 disabling its endpoint, the log showing every attempt; URLs checked as ``image_url``
+at registration and at every delivery and redirect; another account's endpoint or log → 404."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import httpx
+import pytest
+from sqlalchemy import select
+from standardwebhooks.webhooks import Webhook, WebhookVerificationError
+
+from fotopronta.db import session_factory
+from fotopronta.domain import UserRole
+from fotopronta.models import WebhookAttempt, WebhookDelivery, WebhookEvent
+from tests.stack.test_public_jobs import _problem, new_key
+from tests.utils.factories import login, make_user, product_photo_bytes, settings_env
+from tests.utils.jobs import wait_job_status
+
+pytestmark = pytest.mark.stack
+
+
+@dataclass
+class Received:
+    """What the receiver got: every request (path, headers, body) and what it answered."""
+
+    requests: list[tuple[str, dict[str, str], bytes, int]] = field(default_factory=list)
+    seen: Counter[str] = field(default_factory=Counter)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[str, Received]]:
+    """A webhook receiver on loopback. ``/ok``: answers 503 to the first attempt of each
+    ``job.completed``, 429 (``Retry-After: 1``) to the first of each ``job.assigned_to_designer``, 503 to
+    the first two of each ``job.failed``, else 200. ``/gone``: 410. ``/refuse``: 400. ``/redirect``: 307
+    to 10.0.0.1."""
+    got = Received()
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802  http.server's naming
+            body = self.rfile.read(int(self.headers.get("content-length", "0")))
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            extra: dict[str, str] = {}
+            if self.path == "/gone":
+                code = 410
+            elif self.path == "/refuse":
+                code = 400
+            elif self.path == "/redirect":
+                code, extra = 307, {"Location": "http://10.0.0.1/hook"}
+            else:
+                kind = json.loads(body)["type"]
+                with got.lock:
+                    got.seen[headers["webhook-id"]] += 1
+                    n = got.seen[headers["webhook-id"]]
+                code = 200
+                if kind == "job.completed" and n == 1:
+                    code = 503
+                elif kind == "job.assigned_to_designer" and n == 1:
+                    code, extra = 429, {"Retry-After": "1"}
+                elif kind == "job.failed" and n <= 2:
+                    code = 503
+            with got.lock:
+                got.requests.append((self.path, headers, body, code))
+            self.send_response(code)
+            for name, value in extra.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", got
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+ALL_EVENTS = [
+    "job.completed",
+    "job.failed",
+    "job.needs_review",
+    "job.waiting_for_credits",
+    "job.assigned_to_designer",
+    "job.rework_rejected",
+    "batch.completed",
+]
+
+
+async def _register(api: httpx.AsyncClient, key: dict[str, str], url: str, events: list[str]) -> dict:
+    resp = await api.post("/v1/webhook-endpoints", headers=key, json={"url": url, "events": events})
+    assert resp.status_code == 201, resp.text
+    created = resp.json()
+    assert created["secret"].startswith("whsec_") and created["status"] == "enabled"
+    return dict(created)
+
+
+def _deliveries(endpoint_id: str) -> list[tuple[WebhookDelivery, str]]:
+    with session_factory()() as session:
+        rows = session.execute(
+            select(WebhookDelivery, WebhookEvent.type)
+            .join(WebhookEvent, WebhookEvent.id == WebhookDelivery.event_id)
+            .where(WebhookDelivery.endpoint_id == uuid.UUID(endpoint_id))
+        ).all()
+        return [(d, t) for d, t in rows]
+
+
+async def _wait(check, timeout_s: float = 120, what: str = "") -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        await asyncio.sleep(0.5)
+
+
+async def _designer_takes(api: httpx.AsyncClient, designer: dict[str, str], job_id: str) -> None:
+    await wait_job_status(session_factory(), job_id, {"pending_human"})
+    resp = await api.post(f"/api/designer/jobs/{job_id}/assign-to-me", headers=designer)
+    assert resp.status_code == 200, resp.text
+    await wait_job_status(session_factory(), job_id, {"assigned_to_graphic"})
+    resp = await api.post(f"/api/designer/jobs/{job_id}/start", headers=designer)
+    assert resp.status_code == 200, resp.text
+    await wait_job_status(session_factory(), job_id, {"in_progress_human"})
+
+
+async def test_every_event_is_delivered_signed_and_retried(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    base, got = receiver
+    sessions = session_factory()
+    _, key, _ = await new_key(api)
+    designer = await login(api, *make_user(role=UserRole.graphic))
+    photo = {"image_file": ("borsa.jpg", product_photo_bytes((160, 120)), "image/jpeg")}
+    with settings_env(fetch_allow_loopback="true"):
+        ok = await _register(api, key, f"{base}/ok", ALL_EVENTS)
+        gone = await _register(api, key, f"{base}/gone", ["job.completed"])
+        refuse = await _register(api, key, f"{base}/refuse", ["job.rework_rejected"])
+        listed = (await api.get("/v1/webhook-endpoints", headers=key)).json()["data"]
+        assert {e["id"] for e in listed} == {ok["id"], gone["id"], refuse["id"]}
+        assert all("secret" not in e for e in listed)
+
+        # two AI jobs; the second is reworked and the rework rejected; a designer job rejected
+        first = (await api.post("/v1/jobs", headers=key, files=photo)).json()
+        await wait_job_status(sessions, first["id"], {"completed"})
+
+        # the 410 endpoint is disabled by its first delivery and gets nothing more
+        await _wait(lambda: any(d.attempts for d, _ in _deliveries(gone["id"])), what="the 410")
+        endpoint = (await api.get(f"/v1/webhook-endpoints/{gone['id']}", headers=key)).json()
+        assert endpoint["status"] == "disabled" and endpoint["disabled_reason"] == "gone"
+
+        second = (await api.post("/v1/jobs", headers=key, files=photo)).json()
+        await wait_job_status(sessions, second["id"], {"completed"})
+        rework = await api.post(f"/v1/jobs/{second['id']}/rework", headers=key, json={"reason": "più luce"})
+        assert rework.status_code == 202, rework.text
+        designer_job = await api.post("/v1/jobs", headers=key, files=photo, data={"service": "designer"})
+        assert designer_job.status_code == 202, designer_job.text
+        for job_id in (rework.json()["id"], designer_job.json()["id"]):
+            await _designer_takes(api, designer, job_id)
+            resp = await api.post(
+                f"/api/designer/jobs/{job_id}/reject", headers=designer, json={"notes": "foto sfocata"}
+            )
+            assert resp.status_code == 200, resp.text
+            await wait_job_status(sessions, job_id, {"rejected_human"})
+
+        assert len(_deliveries(gone["id"])) == 1
+        assert [c for p, _, _, c in got.requests if p == "/gone"] == [410]
+
+        # the 400 is not retried
+        await _wait(lambda: all(d.status == "failed" for d, _ in _deliveries(refuse["id"])), what="the 400")
+        ((refused, kind),) = _deliveries(refuse["id"])
+        assert kind == "job.rework_rejected" and refused.attempts == 1 and refused.last_status_code == 400
+
+        # the job.failed delivery waits 5 minutes after its second 503: 'Reinvia' sends it now
+        def failed_twice() -> bool:
+            return any(t == "job.failed" and d.attempts == 2 for d, t in _deliveries(ok["id"]))
+
+        await _wait(failed_twice, what="the second attempt of job.failed")
+        failed_delivery = next(d for d, t in _deliveries(ok["id"]) if t == "job.failed")
+        assert failed_delivery.status == "pending" and failed_delivery.next_attempt_at is not None
+        resp = await api.post(f"/v1/webhook-deliveries/{failed_delivery.id}/retry", headers=key)
+        assert resp.status_code == 202, resp.text
+
+        await _wait(
+            lambda: all(d.status == "succeeded" for d, _ in _deliveries(ok["id"])), what="every delivery"
+        )
+
+    kinds = Counter(t for _, t in _deliveries(ok["id"]))
+    assert kinds["job.completed"] == 2 and kinds["job.assigned_to_designer"] == 2
+    assert kinds["job.rework_rejected"] == 1 and kinds["job.failed"] == 1
+    assert kinds["batch.completed"] >= 2
+
+    # every request verifies with the endpoint's secret, and a forged one does not
+    hook = Webhook(ok["secret"])
+    delivered: dict[str, dict] = {}
+    for path, headers, body, code in got.requests:
+        if path != "/ok":
+            continue
+        payload = hook.verify(body, headers)
+        if code == 200:
+            delivered[headers["webhook-id"]] = payload
+    with pytest.raises(WebhookVerificationError):
+        _, headers, body, _ = next(r for r in got.requests if r[0] == "/ok")
+        Webhook(gone["secret"]).verify(body, headers)
+    assert set(delivered) == {str(d.id) for d, _ in _deliveries(ok["id"])}
+
+    # the payload: the job as GET /v1/jobs/{id} shows it, with links, never image bytes
+    done = next(
+        p for p in delivered.values() if p["type"] == "job.completed" and p["data"]["id"] == first["id"]
+    )
+    now = (await api.get(f"/v1/jobs/{first['id']}", headers=key)).json()
+    assert done["data"] == now
+    assert done["links"]["job"].endswith(f"/v1/jobs/{first['id']}")
+    assert done["links"]["result"].endswith(f"/v1/jobs/{first['id']}/result")
+    assert len(json.dumps(done)) < 4000
+    rejected = next(p for p in delivered.values() if p["type"] == "job.rework_rejected")
+    assert rejected["data"]["status"] == "rejected" and rejected["data"]["rework_of"] == second["id"]
+
+    # the log: each attempt with its status code and response time; the retries waited their schedule
+    log = (
+        await api.get(f"/v1/webhook-endpoints/{ok['id']}/deliveries", headers=key, params={"limit": 100})
+    ).json()
+    by_type: dict[str, list[dict]] = {}
+    for item in log["data"]:
+        by_type.setdefault(item["event_type"], []).append(item)
+    for item in by_type["job.completed"]:
+        assert [a["status_code"] for a in item["attempts"]] == [503, 200]
+        gap = _seconds(item["attempts"][1]["started_at"]) - _seconds(item["attempts"][0]["started_at"])
+        assert gap >= 4.5, gap  # the schedule's 5 s
+        assert all(a["response_ms"] is not None for a in item["attempts"])
+    for item in by_type["job.assigned_to_designer"]:
+        assert [a["status_code"] for a in item["attempts"]] == [429, 200]
+    (failed_item,) = by_type["job.failed"]
+    assert [a["status_code"] for a in failed_item["attempts"]] == [503, 503, 200]
+    assert failed_item["status"] == "succeeded" and failed_item["next_attempt_at"] is None
+    assert got.seen[failed_item["id"]] == 3  # one webhook-id for every attempt: a replay is recognisable
+
+
+def _seconds(iso: str) -> float:
+    from datetime import datetime
+
+    return datetime.fromisoformat(iso).timestamp()
+
+
+async def test_urls_are_checked_and_endpoints_are_the_accounts_own(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    base, got = receiver
+    _, key, _ = await new_key(api)
+    _, other, _ = await new_key(api)
+    # loopback only under the make-dev setting; private and metadata addresses never
+    for url in (f"{base}/ok", "http://127.0.0.1/hook", "http://[::1]/hook"):
+        _problem(
+            await api.post(
+                "/v1/webhook-endpoints", headers=key, json={"url": url, "events": ["job.completed"]}
+            ),
+            400,
+            "webhook_url_forbidden",
+        )
+    with settings_env(fetch_allow_loopback="true"):
+        for url in (
+            "http://169.254.169.254/latest/meta-data/",
+            "http://10.0.0.1/hook",
+            "http://192.168.1.5/",
+        ):
+            _problem(
+                await api.post(
+                    "/v1/webhook-endpoints", headers=key, json={"url": url, "events": ["job.failed"]}
+                ),
+                400,
+                "webhook_url_forbidden",
+            )
+        for url in ("ftp://example.com/hook", "http://user:pw@example.com/hook"):
+            _problem(
+                await api.post(
+                    "/v1/webhook-endpoints", headers=key, json={"url": url, "events": ["job.failed"]}
+                ),
+                400,
+                "webhook_url_invalid",
+            )
+        resp = await api.post(
+            "/v1/webhook-endpoints", headers=key, json={"url": f"{base}/ok", "events": ["nope"]}
+        )
+        _problem(resp, 422, "validation_error")
+
+        # a redirect to a private address is refused at delivery time, and retried
+        redirect = await _register(api, key, f"{base}/redirect", ["job.completed"])
+        photo = {"image_file": ("vaso.jpg", product_photo_bytes((96, 72)), "image/jpeg")}
+        job = (await api.post("/v1/jobs", headers=key, files=photo)).json()
+        await wait_job_status(session_factory(), job["id"], {"completed"})
+        await _wait(lambda: any(d.attempts for d, _ in _deliveries(redirect["id"])), what="the redirect")
+    ((delivery, _),) = _deliveries(redirect["id"])
+    assert delivery.status == "pending" and "webhook_url_forbidden" in (delivery.last_error or "")
+    with session_factory()() as session:
+        attempts = (
+            session.execute(select(WebhookAttempt).where(WebhookAttempt.delivery_id == delivery.id))
+            .scalars()
+            .all()
+        )
+        assert attempts and all(a.status_code is None and "10.0.0.1" in (a.error or "") for a in attempts)
+    assert {p for p, *_ in got.requests} == {"/redirect"}  # nothing ever reached 10.0.0.1
+
+    # another account sees none of it
+    for resp in (
+        await api.get(f"/v1/webhook-endpoints/{redirect['id']}", headers=other),
+        await api.get(f"/v1/webhook-endpoints/{redirect['id']}/deliveries", headers=other),
+        await api.delete(f"/v1/webhook-endpoints/{redirect['id']}", headers=other),
+    ):
+        _problem(resp, 404, "webhook_endpoint_not_found")
+    _problem(
+        await api.post(f"/v1/webhook-deliveries/{delivery.id}/retry", headers=other),
+        404,
+        "webhook_delivery_not_found",
+    )
+    assert (await api.get("/v1/webhook-endpoints", headers=other)).json()["data"] == []
+
+    # a key without the scope is refused; deleting stops the pending delivery
+    _, narrow, _ = await new_key(api, scopes=["jobs:read"])
+    _problem(await api.get("/v1/webhook-endpoints", headers=narrow), 403, "insufficient_scope")
+    assert (await api.delete(f"/v1/webhook-endpoints/{redirect['id']}", headers=key)).status_code == 204
+    _problem(
+        await api.get(f"/v1/webhook-endpoints/{redirect['id']}", headers=key),
+        404,
+        "webhook_endpoint_not_found",
+    )
+    resp = await api.post(f"/v1/webhook-deliveries/{delivery.id}/retry", headers=key)
+    _problem(resp, 404, "webhook_delivery_not_found")
