@@ -337,7 +337,8 @@ class DeliverWebhookInput:
 @dataclass
 class DeliverWebhookOutput:
     """What one attempt ended in: ``outcome`` ``succeeded`` (a 2xx), ``retry`` (try again in
-    ``retry_after_s``: the schedule's wait, or a longer ``Retry-After``) or ``stop`` (refused by a 4xx, the
+    ``retry_after_s``: the schedule's wait, or a longer ``Retry-After``; ``None`` when the schedule has
+    run out) or ``stop`` (refused by a 4xx, the
     endpoint disabled or deleted: no more attempts)."""
 
     outcome: str

@@ -308,7 +308,7 @@ class WebhookActivities:
         if judged == "retry" and inp.next_wait_s is not None:
             wait_s = max(inp.next_wait_s, min(retry_after or 0, WEBHOOK_MAX_RETRY_AFTER_S))
         await asyncio.to_thread(self._record, inp, started, status, elapsed_ms, error, judged, wait_s)
-        if judged == "retry" and wait_s is not None:
+        if judged == "retry":  # wait_s None: that was the last attempt of the schedule
             return DeliverWebhookOutput(outcome="retry", status_code=status, retry_after_s=wait_s)
         return DeliverWebhookOutput(
             outcome="succeeded" if judged == "succeeded" else "stop", status_code=status
