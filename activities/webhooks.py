@@ -24,17 +24,20 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import event, select
+from sqlalchemy import event, func, select
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.orm import Session, sessionmaker
 from temporalio import activity
 
 from activities.contracts import WEBHOOK_MAX_RETRY_AFTER_S, DeliverWebhookInput, DeliverWebhookOutput
-from fotopronta import webhooks
+from fotopronta import mailer, webhooks
 from fotopronta.mailer import public_link
 from fotopronta.models import (
+    EmailOutbox,
+    Notification,
     Order,
     PhotoProcessingJob,
+    Profile,
     WebhookAttempt,
     WebhookDelivery,
     WebhookEndpoint,
@@ -180,6 +183,53 @@ def _emit_batch_completed(session: Session, job: PhotoProcessingJob) -> None:
     )
 
 
+FAILING_DAYS = 3
+"""An endpoint whose delivery ran out of attempts and that answered no 2xx for this many days is
+disabled (``disabled_reason`` ``failing``) and its owner e-mailed."""
+
+
+def _tell_seller(session: Session, endpoint: WebhookEndpoint, why: str) -> None:
+    session.add(
+        Notification(
+            user_id=endpoint.user_id,
+            type="warning",
+            title="Endpoint webhook disattivato",
+            message=f"L'endpoint webhook {endpoint.url} {why}: l'abbiamo disattivato e non riceverà nuovi eventi.",
+        )
+    )
+
+
+def _disable_if_failing(session: Session, endpoint_id: uuid.UUID) -> mailer.Email | None:
+    """Disable the endpoint when it answered no 2xx for :data:`FAILING_DAYS` days; the e-mail to its
+    owner is stored in the outbox in this transaction and returned for delivery after the commit."""
+    endpoint = session.get_one(WebhookEndpoint, endpoint_id, with_for_update=True)
+    if endpoint.disabled_at is not None or endpoint.deleted_at is not None:
+        return None
+    since = datetime.now(UTC) - timedelta(days=FAILING_DAYS)
+    answered = session.execute(
+        select(func.count())
+        .select_from(WebhookAttempt)
+        .join(WebhookDelivery, WebhookDelivery.id == WebhookAttempt.delivery_id)
+        .where(
+            WebhookDelivery.endpoint_id == endpoint.id,
+            WebhookAttempt.started_at >= since,
+            WebhookAttempt.status_code >= 200,
+            WebhookAttempt.status_code < 300,
+        )
+    ).scalar_one()
+    if answered:
+        return None
+    endpoint.disabled_at = datetime.now(UTC)
+    endpoint.disabled_reason = "failing"
+    _tell_seller(session, endpoint, f"non risponde correttamente da {FAILING_DAYS} giorni")
+    owner = session.get_one(Profile, endpoint.user_id)
+    email = mailer.webhook_disabled_email(
+        to=owner.email, first_name=owner.first_name, url=endpoint.url, link=mailer.public_link("/developers")
+    )
+    session.add(EmailOutbox(to_address=email.to, subject=email.subject, text=email.text, links=email.links))
+    return email
+
+
 @dataclass
 class _Prepared:
     """What one attempt sends: the endpoint's URL, the secrets that sign, and the body."""
@@ -234,7 +284,10 @@ class WebhookActivities:
         judged: webhooks.Outcome,
         wait_s: int | None,
     ) -> None:
-        """Write the attempt and the delivery's state; ``gone`` disables the endpoint."""
+        """Write the attempt and the delivery's state; ``gone`` disables the endpoint, and so does a
+        schedule that ran out without a 2xx from the endpoint for :data:`FAILING_DAYS` days (the seller
+        is e-mailed)."""
+        email: mailer.Email | None = None
         with self.sessions.begin() as session:
             delivery = session.get_one(WebhookDelivery, uuid.UUID(inp.delivery_id), with_for_update=True)
             session.add(
@@ -268,6 +321,14 @@ class WebhookActivities:
                 if endpoint.disabled_at is None:
                     endpoint.disabled_at = datetime.now(UTC)
                     endpoint.disabled_reason = "gone"
+                    _tell_seller(session, endpoint, "ha risposto 410 (Gone)")
+            elif judged == "retry" and finished and not inp.manual:
+                email = _disable_if_failing(session, delivery.endpoint_id)
+        if email is not None:
+            try:
+                mailer.deliver_stored(email)
+            except mailer.MailDeliveryError:
+                activity.logger.exception("e-mail about a disabled webhook endpoint not delivered")
 
     @activity.defn(name="deliver_webhook")
     async def deliver_webhook(self, inp: DeliverWebhookInput) -> DeliverWebhookOutput:

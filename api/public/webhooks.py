@@ -111,6 +111,20 @@ def delete_endpoint(endpoint_id: uuid.UUID, caller: HooksCaller) -> Response:
     return Response(status_code=204)
 
 
+@router.post(
+    "/webhook-endpoints/{endpoint_id}/rotate-secret",
+    response_model=WebhookEndpointCreated,
+    operation_id="webhook-endpoints-rotate-secret",
+    responses=ERRORS,
+)
+def rotate_secret(endpoint_id: uuid.UUID, caller: HooksCaller) -> WebhookEndpointCreated:
+    """A new signing secret, shown only this once. For 24 hours every delivery carries two `v1,`
+    signatures in `webhook-signature`, one with the new secret and one with the old, so the receiver
+    can switch to the new secret without missing an event."""
+    with session_factory().begin() as session:
+        return service.rotate_secret(session, caller, endpoint_id)
+
+
 @router.get(
     "/webhook-endpoints/{endpoint_id}/deliveries",
     response_model=WebhookDeliveryList,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import base64
 import json
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
@@ -230,3 +230,19 @@ def owned_delivery(session: Session, caller: KeyCaller, delivery_id: uuid.UUID) 
     except ApiError as exc:
         raise DELIVERY_NOT_FOUND from exc
     return _delivery_out(delivery, event, _attempts_of(session, [delivery.id])[delivery.id])
+
+
+def rotate_secret(session: Session, caller: KeyCaller, endpoint_id: uuid.UUID) -> WebhookEndpointCreated:
+    """Give the endpoint a fresh secret; the one it replaces keeps signing beside it (a second ``v1,``
+    signature) for :data:`fotopronta.webhooks.ROTATION_OVERLAP_S` (24 h), so a receiver can switch
+    without losing an event. Rotating again within the 24 h drops the oldest secret.
+
+    Raises:
+        ApiError: 404 ``webhook_endpoint_not_found``.
+    """
+    endpoint = owned_endpoint(session, caller, endpoint_id)
+    endpoint.previous_secret = endpoint.secret
+    endpoint.previous_secret_expires_at = datetime.now(UTC) + timedelta(seconds=webhooks.ROTATION_OVERLAP_S)
+    endpoint.secret = webhooks.new_secret()
+    session.flush()
+    return WebhookEndpointCreated(**endpoint_out(endpoint).model_dump(), secret=endpoint.secret)

@@ -2,7 +2,8 @@
 on PostgreSQL and a receiver on loopback that always answers 503: ten attempts over about three days
 (immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h), a ``Retry-After`` longer than the
 next wait honoured, the delivery failed at the end with every attempt in its log, and a history of a
-few dozen events (the photo's workflow carries none of it)."""
+few dozen events (the photo's workflow carries none of it); three days without a 2xx disable the
+endpoint, and its owner is told in the app and by e-mail."""
 
 from __future__ import annotations
 
@@ -22,7 +23,15 @@ from activities.contracts import (
     workflow_id_for_delivery,
 )
 from fotopronta import webhooks
-from fotopronta.models import WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEvent
+from fotopronta.models import (
+    EmailOutbox,
+    Notification,
+    Profile,
+    WebhookAttempt,
+    WebhookDelivery,
+    WebhookEndpoint,
+    WebhookEvent,
+)
 from tests.jobs.conftest import TimeSkipping
 from tests.utils.factories import settings_env
 from tests.utils.histories import maybe_record
@@ -129,3 +138,14 @@ async def test_three_days_of_retries(
         )
         assert [a.number for a in attempts] == list(range(1, 11))
         assert all(a.status_code == 503 and a.response_ms is not None for a in attempts)
+        # three days without a 2xx: the endpoint is disabled and the seller told, in the app and by e-mail
+        hook = session.get_one(WebhookEndpoint, row.endpoint_id)
+        assert hook.disabled_at is not None and hook.disabled_reason == "failing"
+        owner = session.get_one(Profile, user_id)
+        (mail,) = session.execute(select(EmailOutbox).where(EmailOutbox.to_address == owner.email)).scalars()
+        assert mail.subject == "Endpoint webhook disattivato" and url in mail.text
+        assert session.execute(
+            select(Notification).where(
+                Notification.user_id == user_id, Notification.title == "Endpoint webhook disattivato"
+            )
+        ).scalar_one()

@@ -341,3 +341,36 @@ async def test_urls_are_checked_and_endpoints_are_the_accounts_own(
     )
     resp = await api.post(f"/v1/webhook-deliveries/{delivery.id}/retry", headers=key)
     _problem(resp, 404, "webhook_delivery_not_found")
+
+
+async def test_a_rotated_secret_signs_beside_the_old_one(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    base, got = receiver
+    _, key, _ = await new_key(api)
+    _, other, _ = await new_key(api)
+    with settings_env(fetch_allow_loopback="true"):
+        endpoint = await _register(api, key, f"{base}/ok", ["batch.completed"])
+        _problem(
+            await api.post(f"/v1/webhook-endpoints/{endpoint['id']}/rotate-secret", headers=other),
+            404,
+            "webhook_endpoint_not_found",
+        )
+        resp = await api.post(f"/v1/webhook-endpoints/{endpoint['id']}/rotate-secret", headers=key)
+        assert resp.status_code == 200, resp.text
+        rotated = resp.json()
+        assert rotated["secret"].startswith("whsec_") and rotated["secret"] != endpoint["secret"]
+        photo = {"image_file": ("lampada.jpg", product_photo_bytes((96, 72)), "image/jpeg")}
+        job = (await api.post("/v1/jobs", headers=key, files=photo)).json()
+        await wait_job_status(session_factory(), job["id"], {"completed"})
+        await _wait(
+            lambda: any(d.status == "succeeded" for d, _ in _deliveries(endpoint["id"])), what="the delivery"
+        )
+    ((delivery, _),) = _deliveries(endpoint["id"])
+    (request,) = [r for r in got.requests if r[1]["webhook-id"] == str(delivery.id)]
+    _, headers, body, _ = request
+    assert len(headers["webhook-signature"].split(" ")) == 2  # two v1, signatures during the rotation
+    for secret in (endpoint["secret"], rotated["secret"]):
+        assert Webhook(secret).verify(body, headers)["type"] == "batch.completed"
+    with pytest.raises(WebhookVerificationError):
+        Webhook("whsec_" + "A" * 44).verify(body, headers)
