@@ -9,7 +9,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response, status
 from fastapi.concurrency import run_in_threadpool
-from temporalio.client import WorkflowExecutionStatus
+from temporalio.client import Client, WorkflowExecutionStatus
 from temporalio.service import RPCError
 
 from activities.contracts import (
@@ -162,6 +162,17 @@ async def retry_delivery(
             return service.owned_delivery(session, caller, delivery_id)
 
     view = await run_in_threadpool(read)
+    await resend(temporal, delivery_id)
+    return view
+
+
+async def resend(temporal: Client, delivery_id: uuid.UUID) -> None:
+    """'Reinvia' of a delivery the caller owns: signal its workflow to attempt now when it is waiting
+    for a retry, else start a one-attempt run.
+
+    Raises:
+        ApiError: 503 ``service_unavailable`` when Temporal cannot be reached.
+    """
     workflow_id = workflow_id_for_delivery(str(delivery_id))
     try:
         handle = temporal.get_workflow_handle(workflow_id)
@@ -182,4 +193,3 @@ async def retry_delivery(
         raise ApiError(
             503, "Servizio momentaneamente non disponibile: riprova tra poco.", "service_unavailable"
         ) from exc
-    return view

@@ -374,3 +374,40 @@ async def test_a_rotated_secret_signs_beside_the_old_one(
         assert Webhook(secret).verify(body, headers)["type"] == "batch.completed"
     with pytest.raises(WebhookVerificationError):
         Webhook("whsec_" + "A" * 44).verify(body, headers)
+
+
+async def test_the_web_app_manages_the_same_endpoints(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    base, _ = receiver
+    seller, key, _ = await new_key(api)
+    other = await login(api, *make_user())
+    designer = await login(api, *make_user(role=UserRole.graphic))
+    body = {"url": f"{base}/ok", "events": ["job.completed", "job.failed"]}
+    resp = await api.post("/api/webhook-endpoints", headers=seller, json=body)
+    assert resp.status_code == 400 and resp.json()["code"] == "webhook_url_forbidden"  # loopback off
+    with settings_env(fetch_allow_loopback="true"):
+        resp = await api.post("/api/webhook-endpoints", headers=seller, json=body)
+    assert resp.status_code == 201, resp.text
+    created = resp.json()
+    assert created["secret"].startswith("whsec_")
+    # the same endpoint through the API key, never its secret again
+    (listed,) = (await api.get("/v1/webhook-endpoints", headers=key)).json()["data"]
+    assert listed["id"] == created["id"] and "secret" not in listed
+    assert [e["id"] for e in (await api.get("/api/webhook-endpoints", headers=seller)).json()] == [
+        created["id"]
+    ]
+    assert (await api.get("/api/webhook-endpoints", headers=other)).json() == []
+    assert (await api.get("/api/webhook-endpoints", headers=designer)).status_code == 403
+    for resp in (
+        await api.get(f"/api/webhook-endpoints/{created['id']}/deliveries", headers=other),
+        await api.post(f"/api/webhook-endpoints/{created['id']}/rotate-secret", headers=other),
+        await api.delete(f"/api/webhook-endpoints/{created['id']}", headers=other),
+    ):
+        assert resp.status_code == 404 and resp.json()["code"] == "webhook_endpoint_not_found"
+    rotated = (await api.post(f"/api/webhook-endpoints/{created['id']}/rotate-secret", headers=seller)).json()
+    assert rotated["secret"] != created["secret"]
+    log = (await api.get(f"/api/webhook-endpoints/{created['id']}/deliveries", headers=seller)).json()
+    assert log["data"] == [] and log["has_more"] is False
+    assert (await api.delete(f"/api/webhook-endpoints/{created['id']}", headers=seller)).status_code == 204
+    assert (await api.get("/v1/webhook-endpoints", headers=key)).json()["data"] == []
