@@ -26,7 +26,7 @@ from activities.contracts import (
     JobStatusInput,
 )
 from activities.delivery import job_transaction, mark_delivered
-from activities.webhooks import emit_job_event
+from activities.webhooks import emit_credits_low, emit_job_event
 from fotopronta import ledger, mailer
 from fotopronta.domain import JobErrorCode, JobStatus, PhotoStatus, error_code_from_message
 from fotopronta.models import EmailOutbox, Notification, Photo, PhotoProcessingJob, Profile
@@ -41,7 +41,8 @@ class JobActivities:
 
     @activity.defn(name="reserve_credits")
     def reserve_credits(self, inp: CreditsInput) -> None:
-        """Reserve ``inp.amount`` credits (ledger ``reserve:{reservation_id}``).
+        """Reserve ``inp.amount`` credits (ledger ``reserve:{reservation_id}``); ``credits.low`` for the
+        seller's webhooks when it takes the balance below the threshold.
 
         The job row is read first (``FOR KEY SHARE``: not deleted until this commits), so no credit
         is held for a job whose photo was deleted.
@@ -57,7 +58,7 @@ class JobActivities:
                 .with_for_update(key_share=True)
             ).scalar_one()
             try:
-                ledger.reserve(
+                reserved = ledger.reserve(
                     session,
                     user_id=uuid.UUID(inp.user_id),
                     reservation_id=inp.reservation_id,
@@ -66,6 +67,9 @@ class JobActivities:
                 )
             except ledger.InsufficientCreditsError as exc:
                 raise ApplicationError(str(exc), type=INSUFFICIENT_CREDITS_ERROR, non_retryable=True) from exc
+            if reserved:
+                after = session.get_one(Profile, uuid.UUID(inp.user_id)).credits_remaining
+                emit_credits_low(session, uuid.UUID(inp.user_id), after + inp.amount, after)
 
     @activity.defn(name="charge_credits")
     def charge_credits(self, inp: CreditsInput) -> None:

@@ -44,6 +44,7 @@ from fotopronta.models import (
     WebhookEvent,
 )
 from fotopronta.safe_fetch import FetchError, request
+from fotopronta.settings import get_settings
 
 TERMINAL_EVENTS = frozenset({"job.completed", "job.failed", "job.rework_rejected"})
 """Events after which the job's batch may have finished (``batch.completed``)."""
@@ -144,6 +145,29 @@ def emit_job_event(session: Session, job: PhotoProcessingJob, event_type: str) -
         )
     if event_type in TERMINAL_EVENTS:
         _emit_batch_completed(session, job)
+
+
+def emit_credits_low(session: Session, user_id: uuid.UUID, before: int, after: int) -> None:
+    """``credits.low`` when the balance went from at least ``settings.webhook_credits_low_threshold``
+    to below it (once per crossing), in the caller's transaction; ``data`` is
+    ``{"object": "account", "credits_remaining", "threshold"}``."""
+    threshold = get_settings().webhook_credits_low_threshold
+    if not before >= threshold > after:
+        return
+    endpoint_ids = _subscribers(session, user_id, True, "credits.low")
+    if not endpoint_ids:
+        return
+    data = {"object": "account", "credits_remaining": after, "threshold": threshold}
+    links: dict[str, str | None] = {"account": public_link("/v1/account"), "buy": public_link("/credits")}
+    _store(
+        session,
+        user_id=user_id,
+        job_id=None,
+        event_type="credits.low",
+        dedupe_key=_dedupe_key(str(user_id), "credits.low"),
+        payload=_payload("credits.low", data, links),
+        endpoint_ids=endpoint_ids,
+    )
 
 
 def _emit_batch_completed(session: Session, job: PhotoProcessingJob) -> None:

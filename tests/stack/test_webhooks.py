@@ -411,3 +411,31 @@ async def test_the_web_app_manages_the_same_endpoints(
     assert log["data"] == [] and log["has_more"] is False
     assert (await api.delete(f"/api/webhook-endpoints/{created['id']}", headers=seller)).status_code == 204
     assert (await api.get("/v1/webhook-endpoints", headers=key)).json()["data"] == []
+
+
+async def test_credits_low_once_when_the_balance_crosses_the_threshold(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    from fotopronta import ledger
+
+    base, got = receiver
+    _, key, user_id = await new_key(api)
+    with session_factory().begin() as session:
+        ledger.expire(session, user_id=user_id, grant_key=f"test-adjust:{user_id}", amount=15 - 6)
+    photo = {"image_file": ("tazza.jpg", product_photo_bytes((96, 72)), "image/jpeg")}
+    with settings_env(fetch_allow_loopback="true"):
+        endpoint = await _register(api, key, f"{base}/ok", ["credits.low"])
+        for _ in range(3):  # 6 → 5 → 4 (below 5: credits.low) → 3 (still below: nothing)
+            job = (await api.post("/v1/jobs", headers=key, files=photo)).json()
+            await wait_job_status(session_factory(), job["id"], {"completed"})
+        await _wait(
+            lambda: [d.status for d, _ in _deliveries(endpoint["id"])] == ["succeeded"], what="credits.low"
+        )
+    ((delivery, kind),) = _deliveries(endpoint["id"])
+    (body,) = [b for _, h, b, _ in got.requests if h["webhook-id"] == str(delivery.id)]
+    payload = Webhook(endpoint["secret"]).verify(
+        body, dict(next(h for _, h, b, _ in got.requests if b == body))
+    )
+    assert kind == "credits.low" and payload["type"] == "credits.low"
+    assert payload["data"] == {"object": "account", "credits_remaining": 4, "threshold": 5}
+    assert payload["links"]["buy"].endswith("/credits")

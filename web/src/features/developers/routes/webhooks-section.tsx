@@ -30,6 +30,7 @@ const EVENTS: { value: EventType; label: string }[] = [
   { value: 'job.assigned_to_designer', label: 'Preso in carico da un grafico (job.assigned_to_designer)' },
   { value: 'job.rework_rejected', label: 'Revisione rifiutata (job.rework_rejected)' },
   { value: 'batch.completed', label: 'Lotto completato (batch.completed)' },
+  { value: 'credits.low', label: 'Crediti in esaurimento (credits.low)' },
 ];
 
 const DELIVERY_STATUS: Record<WebhookDelivery['status'], { label: string; tone: 'success' | 'danger' | 'warning' }> = {
