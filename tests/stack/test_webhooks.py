@@ -439,3 +439,42 @@ async def test_credits_low_once_when_the_balance_crosses_the_threshold(
     assert kind == "credits.low" and payload["type"] == "credits.low"
     assert payload["data"] == {"object": "account", "credits_remaining": 4, "threshold": 5}
     assert payload["links"]["buy"].endswith("/credits")
+
+
+async def test_a_committed_delivery_is_never_lost_and_can_be_resent(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    """A delivery committed by a worker that died before starting its workflow (no wake-up, no start)
+    is found by the dispatcher's sweep; 'Reinvia' on a delivery that has ended makes one more attempt."""
+    base, got = receiver
+    _, key, user_id = await new_key(api)
+    with settings_env(fetch_allow_loopback="true"):
+        endpoint = await _register(api, key, f"{base}/ok", ["job.waiting_for_credits"])
+        with session_factory().begin() as session:
+            event = WebhookEvent(
+                user_id=user_id,
+                type="job.waiting_for_credits",
+                dedupe_key=f"test:{uuid.uuid4()}",
+                payload={"type": "job.waiting_for_credits", "timestamp": "2026-11-28T12:00:00Z", "data": {}},
+            )
+            session.add(event)
+            session.flush()
+            delivery = WebhookDelivery(
+                event_id=event.id, endpoint_id=uuid.UUID(endpoint["id"]), status="pending", attempts=0
+            )
+            session.add(delivery)
+            session.flush()
+            delivery_id = str(delivery.id)
+        await _wait(
+            lambda: [d.status for d, _ in _deliveries(endpoint["id"])] == ["succeeded"],
+            timeout_s=30,
+            what="the sweep",
+        )
+        resp = await api.post(f"/v1/webhook-deliveries/{delivery_id}/retry", headers=key)
+        assert resp.status_code == 202, resp.text
+        await _wait(lambda: _deliveries(endpoint["id"])[0][0].attempts == 2, timeout_s=30, what="the resend")
+    log = (await api.get(f"/v1/webhook-endpoints/{endpoint['id']}/deliveries", headers=key)).json()
+    (item,) = log["data"]
+    assert item["status"] == "succeeded"
+    assert [(a["status_code"], a["manual"]) for a in item["attempts"]] == [(200, False), (200, True)]
+    assert got.seen[delivery_id] == 2  # the same webhook-id both times
