@@ -478,3 +478,37 @@ async def test_a_committed_delivery_is_never_lost_and_can_be_resent(
     assert item["status"] == "succeeded"
     assert [(a["status_code"], a["manual"]) for a in item["attempts"]] == [(200, False), (200, True)]
     assert got.seen[delivery_id] == 2  # the same webhook-id both times
+
+
+async def test_a_web_upload_without_credits_tells_waiting_for_credits(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    """Events come from the job's lifecycle, whichever door started it: a photo uploaded in the web app
+    by a seller without credits waits, and the seller's endpoint is told."""
+    from fotopronta import ledger
+
+    base, got = receiver
+    seller, key, user_id = await new_key(api)
+    with session_factory().begin() as session:
+        ledger.expire(session, user_id=user_id, grant_key=f"test-adjust:{user_id}", amount=15)
+    with settings_env(fetch_allow_loopback="true"):
+        endpoint = await _register(api, key, f"{base}/ok", ["job.waiting_for_credits", "job.completed"])
+        resp = await api.post(
+            "/api/photos",
+            headers=seller,
+            files=[("files", ("sedia.jpg", product_photo_bytes((96, 72)), "image/jpeg"))],
+        )
+        assert resp.status_code == 201, resp.text
+        await _wait(
+            lambda: (
+                [(t, d.status) for d, t in _deliveries(endpoint["id"])]
+                == [("job.waiting_for_credits", "succeeded")]
+            ),
+            what="job.waiting_for_credits",
+        )
+    ((delivery, _),) = _deliveries(endpoint["id"])
+    (body,) = [b for _, h, b, _ in got.requests if h["webhook-id"] == str(delivery.id)]
+    headers = next(h for _, h, b, _ in got.requests if h["webhook-id"] == str(delivery.id))
+    payload = Webhook(endpoint["secret"]).verify(body, headers)
+    assert payload["data"]["status"] == "waiting_for_credits" and payload["data"]["credits_charged"] == 0
+    assert payload["links"]["result"] is None
