@@ -46,7 +46,7 @@ def receiver() -> Iterator[tuple[str, Received]]:
     """A webhook receiver on loopback. ``/ok``: answers 503 to the first attempt of each
     ``job.completed``, 429 (``Retry-After: 1``) to the first of each ``job.assigned_to_designer``, 503 to
     the first two of each ``job.failed``, else 200. ``/gone``: 410. ``/refuse``: 400. ``/redirect``: 307
-    to 10.0.0.1."""
+    to 10.0.0.1. ``/slow``: answers the first attempt of each delivery after 16 s, then 200."""
     got = Received()
 
     class Handler(BaseHTTPRequestHandler):
@@ -63,6 +63,13 @@ def receiver() -> Iterator[tuple[str, Received]]:
                 code = 400
             elif self.path == "/redirect":
                 code, extra = 307, {"Location": "http://10.0.0.1/hook"}
+            elif self.path == "/slow":
+                with got.lock:
+                    got.seen[headers["webhook-id"]] += 1
+                    first = got.seen[headers["webhook-id"]] == 1
+                if first:
+                    time.sleep(16)  # past the 15 s a receiver has
+                code = 200
             else:
                 kind = json.loads(body)["type"]
                 with got.lock:
@@ -439,6 +446,46 @@ async def test_credits_low_once_when_the_balance_crosses_the_threshold(
     assert kind == "credits.low" and payload["type"] == "credits.low"
     assert payload["data"] == {"object": "account", "credits_remaining": 4, "threshold": 5}
     assert payload["links"]["buy"].endswith("/credits")
+
+
+def _insert_delivery(user_id: uuid.UUID, endpoint_id: str, kind: str) -> str:
+    """An event and its delivery committed as a job activity would (without waking the dispatcher)."""
+    with session_factory().begin() as session:
+        event = WebhookEvent(
+            user_id=user_id,
+            type=kind,
+            dedupe_key=f"test:{uuid.uuid4()}",
+            payload={"type": kind, "timestamp": "2026-11-28T12:00:00Z", "data": {}},
+        )
+        session.add(event)
+        session.flush()
+        delivery = WebhookDelivery(
+            event_id=event.id, endpoint_id=uuid.UUID(endpoint_id), status="pending", attempts=0
+        )
+        session.add(delivery)
+        session.flush()
+        return str(delivery.id)
+
+
+async def test_a_receiver_that_does_not_answer_in_15_s_is_retried(
+    api: httpx.AsyncClient, receiver: tuple[str, Received]
+) -> None:
+    base, got = receiver
+    _, key, user_id = await new_key(api)
+    with settings_env(fetch_allow_loopback="true"):
+        endpoint = await _register(api, key, f"{base}/slow", ["job.completed"])
+        delivery_id = _insert_delivery(user_id, endpoint["id"], "job.completed")
+        await _wait(
+            lambda: [d.status for d, _ in _deliveries(endpoint["id"])] == ["succeeded"],
+            timeout_s=90,
+            what="the retry after the timeout",
+        )
+    log = (await api.get(f"/v1/webhook-endpoints/{endpoint['id']}/deliveries", headers=key)).json()
+    first, second = log["data"][0]["attempts"]
+    assert first["status_code"] is None and first["error"].startswith("webhook_url_timeout")
+    assert 14_000 <= first["response_ms"] < 20_000
+    assert second["status_code"] == 200
+    assert got.seen[delivery_id] == 2
 
 
 async def test_a_committed_delivery_is_never_lost_and_can_be_resent(
