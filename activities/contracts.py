@@ -297,3 +297,50 @@ class ExpireCreditsOutput:
     expired_grants: int
     expired_credits: int
     next_expiry: str | None
+
+
+WEBHOOK_RETRY_SCHEDULE_S: tuple[int, ...] = (0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400)
+"""Seconds to wait before each attempt of a webhook delivery (Standard Webhooks' example schedule:
+immediately, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h; about three days in all). A
+``Retry-After`` longer than the next wait replaces it (capped at :data:`WEBHOOK_MAX_RETRY_AFTER_S`)."""
+WEBHOOK_MAX_RETRY_AFTER_S = 86400
+"""The longest ``Retry-After`` honoured (a day, the schedule's longest wait)."""
+SIGNAL_WEBHOOK_RETRY_NOW = "retry_now"
+"""Signal of ``WebhookDeliveryWorkflow``: the seller pressed 'Reinvia': attempt now, without waiting."""
+
+
+def workflow_id_for_delivery(delivery_id: str) -> str:
+    """The id of the ``WebhookDeliveryWorkflow`` of a delivery (one per delivery, started once)."""
+    return f"webhook-delivery-{delivery_id}"
+
+
+@dataclass
+class WebhookDeliveryInput:
+    """Input of ``WebhookDeliveryWorkflow``: the delivery (``webhook_deliveries.id``); ``manual``: one
+    attempt the seller asked for ('Reinvia' on a delivery whose schedule has ended), no retries."""
+
+    delivery_id: str
+    manual: bool = False
+
+
+@dataclass
+class DeliverWebhookInput:
+    """Input of the ``deliver_webhook`` activity: the delivery and the attempt's number (1-based);
+    ``next_wait_s``: the schedule's wait before the next attempt, ``None`` on the last one."""
+
+    delivery_id: str
+    attempt: int
+    next_wait_s: int | None = None
+    manual: bool = False
+
+
+@dataclass
+class DeliverWebhookOutput:
+    """What one attempt ended in: ``outcome`` ``succeeded`` (a 2xx), ``retry`` (try again in
+    ``retry_after_s``: the schedule's wait, or a longer ``Retry-After``; ``None`` when the schedule has
+    run out) or ``stop`` (refused by a 4xx, the
+    endpoint disabled or deleted: no more attempts)."""
+
+    outcome: str
+    status_code: int | None = None
+    retry_after_s: int | None = None

@@ -18,6 +18,7 @@ from activities.contracts import (
     HumanJobActivityInput,
 )
 from activities.delivery import job_transaction, mark_delivered
+from activities.webhooks import emit_job_event
 from fotopronta.domain import WITH_DESIGNER_STATUSES, JobErrorCode, JobStatus, PhotoStatus, UserRole
 from fotopronta.models import Notification, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import refresh_order
@@ -87,6 +88,7 @@ class HumanJobActivities:
             job.status = JobStatus.assigned_to_graphic.value
             job.deadline = datetime.fromisoformat(inp.deadline)
             job.started_at = None
+            emit_job_event(session, job, "job.assigned_to_designer")
 
     @activity.defn(name="start_human_job")
     def start_human_job(self, inp: HumanJobActivityInput) -> None:
@@ -124,6 +126,7 @@ class HumanJobActivities:
                 message=f"Il nostro team grafico ha completato {photo.original_filename}: è pronta da scaricare."
                 + (f" Nota del grafico: {inp.notes}" if inp.notes else ""),
             )
+            emit_job_event(session, job, "job.completed")
 
     @activity.defn(name="reject_human_job")
     def reject_human_job(self, inp: HumanJobActivityInput) -> None:
@@ -162,6 +165,8 @@ class HumanJobActivities:
             )
             session.flush()
             refresh_order(session, photo.order_id)
+            rework = bool((job.options or {}).get("rework"))
+            emit_job_event(session, job, "job.rework_rejected" if rework else "job.failed")
 
     @activity.defn(name="cancel_human_job")
     def cancel_human_job(self, inp: HumanJobActivityInput) -> None:
@@ -183,6 +188,7 @@ class HumanJobActivities:
             )
             session.flush()
             refresh_order(session, photo.order_id)
+            emit_job_event(session, job, "job.failed")
 
     @activity.defn(name="escalate_overdue_job")
     def escalate_overdue_job(self, inp: HumanJobActivityInput) -> None:

@@ -26,6 +26,7 @@ from activities.contracts import (
     JobStatusInput,
 )
 from activities.delivery import job_transaction, mark_delivered
+from activities.webhooks import emit_credits_low, emit_job_event
 from fotopronta import ledger, mailer
 from fotopronta.domain import JobErrorCode, JobStatus, PhotoStatus, error_code_from_message
 from fotopronta.models import EmailOutbox, Notification, Photo, PhotoProcessingJob, Profile
@@ -63,7 +64,8 @@ class JobActivities:
 
     @activity.defn(name="reserve_credits")
     def reserve_credits(self, inp: CreditsInput) -> None:
-        """Reserve ``inp.amount`` credits (ledger ``reserve:{reservation_id}``).
+        """Reserve ``inp.amount`` credits (ledger ``reserve:{reservation_id}``); ``credits.low`` for the
+        seller's webhooks when it takes the balance below the threshold.
 
         The job row is read first (``FOR KEY SHARE``: not deleted until this commits), so no credit
         is held for a job whose photo was deleted.
@@ -79,7 +81,7 @@ class JobActivities:
                 .with_for_update(key_share=True)
             ).scalar_one()
             try:
-                ledger.reserve(
+                reserved = ledger.reserve(
                     session,
                     user_id=uuid.UUID(inp.user_id),
                     reservation_id=inp.reservation_id,
@@ -88,6 +90,9 @@ class JobActivities:
                 )
             except ledger.InsufficientCreditsError as exc:
                 raise ApplicationError(str(exc), type=INSUFFICIENT_CREDITS_ERROR, non_retryable=True) from exc
+            if reserved:
+                after = session.get_one(Profile, uuid.UUID(inp.user_id)).credits_remaining
+                emit_credits_low(session, uuid.UUID(inp.user_id), after + inp.amount, after)
 
     @activity.defn(name="charge_credits")
     def charge_credits(self, inp: CreditsInput) -> None:
@@ -118,6 +123,7 @@ class JobActivities:
         here is an ending, so the error code is cleared (a reprocessed job loses its old one)."""
         with job_transaction(self.sessions, inp.job_id) as session:
             job = session.get_one(PhotoProcessingJob, uuid.UUID(inp.job_id))
+            before = job.status
             job.status = inp.status
             if inp.progress_percentage is not None:
                 job.progress_percentage = inp.progress_percentage
@@ -133,6 +139,8 @@ class JobActivities:
                 photo.status = PhotoStatus.processing.value
                 session.flush()
                 refresh_order(session, photo.order_id)
+            if inp.status == JobStatus.waiting_for_credits and before != JobStatus.waiting_for_credits:
+                emit_job_event(session, job, "job.waiting_for_credits")
 
     @activity.defn(name="complete_job")
     def complete_job(self, inp: CompleteJobInput) -> None:
@@ -153,6 +161,9 @@ class JobActivities:
                 processed_webp_path=inp.result.webp_key,
                 message=f"La foto {photo.original_filename} è stata elaborata ed è pronta da scaricare.",
             )
+            emit_job_event(session, job, "job.completed")
+            if job.processing_details.get("needs_review"):
+                emit_job_event(session, job, "job.needs_review")
 
     @activity.defn(name="fail_job")
     def fail_job(self, inp: FailJobInput) -> None:
@@ -181,6 +192,7 @@ class JobActivities:
             )
             session.flush()
             refresh_order(session, photo.order_id)
+            emit_job_event(session, job, "job.failed")
 
     @activity.defn(name="end_waiting_for_credits")
     def end_waiting_for_credits(self, inp: JobStatusInput) -> None:
@@ -219,6 +231,7 @@ class JobActivities:
             session.add(outbox)
             session.flush()
             refresh_order(session, photo.order_id)
+            emit_job_event(session, job, "job.failed")
             outbox_id = outbox.id
         try:
             if mailer.deliver_stored(email):

@@ -57,6 +57,7 @@ from api.routes import (
     orders,
     payments,
     photos,
+    webhooks,
 )
 from api.text_rules import INVALID_CHARACTERS
 from fotopronta.db import get_engine
@@ -156,6 +157,7 @@ def create_app(*, with_lifespan: bool = True) -> FastAPI:
         admin_history.router,
         admin_overview.router,
         api_keys.router,
+        webhooks.router,
     ):
         app.include_router(router)
 

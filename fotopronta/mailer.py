@@ -114,6 +114,19 @@ def waiting_expired_email(*, to: str, first_name: str | None, photo_name: str, d
     return Email(to=to, subject=f"Foto non elaborata: {photo_name}", text=text, links=[link])
 
 
+def webhook_disabled_email(*, to: str, first_name: str | None, url: str, link: str) -> Email:
+    """An endpoint of the seller's failed every delivery for three days and was disabled: ``url`` is
+    the endpoint, ``link`` is ``{public_url}/developers``, where its log shows the failed attempts."""
+    greeting = f"Ciao {first_name}," if first_name else "Ciao,"
+    text = (
+        f"{greeting}\n\nda tre giorni il tuo endpoint webhook {url} non risponde correttamente ai nostri "
+        "invii: lo abbiamo disattivato e non riceverà nuovi eventi.\n\nNella pagina Sviluppatori trovi il "
+        "registro dei tentativi con i codici di risposta: quando il server è di nuovo raggiungibile, "
+        f"registra di nuovo l'endpoint e usa 'Reinvia' per gli eventi persi.\n\n{link}\n\nIl team di {PRODUCT}"
+    )
+    return Email(to=to, subject="Endpoint webhook disattivato", text=text, links=[link])
+
+
 def deliver_stored(email: Email) -> bool:
     """Deliver an e-mail already stored in the outbox, by SMTP when the backend is ``smtp`` (blocking:
     for activities running in worker threads, which store the row in their own transaction). Returns

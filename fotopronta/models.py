@@ -398,3 +398,96 @@ class IdempotencyRecord(Base):
     response_body: Mapped[bytes | None] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = _created_at()
     expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False, index=True)
+
+
+class WebhookEndpoint(Base):
+    """A URL of a seller's that is told about their jobs (Standard Webhooks, :mod:`fotopronta.webhooks`).
+
+    ``events`` is a subset of :data:`fotopronta.webhooks.EVENT_TYPES`; ``secret`` (``whsec_`` + base64
+    of 32 random bytes) signs every delivery and is shown once at creation, so it is kept as is (an
+    HMAC needs it); after a rotation ``previous_secret`` signs beside it until
+    ``previous_secret_expires_at`` (24 h). ``disabled_at`` set (with ``disabled_reason``: the endpoint answered 410, or failed
+    for three days): no new event is sent to it. ``deleted_at`` set: gone from the lists and the API.
+    """
+
+    __tablename__ = "webhook_endpoints"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    url: Mapped[str] = mapped_column(String(2048), nullable=False)
+    description: Mapped[str | None] = mapped_column(String(200))
+    events: Mapped[list[str]] = mapped_column(JSONB, nullable=False)
+    secret: Mapped[str] = mapped_column(String(100), nullable=False)
+    previous_secret: Mapped[str | None] = mapped_column(String(100))
+    previous_secret_expires_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    livemode: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("true"))
+    created_at: Mapped[datetime] = _created_at()
+    disabled_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    disabled_reason: Mapped[str | None] = mapped_column(String(40))
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class WebhookEvent(Base):
+    """Something that happened to a seller's job, as sent to their endpoints: ``type`` (e.g.
+    ``job.completed``) and the Standard Webhooks ``payload`` (``{"type", "timestamp", "data"}``) frozen
+    when it happened. ``dedupe_key`` (unique) makes an activity's retry emit it once."""
+
+    __tablename__ = "webhook_events"
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    user_id: Mapped[uuid.UUID] = mapped_column(ForeignKey("profiles.id", ondelete="CASCADE"), index=True)
+    type: Mapped[str] = mapped_column(String(40), nullable=False)
+    job_id: Mapped[uuid.UUID | None] = mapped_column(UUID(as_uuid=True))
+    dedupe_key: Mapped[str] = mapped_column(String(300), unique=True, nullable=False)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONB, nullable=False)
+    created_at: Mapped[datetime] = _created_at()
+
+
+class WebhookDelivery(Base):
+    """One event to one endpoint (its ``id`` is the ``webhook-id`` header, the same on every attempt,
+    so a receiver recognises a replay). ``status``: ``pending`` (attempts left), ``succeeded`` (a 2xx),
+    ``failed`` (refused by a 4xx, the endpoint disabled, or the schedule ran out). ``dispatched_at``:
+    its ``WebhookDeliveryWorkflow`` was started (the dispatcher starts the rest)."""
+
+    __tablename__ = "webhook_deliveries"
+    __table_args__ = (
+        Index("uq_webhook_delivery_event_endpoint", "event_id", "endpoint_id", unique=True),
+        Index(
+            "ix_webhook_deliveries_undispatched", "created_at", postgresql_where=text("dispatched_at IS NULL")
+        ),
+        Index("ix_webhook_deliveries_endpoint_created", "endpoint_id", "created_at"),
+    )
+
+    id: Mapped[uuid.UUID] = _uuid_pk()
+    event_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("webhook_events.id", ondelete="CASCADE"), nullable=False
+    )
+    endpoint_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("webhook_endpoints.id", ondelete="CASCADE"), nullable=False
+    )
+    status: Mapped[str] = mapped_column(String(12), nullable=False, default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    last_status_code: Mapped[int | None] = mapped_column(Integer)
+    last_error: Mapped[str | None] = mapped_column(String(300))
+    next_attempt_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    created_at: Mapped[datetime] = _created_at()
+    dispatched_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+    completed_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))
+
+
+class WebhookAttempt(Base):
+    """One HTTP attempt of a delivery: when, the answer's ``status_code`` (``None``: no answer, see
+    ``error``), ``response_ms`` and whether the seller asked for it (``manual``, 'Reinvia')."""
+
+    __tablename__ = "webhook_attempts"
+
+    id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=True)
+    delivery_id: Mapped[uuid.UUID] = mapped_column(
+        ForeignKey("webhook_deliveries.id", ondelete="CASCADE"), index=True, nullable=False
+    )
+    number: Mapped[int] = mapped_column(Integer, nullable=False)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), nullable=False)
+    status_code: Mapped[int | None] = mapped_column(Integer)
+    response_ms: Mapped[int | None] = mapped_column(Integer)
+    error: Mapped[str | None] = mapped_column(String(300))
+    manual: Mapped[bool] = mapped_column(Boolean, nullable=False, server_default=text("false"))

@@ -150,6 +150,8 @@ class Settings(BaseSettings):
     fetch_allow_loopback: bool = False
     fetch_timeout_s: float = 20.0  # the whole download, redirects included
     fetch_max_redirects: int = 3
+    # webhooks: credits.low when a job's reservation takes the balance below this many credits
+    webhook_credits_low_threshold: int = 5
 
     @property
     def temporal_ui_base(self) -> str:

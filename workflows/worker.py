@@ -25,6 +25,7 @@ from fotopronta.settings import Settings, get_settings
 from fotopronta.storage import ObjectStorage, get_storage
 from workflows.credit_expiry import CREDIT_EXPIRY_WORKFLOW_ID, CreditExpiryInput, CreditExpiryWorkflow
 from workflows.photo_job import PhotoJobWorkflow
+from workflows.webhook_delivery import WebhookDeliveryWorkflow
 
 log = logging.getLogger("fotopronta.worker")
 
@@ -48,6 +49,7 @@ def build_workers(
     from activities.human_jobs import HumanJobActivities
     from activities.jobs import JobActivities
     from activities.retention import RetentionActivities
+    from activities.webhooks import WebhookActivities
 
     sessions = sessions or session_factory()
     storage = storage or get_storage(settings)
@@ -57,11 +59,12 @@ def build_workers(
         human = HumanJobActivities(sessions)
         retention = RetentionActivities(sessions, storage)
         credits = CreditActivities(sessions)
+        hooks = WebhookActivities(sessions)
         workers.append(
             Worker(
                 client,
                 task_queue=TASK_QUEUE_JOBS,
-                workflows=[PhotoJobWorkflow, CreditExpiryWorkflow],
+                workflows=[PhotoJobWorkflow, CreditExpiryWorkflow, WebhookDeliveryWorkflow],
                 activities=[
                     jobs.reserve_credits,
                     jobs.charge_credits,
@@ -79,6 +82,7 @@ def build_workers(
                     retention.delete_photo_files,
                     retention.expire_credits,
                     credits.resume_waiting_jobs,
+                    hooks.deliver_webhook,
                 ],
                 activity_executor=ThreadPoolExecutor(max_workers=8, thread_name_prefix="jobs-activity"),
                 max_concurrent_activities=8,
@@ -135,7 +139,8 @@ def sdk_runtime(settings: Settings) -> Runtime | None:
 
 async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TASK_QUEUE_RETOUCH) -> None:
     """Connect to Temporal and run the workers until SIGINT/SIGTERM; the ``photo-jobs`` worker also
-    reconciles pending jobs without a workflow, at start-up and every ``reconcile_interval_s``."""
+    reconciles pending jobs without a workflow, at start-up and every ``reconcile_interval_s``, and
+    starts the workflow of each new webhook delivery (:mod:`workflows.webhook_dispatch`)."""
     settings = get_settings()
     client = await Client.connect(
         settings.temporal_address, namespace=settings.temporal_namespace, runtime=sdk_runtime(settings)
@@ -152,7 +157,9 @@ async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TAS
     async with _all(workers):
         if TASK_QUEUE_JOBS in queues:
             from workflows.starter import reconcile_forever
+            from workflows.webhook_dispatch import dispatch_forever
 
+            dispatcher = asyncio.create_task(dispatch_forever(client, session_factory(), stop=stop))
             await reconcile_forever(
                 client,
                 session_factory(),
@@ -161,6 +168,7 @@ async def run_worker(queues: set[str] | None = None, *, retouch_queue: str = TAS
                 orphans_interval_s=settings.reconcile_orphans_interval_s,
                 stop=stop,
             )
+            await dispatcher
         await stop.wait()
 
 

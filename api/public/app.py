@@ -13,7 +13,7 @@ from sqlalchemy.exc import OperationalError as SAOperationalError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from api.errors import ApiError
-from api.public import jobs
+from api.public import jobs, webhooks
 from api.public.problems import (
     PublicApiMiddleware,
     api_error_problem,
@@ -57,4 +57,5 @@ def create_public_app() -> FastAPI:
     app.add_exception_handler(psycopg.OperationalError, unavailable_problem)
     app.add_exception_handler(Exception, unavailable_problem)
     app.include_router(jobs.router)
+    app.include_router(webhooks.router)
     return app

@@ -216,3 +216,93 @@ class Problem(BaseModel):
     code: str
     request_id: str
     errors: list[dict[str, Any]] | None = None
+
+
+WebhookEventType = Literal[
+    "job.completed",
+    "job.failed",
+    "job.needs_review",
+    "job.waiting_for_credits",
+    "job.assigned_to_designer",
+    "job.rework_rejected",
+    "batch.completed",
+    "credits.low",
+]
+
+
+class WebhookEndpointIn(BaseModel):
+    """``POST /v1/webhook-endpoints``: where to send which events."""
+
+    url: str = Field(
+        min_length=1, max_length=2048, description="URL pubblico http(s) che riceve gli eventi (POST JSON)."
+    )
+    events: list[WebhookEventType] = Field(min_length=1, max_length=8, description="Gli eventi da ricevere.")
+    description: SingleLine | None = Field(default=None, max_length=200)
+
+
+class WebhookEndpointOut(BaseModel):
+    """A webhook endpoint; ``status`` ``disabled`` with ``disabled_reason`` (``gone``: it answered 410;
+    ``failing``: it failed for three days) receives no new event."""
+
+    id: uuid.UUID
+    object: Literal["webhook_endpoint"] = "webhook_endpoint"
+    url: str
+    description: str | None
+    events: list[str]
+    status: Literal["enabled", "disabled"]
+    disabled_reason: str | None
+    livemode: bool
+    created_at: datetime
+
+
+class WebhookEndpointCreated(WebhookEndpointOut):
+    """The new endpoint with its signing secret (``whsec_…``), shown this once."""
+
+    secret: str = Field(description="Il segreto di firma (Standard Webhooks): mostrato solo ora.")
+
+
+class WebhookEndpointList(BaseModel):
+    """The account's webhook endpoints, newest first."""
+
+    object: Literal["list"] = "list"
+    data: list[WebhookEndpointOut]
+
+
+class WebhookAttemptOut(BaseModel):
+    """One HTTP attempt: when, the answer's status (``null``: no answer, see ``error``), how long."""
+
+    number: int
+    started_at: datetime
+    status_code: int | None
+    response_ms: int | None
+    error: str | None
+    manual: bool
+
+
+class WebhookDeliveryOut(BaseModel):
+    """One event sent to one endpoint (its ``id`` is the ``webhook-id`` header): ``pending`` while
+    attempts are left (``next_attempt_at``), then ``succeeded`` or ``failed``."""
+
+    id: uuid.UUID
+    object: Literal["webhook_delivery"] = "webhook_delivery"
+    endpoint_id: uuid.UUID
+    event_id: uuid.UUID
+    event_type: str
+    job_id: uuid.UUID | None
+    status: Literal["pending", "succeeded", "failed"]
+    attempt_count: int
+    last_status_code: int | None
+    last_error: str | None
+    next_attempt_at: datetime | None
+    created_at: datetime
+    completed_at: datetime | None
+    attempts: list[WebhookAttemptOut]
+
+
+class WebhookDeliveryList(BaseModel):
+    """A page of an endpoint's deliveries, newest first; ``next_cursor`` fetches the next."""
+
+    object: Literal["list"] = "list"
+    data: list[WebhookDeliveryOut]
+    has_more: bool
+    next_cursor: str | None

@@ -1,5 +1,5 @@
 """Replay recorded workflow histories against the current workflow code: a non-deterministic change
-to ``PhotoJobWorkflow`` or ``CreditExpiryWorkflow`` fails here (STYLE.md: replay tests before
+to ``PhotoJobWorkflow``, ``CreditExpiryWorkflow`` or ``WebhookDeliveryWorkflow`` fails here (STYLE.md: replay tests before
 changing a workflow; use ``workflow.patched()`` for changes to running ones).
 
 Histories come from real runs of the job tests (``FOTOPRONTA_RECORD_HISTORIES=1``, see
@@ -34,11 +34,16 @@ from tests.utils.histories import (
     workflow_patches,
     workflow_type_of,
 )
-from workflows import credit_expiry, photo_job
+from workflows import credit_expiry, photo_job, webhook_delivery
 from workflows.credit_expiry import CreditExpiryWorkflow
 from workflows.photo_job import PhotoJobWorkflow
+from workflows.webhook_delivery import WebhookDeliveryWorkflow
 
-WORKFLOWS = {"PhotoJobWorkflow": photo_job, "CreditExpiryWorkflow": credit_expiry}
+WORKFLOWS = {
+    "PhotoJobWorkflow": photo_job,
+    "CreditExpiryWorkflow": credit_expiry,
+    "WebhookDeliveryWorkflow": webhook_delivery,
+}
 HISTORY_FILES = history_files()
 
 
@@ -61,6 +66,7 @@ def test_histories_are_recorded() -> None:
         "human-cancelled",  # the cancel update behind workflow.patched("seller-cancel-before-start")
         "credit-expiry",
         "ai-search-attributes",  # JobStatus upserts behind workflow.patched("search-attributes-status")
+        "webhook-three-days",  # WebhookDeliveryWorkflow: ten attempts on the schedule
     } <= names
 
 
@@ -126,6 +132,6 @@ def test_history_belongs_to_its_folder(version: VersionDir, path: Path) -> None:
 @pytest.mark.parametrize(("version", "path"), HISTORY_FILES, ids=[_id(v, p) for v, p in HISTORY_FILES])
 async def test_replay(version: VersionDir, path: Path) -> None:
     history = _load(path)
-    replayer = Replayer(workflows=[PhotoJobWorkflow, CreditExpiryWorkflow])
+    replayer = Replayer(workflows=[PhotoJobWorkflow, CreditExpiryWorkflow, WebhookDeliveryWorkflow])
     result = await replayer.replay_workflow(history, raise_on_replay_failure=True)
     assert result.replay_failure is None

@@ -9,7 +9,7 @@ touching this file. Expected access is data:
 - :data:`SPECIAL`: routes with their own rule (the password reset wants a recovery session);
 - :data:`ACCESS_BY_PREFIX`: the first matching path prefix says which effective roles may call it
   (``/api/admin`` admin, ``/api/designer`` graphic or admin, the seller's photos, orders, credits,
-  payments and API keys client or admin, the rest of ``/api`` any signed-in user);
+  payments, API keys and webhooks client or admin, the rest of ``/api`` any signed-in user);
 - :data:`OWNED_PARAMS`: path parameters naming a client's resource; any other non-admin caller gets 404.
 
 Callers: anonymous, client (the owner), another client, graphic, admin, and an inactive graphic and
@@ -87,6 +87,8 @@ ACCESS_BY_PREFIX: list[tuple[str, frozenset[str]]] = [
     ("/api/credit-packages", SELLERS),
     ("/api/payments", SELLERS),
     ("/api/api-keys", SELLERS),
+    ("/api/webhook-endpoints", SELLERS),
+    ("/api/webhook-deliveries", SELLERS),
     ("/api/", SIGNED_IN),
 ]
 

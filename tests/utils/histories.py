@@ -133,9 +133,13 @@ def current_version_dir(workflow: str, patches: Iterable[str]) -> Path:
 
 def workflow_patches(workflow: str) -> tuple[str, ...]:
     """The ``PATCHES`` list of the workflow's module (``workflows/*.py``)."""
-    from workflows import credit_expiry, photo_job
+    from workflows import credit_expiry, photo_job, webhook_delivery
 
-    modules = {"PhotoJobWorkflow": photo_job, "CreditExpiryWorkflow": credit_expiry}
+    modules = {
+        "PhotoJobWorkflow": photo_job,
+        "CreditExpiryWorkflow": credit_expiry,
+        "WebhookDeliveryWorkflow": webhook_delivery,
+    }
     return tuple(modules[workflow].PATCHES)
 
 

@@ -77,11 +77,12 @@ async def temporal_env() -> AsyncIterator[WorkflowEnvironment]:
 
 @pytest.fixture(scope="session")
 async def stack(postgres: Settings, temporal_env: WorkflowEnvironment) -> AsyncIterator[Stack]:
-    """PostgreSQL + Temporal + a worker on both task queues and the reconciler of pending jobs,
-    running for the whole session."""
+    """PostgreSQL + Temporal + a worker on both task queues, the reconciler of pending jobs and the
+    webhook dispatcher, running for the whole session."""
 
     from fotopronta.db import session_factory
     from workflows.starter import reconcile_forever
+    from workflows.webhook_dispatch import dispatch_forever
     from workflows.worker import build_workers
 
     workers = build_workers(temporal_env.client, postgres, {"photo-jobs", "retouch"})
@@ -100,6 +101,7 @@ async def stack(postgres: Settings, temporal_env: WorkflowEnvironment) -> AsyncI
             )
         )
     )
+    tasks.append(asyncio.create_task(dispatch_forever(temporal_env.client, session_factory(), stop=stop)))
     try:
         yield Stack(settings=postgres, temporal=temporal_env.client, storage_root=postgres.local_storage_dir)
     finally:

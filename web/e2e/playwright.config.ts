@@ -55,5 +55,6 @@ export default defineConfig({
     { name: 'friction', testMatch: /friction\.spec\.ts$/ },
     // the public API's keys on 'Sviluppatori': create, copy, last use, revoke
     { name: 'developers', testMatch: /developers\.spec\.ts$/ },
+    { name: 'webhooks', testMatch: /webhooks\.spec\.ts$/ },
   ],
 });

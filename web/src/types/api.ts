@@ -109,3 +109,14 @@ export type ApiKey = Schemas['ApiKeyPublic'];
 export type ApiKeyCreated = Schemas['ApiKeyCreated'];
 /** `POST /api/api-keys` body. */
 export type ApiKeyInput = Schemas['ApiKeyCreate'];
+
+/** `GET /api/webhook-endpoints`: an endpoint that receives signed events (never its secret). */
+export type WebhookEndpoint = Schemas['WebhookEndpointOut'];
+/** `POST /api/webhook-endpoints` and `…/rotate-secret`: the endpoint and its signing secret, answered once. */
+export type WebhookEndpointCreated = Schemas['WebhookEndpointCreated'];
+/** `POST /api/webhook-endpoints` body. */
+export type WebhookEndpointInput = Schemas['WebhookEndpointIn'];
+/** `GET /api/webhook-endpoints/{id}/deliveries`: a page of the delivery log. */
+export type WebhookDeliveryPage = Schemas['WebhookDeliveryList'];
+/** One delivery of the log, with its attempts. */
+export type WebhookDelivery = Schemas['WebhookDeliveryOut'];

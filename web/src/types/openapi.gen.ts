@@ -1168,6 +1168,111 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/webhook-deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Retry Delivery
+         * @description 'Reinvia': attempt the delivery now (or once more when it has ended).
+         */
+        post: operations["webhooks-retry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Endpoints
+         * @description The seller's endpoints, newest first (never their secrets).
+         */
+        get: operations["webhooks-list"];
+        put?: never;
+        /**
+         * Create Endpoint
+         * @description Register an endpoint; the answer holds its signing secret (``whsec_…``), this once only. The URL
+         *     is checked as ``image_url`` (400 ``webhook_url_*``).
+         */
+        post: operations["webhooks-create"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints/{endpoint_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete Endpoint
+         * @description Delete an endpoint (pending retries to it stop). 404 for one that is not the seller's.
+         */
+        delete: operations["webhooks-delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints/{endpoint_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Deliveries
+         * @description The endpoint's delivery log, newest first, with every attempt.
+         */
+        get: operations["webhooks-deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/webhook-endpoints/{endpoint_id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate Secret
+         * @description A new signing secret, shown this once; the old one keeps signing beside it for 24 hours.
+         */
+        post: operations["webhooks-rotate-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -2483,6 +2588,197 @@ export interface components {
              * @default 0
              */
             totalCredits: number;
+        };
+        /**
+         * WebhookAttemptOut
+         * @description One HTTP attempt: when, the answer's status (``null``: no answer, see ``error``), how long.
+         */
+        WebhookAttemptOut: {
+            /** Error */
+            error: string | null;
+            /** Manual */
+            manual: boolean;
+            /** Number */
+            number: number;
+            /** Response Ms */
+            response_ms: number | null;
+            /**
+             * Started At
+             * Format: date-time
+             */
+            started_at: string;
+            /** Status Code */
+            status_code: number | null;
+        };
+        /**
+         * WebhookDeliveryList
+         * @description A page of an endpoint's deliveries, newest first; ``next_cursor`` fetches the next.
+         */
+        WebhookDeliveryList: {
+            /** Data */
+            data: components["schemas"]["WebhookDeliveryOut"][];
+            /** Has More */
+            has_more: boolean;
+            /** Next Cursor */
+            next_cursor: string | null;
+            /**
+             * Object
+             * @default list
+             * @constant
+             */
+            object: "list";
+        };
+        /**
+         * WebhookDeliveryOut
+         * @description One event sent to one endpoint (its ``id`` is the ``webhook-id`` header): ``pending`` while
+         *     attempts are left (``next_attempt_at``), then ``succeeded`` or ``failed``.
+         */
+        WebhookDeliveryOut: {
+            /** Attempt Count */
+            attempt_count: number;
+            /** Attempts */
+            attempts: components["schemas"]["WebhookAttemptOut"][];
+            /** Completed At */
+            completed_at: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /**
+             * Endpoint Id
+             * Format: uuid
+             */
+            endpoint_id: string;
+            /**
+             * Event Id
+             * Format: uuid
+             */
+            event_id: string;
+            /** Event Type */
+            event_type: string;
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Job Id */
+            job_id: string | null;
+            /** Last Error */
+            last_error: string | null;
+            /** Last Status Code */
+            last_status_code: number | null;
+            /** Next Attempt At */
+            next_attempt_at: string | null;
+            /**
+             * Object
+             * @default webhook_delivery
+             * @constant
+             */
+            object: "webhook_delivery";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "pending" | "succeeded" | "failed";
+        };
+        /**
+         * WebhookEndpointCreated
+         * @description The new endpoint with its signing secret (``whsec_…``), shown this once.
+         */
+        WebhookEndpointCreated: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Description */
+            description: string | null;
+            /** Disabled Reason */
+            disabled_reason: string | null;
+            /** Events */
+            events: string[];
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Livemode */
+            livemode: boolean;
+            /**
+             * Object
+             * @default webhook_endpoint
+             * @constant
+             */
+            object: "webhook_endpoint";
+            /**
+             * Secret
+             * @description Il segreto di firma (Standard Webhooks): mostrato solo ora.
+             */
+            secret: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** Url */
+            url: string;
+        };
+        /**
+         * WebhookEndpointIn
+         * @description ``POST /v1/webhook-endpoints``: where to send which events.
+         */
+        WebhookEndpointIn: {
+            /** Description */
+            description?: string | null;
+            /**
+             * Events
+             * @description Gli eventi da ricevere.
+             */
+            events: ("job.completed" | "job.failed" | "job.needs_review" | "job.waiting_for_credits" | "job.assigned_to_designer" | "job.rework_rejected" | "batch.completed" | "credits.low")[];
+            /**
+             * Url
+             * @description URL pubblico http(s) che riceve gli eventi (POST JSON).
+             */
+            url: string;
+        };
+        /**
+         * WebhookEndpointOut
+         * @description A webhook endpoint; ``status`` ``disabled`` with ``disabled_reason`` (``gone``: it answered 410;
+         *     ``failing``: it failed for three days) receives no new event.
+         */
+        WebhookEndpointOut: {
+            /**
+             * Created At
+             * Format: date-time
+             */
+            created_at: string;
+            /** Description */
+            description: string | null;
+            /** Disabled Reason */
+            disabled_reason: string | null;
+            /** Events */
+            events: string[];
+            /**
+             * Id
+             * Format: uuid
+             */
+            id: string;
+            /** Livemode */
+            livemode: boolean;
+            /**
+             * Object
+             * @default webhook_endpoint
+             * @constant
+             */
+            object: "webhook_endpoint";
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "enabled" | "disabled";
+            /** Url */
+            url: string;
         };
         /**
          * VerifyIn
@@ -4142,6 +4438,184 @@ export interface operations {
             };
         };
     };
+    "webhooks-retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks-list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointOut"][];
+                };
+            };
+        };
+    };
+    "webhooks-create": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks-delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks-deliveries": {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string | null;
+            };
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "webhooks-rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpoint_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointCreated"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
     "health-check": {
         parameters: {
             query?: never;
@@ -4186,4 +4660,8 @@ export const jobStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["s
 export const jobTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["JobType"]> = ["background_removal", "background_removal_human", "smart_backgrounds"];
 export const photoStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["PhotoStatus"]> = ["uploaded", "processing", "processed"];
 export const timelineStepOutcomeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["TimelineStep"]["outcome"]> = ["ok", "failed", "retry", "running", "waiting", "scheduled", "cancelled"];
+export const webhookDeliveryOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookDeliveryOut"]["status"]> = ["pending", "succeeded", "failed"];
+export const webhookEndpointCreatedStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpointCreated"]["status"]> = ["enabled", "disabled"];
+export const webhookEndpointInEventsValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpointIn"]["events"]> = ["job.completed", "job.failed", "job.needs_review", "job.waiting_for_credits", "job.assigned_to_designer", "job.rework_rejected", "batch.completed", "credits.low"];
+export const webhookEndpointOutStatusValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["WebhookEndpointOut"]["status"]> = ["enabled", "disabled"];
 export const api__routes__auth__VerifyInTypeValues: ReadonlyArray<FlattenedDeepRequired<components>["schemas"]["api__routes__auth__VerifyIn"]["type"]> = ["signup", "recovery", "email"];

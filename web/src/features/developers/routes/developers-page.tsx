@@ -14,6 +14,7 @@ import { formatDate, formatDateTime } from '@/lib/format';
 import type { ApiKey, ApiKeyCreated, ApiKeyInput } from '@/types/api';
 import { API_KEYS_QUERY_KEY, createApiKey, revokeApiKey, useApiKeys } from '../api/api-keys-api';
 import { keyPlaceholder, quickstart, SNIPPET_LABELS, type SnippetLanguage } from '../lib/snippets';
+import { WebhooksSection } from './webhooks-section';
 
 type Scope = ApiKeyInput['scopes'] extends (infer S)[] | undefined ? S : never;
 
@@ -238,8 +239,8 @@ function Quickstart({ secret, prefix }: { secret: string | null; prefix: string 
   );
 }
 
-/** 'Sviluppatori': the seller's API keys (create, list, revoke; the secret shown once) and the
- * quickstart with the seller's own address and key. */
+/** 'Sviluppatori': the seller's API keys (create, list, revoke; the secret shown once), the
+ * quickstart with the seller's own address and key, and the webhook endpoints with their logs. */
 export function DevelopersPage() {
   const { data: keys, isPending, isError, error, refetch } = useApiKeys();
   const [created, setCreated] = useState<ApiKeyCreated | null>(null);
@@ -272,6 +273,7 @@ export function DevelopersPage() {
         <h2>Le tue chiavi</h2>
         <KeysTable keys={keys} onRevoke={setRevoking} />
       </section>
+      <WebhooksSection />
       {created ? <NewSecretDialog created={created} onClose={() => setCreated(null)} /> : null}
       {revoking ? <RevokeDialog apiKey={revoking} onClose={() => setRevoking(null)} /> : null}
     </div>
