@@ -1011,6 +1011,29 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/photos/zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download Zip
+         * @description One ZIP of the caller's selected delivered photos ('Scarica selezionate'), each entry named with
+         *     the SEO name its card shows (:func:`api.services.photos.zip_entries`), streamed one file at a time
+         *     (:func:`fotopronta.results.stream_zip`): the archive is never held whole in memory. The checks
+         *     (owner only, the bound on ids, something to download) answer before the first byte.
+         */
+        post: operations["photos-zip"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/photos/{photo_id}": {
         parameters: {
             query?: never;
@@ -2345,6 +2368,15 @@ export interface components {
              * @default 0
              */
             totalCredits: number;
+        };
+        /**
+         * ZipBody
+         * @description ``POST /api/photos/zip``: the selected photos' ids (at most ``ZIP_MAX_PHOTOS``, checked with an
+         *     Italian error).
+         */
+        ZipBody: {
+            /** Photo Ids */
+            photo_ids: string[];
         };
         /**
          * VerifyIn
@@ -3744,6 +3776,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadBatchResult"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "photos-zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ZipBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": unknown;
                 };
             };
             /** @description Validation Error */
