@@ -223,10 +223,17 @@ StatusGroup = Literal["all", "completed", "processing", "failed", "pending"]
 
 
 def latest_job_status() -> ColumnElement[str | None]:
-    """The status of each photo's newest job (NULL without jobs), as a correlated subquery."""
+    """The status each photo shows (NULL without jobs), as a correlated subquery: its newest job's,
+    passing over a free rework that ended without a result (rejected or cancelled: the earlier
+    delivery is still the seller's; :func:`api.services.photo_rules.shown_job` in Python). The
+    /photos filter, sort and counters and the orders' counts use it."""
+    ended_rework = and_(
+        func.coalesce(PhotoProcessingJob.options["rework"].astext, "false") == "true",
+        PhotoProcessingJob.status.in_(sorted(UNDELIVERED_END_STATUSES)),
+    )
     return (
         select(PhotoProcessingJob.status)
-        .where(PhotoProcessingJob.photo_id == Photo.id)
+        .where(PhotoProcessingJob.photo_id == Photo.id, ~ended_rework)
         .order_by(PhotoProcessingJob.created_at.desc())
         .limit(1)
         .correlate(Photo)

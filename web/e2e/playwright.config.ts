@@ -52,5 +52,7 @@ export default defineConfig({
     { name: 'work-day', testMatch: /work-day\.spec\.ts$/ },
     // sellers', designers' and admins' everyday friction: own accounts, created in the database
     { name: 'friction', testMatch: /friction\.spec\.ts$/ },
+    // what a day of real work still tripped on (issue 51): own accounts, created in the database
+    { name: 'real-work', testMatch: /real-work\.spec\.ts$/ },
   ],
 });

@@ -1997,6 +1997,8 @@ export interface components {
             original_filename: string;
             /** Processed Path */
             processed_path: string | null;
+            /** Shown Job Id */
+            shown_job_id?: string | null;
             status: components["schemas"]["PhotoStatus"];
             /** Upload Path */
             upload_path: string;

@@ -10,7 +10,7 @@ import { LARGE_BATCH_THRESHOLD } from '@/config/constants';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { creditCount, formatBytes } from '@/lib/format';
-import { latestJob, PHOTOS_KEY, useJobStatusText, useRecentPhotos } from '@/lib/photos';
+import { PHOTOS_KEY, shownJob, useJobStatusText, useRecentPhotos } from '@/lib/photos';
 import { CONFIG_KEY, creditsPerPhoto, formatList, getConfig, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
 import { uploadPhotos, type UploadInput } from '../api/upload-api';
@@ -355,7 +355,7 @@ export function UploadPage() {
           <ul className="upload-list">
             {items.map((item) => {
               const photo = item.photoId ? photoById.get(item.photoId) : undefined;
-              const job = photo ? latestJob(photo) : null;
+              const job = photo ? shownJob(photo) : null;
               const label = photo ? statusText.label(job?.status ?? null) : item.refused ? 'Non caricato' : LOCAL_LABELS[item.status];
               const tone = photo ? statusText.tone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
               const progress = job?.status === 'processing' || job?.status === 'in_progress_human' ? (job.progress_percentage ?? 0) : null;

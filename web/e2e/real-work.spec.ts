@@ -1,0 +1,145 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { PROCESSING_TIMEOUT_MS, solidPng } from './helpers';
+import { RESULTS_DIR } from './paths';
+import { apiLogin, createUsers, productJpeg, uiLogin, uniqueEmail, uploadPhoto, waitForJob } from './staff-helpers';
+
+/**
+ * What a day of real work still tripped on (issue 51): 'Scarica selezionate' as one ZIP named like the
+ * cards, the free rework of a designer's delivery, and a photo whose rework was rejected shown as the
+ * delivered photo it is. Screenshots at 1366 and 375 px go to test-results/screens/real-work-*.png.
+ */
+
+const PASSWORD = 'segreto123';
+
+/** Full-page screenshots at 1366 px and 375 px wide, for people to look at. */
+async function shots(page: Page, name: string): Promise<void> {
+  const original = page.viewportSize();
+  for (const [label, width, height] of [
+    ['1366', 1366, 900],
+    ['375', 375, 812],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'screens', `real-work-${name}-${label}.png`), fullPage: true });
+  }
+  if (original) await page.setViewportSize(original);
+}
+
+/** The entry names of a ZIP file, read from its central directory (PKZIP APPNOTE §4.3.12). */
+function zipNames(data: Buffer): string[] {
+  const names: string[] = [];
+  for (let i = data.lastIndexOf(Buffer.from([0x50, 0x4b, 0x05, 0x06])) - 1; i >= 0; i--) {
+    if (data.readUInt32LE(i) !== 0x02014b50) continue;
+    const length = data.readUInt16LE(i + 28);
+    names.unshift(data.subarray(i + 46, i + 46 + length).toString('utf8'));
+  }
+  return names;
+}
+
+for (const [label, width, height] of [
+  ['1366', 1366, 900],
+  ['375', 375, 812],
+] as const) {
+  test(`'Scarica selezionate' scarica un solo ZIP con i nomi delle schede (${label} px)`, async ({ page, request }) => {
+    test.setTimeout(PROCESSING_TIMEOUT_MS + 60_000);
+    await page.setViewportSize({ width, height });
+    const seller = { email: uniqueEmail('e2e-zip'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
+    createUsers([seller]);
+    const auth = await apiLogin(request, seller.email, PASSWORD);
+    const jobs: string[] = [];
+    for (const name of ['tazza-blu.jpg', 'vaso-rosso.jpg', 'lampada.jpg']) jobs.push(await uploadPhoto(request, auth, name, productJpeg(200, 150)));
+    for (const job of jobs) await waitForJob(request, auth, job, ['completed']);
+
+    await uiLogin(page, seller.email, PASSWORD);
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await page.goto('/photos');
+    const cards = page.getByRole('article');
+    await expect(cards).toHaveCount(3);
+    const titles = (await page.locator('.photo-title').allTextContents()).map((t) => t.trim().replace(/\.[a-z0-9]+$/i, ''));
+
+    await page.getByRole('button', { name: 'Seleziona completate' }).click();
+    let downloads = 0;
+    page.on('download', () => downloads++);
+    const downloading = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Scarica selezionate (3)' }).click();
+    const download = await downloading;
+    expect(download.suggestedFilename()).toMatch(/^fotopronta-foto-.*\.zip$/);
+    const names = zipNames(readFileSync(await download.path()));
+    expect(names).toHaveLength(3);
+    expect([...names].map((n) => n.replace(/\.jpg$/, '')).sort()).toEqual([...titles].sort());
+    await page.waitForTimeout(1500); // no second download follows (the old button started one per photo)
+    expect(downloads).toBe(1);
+  });
+}
+
+test('revisione gratuita per il lavoro di un grafico; dopo una revisione rifiutata la foto resta consegnata', async ({ browser, request }) => {
+  test.setTimeout(240_000);
+  const seller = { email: uniqueEmail('e2e-revisione'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
+  const designer = { email: uniqueEmail('e2e-grafico'), password: PASSWORD, role: 'graphic' as const, first_name: 'Marco', last_name: 'Neri' };
+  createUsers([seller, designer]);
+  const sellerAuth = await apiLogin(request, seller.email, PASSWORD);
+  const designerAuth = await apiLogin(request, designer.email, PASSWORD);
+  const paid = await uploadPhoto(request, sellerAuth, 'borsa-pelle.jpg', productJpeg(320, 240), 'background_removal_human');
+  await waitForJob(request, sellerAuth, paid, ['pending_human']);
+  for (const step of ['assign-to-me', 'start']) {
+    const resp = await request.post(`/api/designer/jobs/${paid}/${step}`, { headers: designerAuth });
+    expect(resp.status(), await resp.text()).toBe(200);
+  }
+  const done = await request.post(`/api/designer/jobs/${paid}/complete`, {
+    headers: designerAuth,
+    multipart: { file: { name: 'borsa.png', mimeType: 'image/png', buffer: solidPng(320, 240, [250, 250, 250]) }, notes: 'Sfondo bianco pulito' },
+  });
+  expect(done.status(), await done.text()).toBe(200);
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await uiLogin(page, seller.email, PASSWORD);
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.goto('/photos');
+  const card = page.getByRole('article').first();
+  await expect(card.getByText('Processata da grafico', { exact: true })).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Revisione gratuita' })).toBeVisible();
+  await shots(page, 'designer-card-rework');
+
+  await card.getByRole('button', { name: 'Revisione gratuita' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Revisione gratuita' });
+  await dialog.getByLabel('Cosa vorresti migliorare in questa foto? (facoltativo)').fill('Ombra più morbida sotto la borsa');
+  await dialog.getByRole('button', { name: 'Richiedi revisione' }).click();
+  await expect(dialog).toHaveCount(0);
+  await expect(card.getByText('In coda per grafici', { exact: true })).toBeVisible();
+  await expect(card.getByRole('button', { name: 'Revisione gratuita' })).toHaveCount(0); // once per photo
+  await expect(card.getByRole('button', { name: 'Scarica', exact: true })).toBeVisible(); // the delivery stays
+
+  const { items } = (await (await request.get('/api/photos', { headers: sellerAuth })).json()) as { items: { jobs: { id: string; status: string }[] }[] };
+  const rework = items[0].jobs.find((j) => j.id !== paid)?.id ?? '';
+  await waitForJob(request, sellerAuth, rework, ['pending_human']);
+  for (const step of ['assign-to-me', 'start']) {
+    const resp = await request.post(`/api/designer/jobs/${rework}/${step}`, { headers: designerAuth });
+    expect(resp.status(), await resp.text()).toBe(200);
+  }
+  const reason = "L'ombra è già quella richiesta dal marketplace";
+  const rejected = await request.post(`/api/designer/jobs/${rework}/reject`, { headers: designerAuth, data: { notes: reason } });
+  expect(rejected.status(), await rejected.text()).toBe(200);
+
+  await page.goto('/photos');
+  await expect(card.getByText('Processata da grafico', { exact: true })).toBeVisible();
+  await expect(card.getByText('Rifiutata', { exact: true })).toHaveCount(0);
+  const note = card.getByRole('note').filter({ hasText: 'Revisione gratuita non eseguita' });
+  await expect(note).toContainText(`«${reason}»`);
+  await expect(note).toContainText('Il risultato consegnato resta tuo');
+  await expect(card.getByText('Nota del grafico: Sfondo bianco pulito')).toBeVisible();
+  await expect(page.getByText(/1 foto · 1 completate/)).toBeVisible();
+  await expect(page.getByText(/rifiutat[ae] dai grafici/)).toHaveCount(0);
+  const downloading = page.waitForEvent('download');
+  await card.getByRole('button', { name: 'Scarica', exact: true }).click();
+  expect((await downloading).suggestedFilename()).toMatch(/\.png$/);
+  await shots(page, 'card-after-rejected-rework');
+
+  await page.goto('/orders');
+  await expect(page.getByText(/1\/1 foto consegnat/)).toBeVisible();
+  await expect(page.getByText(/rifiutata dal grafico/)).toHaveCount(0);
+  await context.close();
+});
