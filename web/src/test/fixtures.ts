@@ -35,7 +35,7 @@ export const TEST_CONFIG: AppConfig = {
     designer_queue: ['assigned_to_graphic', 'pending_human'],
     with_designer: ['assigned_to_graphic', 'in_progress_human'],
     cancellable: ['assigned_to_graphic', 'pending_human'],
-    reworkable: ['completed'],
+    reworkable: ['completed', 'completed_human'],
     reprocessable: ['failed'],
   },
   status_filters: {
