@@ -143,3 +143,58 @@ test('revisione gratuita per il lavoro di un grafico; dopo una revisione rifiuta
   await expect(page.getByText(/rifiutata dal grafico/)).toHaveCount(0);
   await context.close();
 });
+
+test('registrata sul portatile, confermata dal telefono: la pagina spiega, il codice fa accedere sul portatile', async ({ browser }) => {
+  const email = uniqueEmail('e2e-telefono');
+  const laptopContext = await browser.newContext({ viewport: { width: 1366, height: 900 } });
+  const laptop = await laptopContext.newPage();
+  await laptop.goto('/login'); // the address people type is the sign-in page too
+  await expect(laptop).toHaveURL(/\/auth$/);
+  await laptop.getByRole('tab', { name: 'Registrati' }).click();
+  const form = laptop.getByRole('form', { name: 'Registrati' });
+  await form.getByLabel('Nome', { exact: true }).fill('Sara');
+  await form.getByLabel('Email', { exact: true }).fill(email);
+  await form.getByLabel('Password', { exact: true }).fill('portatile123');
+  await form.getByRole('button', { name: 'Crea Account' }).click();
+  // on the page, not only in a toast: where the link went and the code for another device
+  const done = laptop.getByRole('status', { name: 'Controlla la tua email' });
+  await expect(done).toContainText(email);
+  const code = ((await done.locator('.pairing-code').textContent()) ?? '').replace(/\s+/g, '');
+  expect(code).toMatch(/^\d{6}$/);
+  await expect(laptop.getByRole('form', { name: 'Accedi' }).getByLabel('Email', { exact: true })).toHaveValue(email);
+  await laptop.screenshot({ path: path.join(RESULTS_DIR, 'screens', 'real-work-signup-done-1366.png'), fullPage: true });
+
+  let link = '';
+  await expect
+    .poll(async () => {
+      const mails = (await (await laptop.request.get('/api/dev/mail', { params: { to: email } })).json()) as { links: string[] }[];
+      link = mails[0]?.links.find((l) => l.includes('/auth/callback')) ?? '';
+      return link;
+    })
+    .toContain('type=signup');
+
+  // the phone: another browser, 375 px
+  const phoneContext = await browser.newContext({ viewport: { width: 375, height: 812 }, isMobile: true, hasTouch: true });
+  const phone = await phoneContext.newPage();
+  await phone.goto(link);
+  await expect(phone.getByRole('heading', { name: 'Email confermata' })).toBeVisible();
+  await expect(phone.getByText('Il tuo indirizzo email è confermato.')).toBeVisible();
+  await expect(phone.getByText(/browser diverso da quello in cui è stato creato l'account/)).toBeVisible();
+  await shots(phone, 'confirmed-in-another-browser');
+
+  // before the code: the laptop is told what to do, in Italian, not "Email o password non corretti"
+  const login = laptop.getByRole('form', { name: 'Accedi' });
+  await login.getByLabel('Password', { exact: true }).fill('portatile123');
+  await login.getByRole('button', { name: 'Accedi' }).click();
+  await expect(laptop.getByRole('alert').filter({ hasText: 'codice di 6 cifre' })).toBeVisible();
+  await expect(laptop.getByText('Email o password non corretti')).toHaveCount(0);
+
+  await phone.getByLabel('Codice di 6 cifre mostrato dopo la registrazione').fill(code);
+  await phone.getByRole('button', { name: 'Conferma con il codice' }).click();
+  await expect(phone).toHaveURL(/\/dashboard$/);
+
+  await login.getByRole('button', { name: 'Accedi' }).click();
+  await expect(laptop).toHaveURL(/\/dashboard$/);
+  await laptopContext.close();
+  await phoneContext.close();
+});

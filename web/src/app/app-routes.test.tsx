@@ -50,7 +50,7 @@ describe('auth screens', () => {
   });
 
   it('signs up with first and last name', async () => {
-    const server = fakeServer({ 'POST /api/auth/signup': () => jsonResponse({ id: 'u2' }, 201) });
+    const server = fakeServer({ 'POST /api/auth/signup': () => jsonResponse({ id: 'u2', email: 'anna@example.com', pairing_code: '123456' }, 201) });
     const user = userEvent.setup();
     renderRoutes(routes, ['/auth?from=free-trial']);
     expect(await screen.findByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
@@ -62,6 +62,12 @@ describe('auth screens', () => {
     await user.click(screen.getByRole('button', { name: 'Crea Account' }));
     expect(await screen.findByText('Registrazione completata')).toBeInTheDocument();
     expect(screen.getByText("Controlla la tua email per confermare l'account")).toBeInTheDocument();
+    // the page keeps saying it, with the code for another device, and the login form has the address
+    const done = screen.getByRole('status', { name: 'Controlla la tua email' });
+    expect(done).toHaveTextContent('anna@example.com');
+    expect(done).toHaveTextContent('123 456');
+    expect(screen.getByRole('tab', { name: 'Accedi' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByLabelText('Email')).toHaveValue('anna@example.com');
     const [, init] = callsTo(server, 'POST', '/api/auth/signup')[0];
     expect(JSON.parse(String((init as RequestInit).body))).toEqual({
       email: 'anna@example.com',
@@ -96,13 +102,54 @@ describe('sign-up link opened in another browser', () => {
     const user = userEvent.setup();
     window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
     const { router } = renderRoutes(routes, ['/auth/callback?token_hash=abc&type=signup']);
-    await waitFor(() => expect(router.state.location.search).toBe('?type=recovery'));
+    await waitFor(() => expect(router.state.location.search).toBe('?type=recovery&from=signup'));
     window.history.replaceState(null, '', '/');
-    expect(await screen.findByText('Email confermata')).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Email confermata' })).toBeInTheDocument();
+    expect(screen.getByText(/Il tuo indirizzo email è confermato/)).toBeInTheDocument();
     await user.type(await screen.findByPlaceholderText('Inserisci la tua nuova password (minimo 6 caratteri)'), 'mia12345');
     await user.click(screen.getByRole('button', { name: 'Cambia password' }));
     await waitFor(() => expect(useSessionStore.getState().session).toBeNull());
     expect(router.state.location.pathname).toBe('/auth');
+  });
+});
+
+describe('sign-up link opened in another browser, with the code shown after sign-up', () => {
+  it('sends the code and signs in; a wrong code is said on the page', async () => {
+    let tries = 0;
+    const server = fakeServer({
+      'POST /api/auth/verify': { ...testSession, password_required: true },
+      'POST /api/auth/signup/pair': () =>
+        ++tries === 1
+          ? jsonResponse({ detail: 'Il codice non corrisponde a quello mostrato dopo la registrazione.', code: 'pairing_code_invalid' }, 400)
+          : jsonResponse(testSession),
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': photoListHandler([]),
+      'GET /api/notifications': [],
+    });
+    const user = userEvent.setup();
+    window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
+    const { router } = renderRoutes(routes, ['/auth/callback?token_hash=abc&type=signup']);
+    const field = await screen.findByLabelText('Codice di 6 cifre mostrato dopo la registrazione');
+    window.history.replaceState(null, '', '/');
+    await user.type(field, '111111');
+    await user.click(screen.getByRole('button', { name: 'Conferma con il codice' }));
+    expect(await screen.findByText(/Il codice non corrisponde/)).toBeInTheDocument();
+    await user.clear(field);
+    await user.type(field, '123 456');
+    await user.click(screen.getByRole('button', { name: 'Conferma con il codice' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    const [, init] = callsTo(server, 'POST', '/api/auth/signup/pair')[1];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({ code: '123456' });
+  });
+});
+
+describe('/login', () => {
+  it('is the same sign-in page as /auth', async () => {
+    fakeServer({});
+    const { router } = renderRoutes(routes, ['/login?from=free-trial']);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/auth'));
+    expect(router.state.location.search).toBe('?from=free-trial');
+    expect(await screen.findByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
   });
 });
 

@@ -400,6 +400,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/signup/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pair Signup
+         * @description With the one-time session of a sign-up link opened in another browser (``password_required``):
+         *     the 6-digit code shown after sign-up proves the link's opener is who signed up, so the password
+         *     chosen then works again, in the signing-up browser too (:func:`api.services.auth.pair_signup`).
+         *     Answers an ordinary session for this browser.
+         *
+         *     Errors: 400 'Codice non valido' (``pairing_code_invalid``; after 5 wrong codes the code is spent
+         *     and a new password is the way in); 400/401/403 as ``POST /password/reset`` for a missing, spent or
+         *     non-recovery session.
+         */
+        post: operations["auth-signup-pair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/verify": {
         parameters: {
             query?: never;
@@ -1916,6 +1943,14 @@ export interface components {
             price_cents: number;
         };
         /**
+         * PairIn
+         * @description ``POST /api/auth/signup/pair``: the pairing code the signing-up browser showed.
+         */
+        PairIn: {
+            /** Code */
+            code: string;
+        };
+        /**
          * PhotoCounts
          * @description Counters over all the caller's photos: by the newest job's filter group (``completed``,
          *     ``processing``, ``failed``, ``pending``: the /photos summary and filter), by the newest job's own
@@ -2240,6 +2275,11 @@ export interface components {
             last_name: string | null;
             /** Max Concurrent Jobs */
             max_concurrent_jobs: number;
+            /**
+             * Pairing Code
+             * @default
+             */
+            pairing_code: string;
             /** Specializations */
             specializations: string[] | null;
             /**
@@ -2926,6 +2966,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignupOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "auth-signup-pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOut"];
                 };
             };
             /** @description Validation Error */
