@@ -198,3 +198,31 @@ test('registrata sul portatile, confermata dal telefono: la pagina spiega, il co
   await laptopContext.close();
   await phoneContext.close();
 });
+
+for (const [label, width, height] of [
+  ['1366', 1366, 900],
+  ['375', 375, 812],
+] as const) {
+  test(`un file di testo rinominato .jpg è indicato appena scelto e non entra nel costo (${label} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height });
+    const seller = { email: uniqueEmail('e2e-contenuto'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
+    createUsers([seller]);
+    await uiLogin(page, seller.email, PASSWORD);
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await page.goto('/upload');
+    await expect(page.getByRole('button', { name: 'Carica 0 foto' })).toBeVisible();
+    await page.getByLabel('Seleziona foto').setInputFiles([
+      { name: 'scarpa-rossa.jpg', mimeType: 'image/jpeg', buffer: productJpeg(320, 240) },
+      { name: 'appunti.jpg', mimeType: 'image/jpeg', buffer: Buffer.from('non sono una foto, solo testo rinominato') },
+    ]);
+    await expect(page.getByText('appunti.jpg: Solo le immagini sono supportate')).toBeVisible();
+    const list = page.getByRole('region', { name: 'File selezionati' });
+    const bad = list.getByRole('listitem', { name: 'appunti.jpg' });
+    await expect(bad).toContainText('Non caricato');
+    await expect(bad).not.toContainText('In coda');
+    await expect(page.getByText(/In coda: 1 foto · costo 1 credito/)).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Carica 1 foto' })).toBeVisible();
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'screens', `real-work-upload-renamed-text-${label}.png`), fullPage: true });
+  });
+}

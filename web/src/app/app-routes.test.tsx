@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
-import { makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
+import { JPEG_HEAD, makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import { routes } from './router';
 
@@ -260,7 +260,7 @@ describe('dashboard, upload and photos', () => {
     expect(await screen.findByRole('heading', { name: 'Carica le tue foto' })).toBeInTheDocument();
     await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
     const input = screen.getByLabelText('Seleziona foto');
-    await user.upload(input, [new File(['img'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['%PDF'], 'listino.pdf', { type: 'application/pdf' })]);
+    await user.upload(input, [new File([JPEG_HEAD, 'img'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['%PDF'], 'listino.pdf', { type: 'application/pdf' })]);
     expect(await screen.findByText('Alcuni file ignorati')).toBeInTheDocument();
     expect(screen.getByText('listino.pdf: Solo le immagini sono supportate')).toBeInTheDocument();
     expect(screen.getByRole('listitem', { name: 'scarpa.jpg' })).toHaveTextContent('In coda');
@@ -290,7 +290,7 @@ describe('dashboard, upload and photos', () => {
     const user = userEvent.setup({ applyAccept: false });
     renderRoutes(routes, ['/upload']);
     await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
-    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' }), new File(['testo'], 'finta.jpg', { type: 'image/jpeg' })]);
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File([JPEG_HEAD, 'img'], 'a.jpg', { type: 'image/jpeg' }), new File([JPEG_HEAD, 'testo'], 'finta.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 2 foto' }));
     // Toasts come one at a time: first the photos taken, then the files refused, each by name.
     expect(await screen.findByText('1 foto in elaborazione.')).toBeInTheDocument();
@@ -317,7 +317,7 @@ describe('dashboard, upload and photos', () => {
     await screen.findByRole('option', { name: /^Amazon/ }); // the presets come with GET /api/config
     await user.selectOptions(screen.getByLabelText('Formato di uscita'), 'amazon');
     await user.type(screen.getByLabelText('Marca (facoltativa, per il nome SEO)'), 'Borsalino');
-    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' })]);
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File([JPEG_HEAD, 'img'], 'a.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
     await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(1));
     let body = (callsTo(server, 'POST', '/api/photos/batch')[0][1] as RequestInit).body as FormData;
@@ -325,7 +325,7 @@ describe('dashboard, upload and photos', () => {
 
     await user.click(screen.getByRole('radio', { name: /Ritocco del team grafico/ }));
     await user.type(screen.getByLabelText('Indicazioni per il grafico (facoltative)'), 'ombra morbida');
-    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'b.jpg', { type: 'image/jpeg' })]);
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File([JPEG_HEAD, 'img'], 'b.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
     await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(2));
     body = (callsTo(server, 'POST', '/api/photos/batch')[1][1] as RequestInit).body as FormData;

@@ -190,3 +190,6 @@ export function photoListHandler(photos: Photo[]) {
     return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
   };
 }
+
+/** The first bytes of a JPEG: test files made with them pass the upload page's magic-byte check. */
+export const JPEG_HEAD = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);

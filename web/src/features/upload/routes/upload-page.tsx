@@ -14,7 +14,7 @@ import { PHOTOS_KEY, shownJob, useJobStatusText, useRecentPhotos } from '@/lib/p
 import { CONFIG_KEY, creditsPerPhoto, formatList, getConfig, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
 import { uploadPhotos, type UploadInput } from '../api/upload-api';
-import { checkBatch, estimatedMinutes, NOT_AN_IMAGE, uploadLimits } from '../lib/validation';
+import { checkBatch, estimatedMinutes, filesWithoutImageContent, NOT_AN_IMAGE, uploadLimits } from '../lib/validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
 
@@ -122,9 +122,11 @@ export function UploadPage() {
       }
       if (!rules) return;
     }
+    // by content too (the magic bytes), before anything is listed as queued or counted in the cost
+    const notImages = await filesWithoutImageContent(files);
     const queued = itemsRef.current.filter((i) => i.status === 'queued');
     const listedBytes = queued.reduce((s, i) => s + i.file.size, 0);
-    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, rules);
+    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, rules, notImages);
     issues.forEach((issue) => toast({ ...issue, variant: 'destructive' }));
     // non-images stay in the list, by name and with the reason, but are never sent
     const refusedItems: UploadItem[] = ignored.map((file) => ({ id: `u${++counter}`, file, preview: null, status: 'error', errorMessage: NOT_AN_IMAGE, refused: true }));
