@@ -226,3 +226,57 @@ for (const [label, width, height] of [
     await page.screenshot({ path: path.join(RESULTS_DIR, 'screens', `real-work-upload-renamed-text-${label}.png`), fullPage: true });
   });
 }
+
+for (const [label, width, height] of [
+  ['1366', 1366, 900],
+  ['375', 375, 812],
+] as const) {
+  test(`il motivo del rifiuto va scritto a parole e il cliente lo legge in una frase (${label} px)`, async ({ browser, request }) => {
+    test.setTimeout(120_000);
+    const seller = { email: uniqueEmail('e2e-motivo'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
+    const designer = { email: uniqueEmail('e2e-grafica-motivo'), password: PASSWORD, role: 'graphic' as const, first_name: 'Giulia', last_name: 'Neri' };
+    createUsers([seller, designer]);
+    const sellerAuth = await apiLogin(request, seller.email, PASSWORD);
+    const designerAuth = await apiLogin(request, designer.email, PASSWORD);
+    const job = await uploadPhoto(request, sellerAuth, 'sfocata.jpg', productJpeg(320, 240), 'background_removal_human');
+    await waitForJob(request, sellerAuth, job, ['pending_human']);
+    for (const step of ['assign-to-me', 'start']) {
+      const resp = await request.post(`/api/designer/jobs/${job}/${step}`, { headers: designerAuth });
+      expect(resp.status(), await resp.text()).toBe(200);
+    }
+    // the server refuses nonsense whatever the client
+    const nonsense = await request.post(`/api/designer/jobs/${job}/reject`, { headers: designerAuth, data: { notes: '__main__' } });
+    expect(nonsense.status()).toBe(400);
+    expect(((await nonsense.json()) as { code: string }).code).toBe('reason_without_words');
+
+    const designerContext = await browser.newContext({ viewport: { width, height } });
+    const page = await designerContext.newPage();
+    await uiLogin(page, designer.email, PASSWORD);
+    await expect(page).toHaveURL(/\/graphics-dashboard$/);
+    await page.getByRole('button', { name: 'Rifiuta' }).first().click();
+    const dialog = page.getByRole('dialog', { name: 'Rifiuta lavoro' });
+    const field = dialog.getByLabel('Motivo del rifiuto (obbligatorio)');
+    for (const text of ['__main__', '999999999999']) {
+      await field.fill(text);
+      await dialog.getByRole('button', { name: 'Rifiuta lavoro' }).click();
+      await expect(dialog.getByRole('alert')).toContainText('Scrivi il motivo del rifiuto a parole');
+    }
+    const reason = 'La foto è troppo sfocata per scontornare il prodotto.';
+    await field.fill(reason);
+    await dialog.getByRole('button', { name: 'Rifiuta lavoro' }).click();
+    await page.getByRole('dialog', { name: 'Confermi il rifiuto?' }).getByRole('button', { name: 'Conferma rifiuto' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Lavoro rifiutato' })).toBeVisible();
+    await designerContext.close();
+
+    const sellerContext = await browser.newContext({ viewport: { width, height } });
+    const sellerPage = await sellerContext.newPage();
+    await uiLogin(sellerPage, seller.email, PASSWORD);
+    await expect(sellerPage).toHaveURL(/\/dashboard$/);
+    await sellerPage.goto('/photos');
+    const card = sellerPage.getByRole('article').first();
+    await expect(card).toContainText('Il team grafico non ha potuto lavorare questa foto. Motivo: «La foto è troppo sfocata per scontornare il prodotto».');
+    await expect(card).toContainText('I crediti riservati ti sono stati restituiti.');
+    await sellerPage.screenshot({ path: path.join(RESULTS_DIR, 'screens', `real-work-rejected-reason-${label}.png`), fullPage: true });
+    await sellerContext.close();
+  });
+}

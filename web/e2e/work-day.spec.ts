@@ -123,7 +123,7 @@ test('la nota del grafico arriva al cliente, il rifiuto chiede un motivo, contat
   const delivered = shop.getByRole('article').filter({ hasText: names.done });
   await expect(delivered.getByRole('note').filter({ hasText: 'Nota del grafico:' })).toContainText(NOTE);
   const refused = shop.getByRole('article', { name: names.rejected });
-  await expect(refused).toContainText(`Rifiutata dal grafico: ${REASON}`);
+  await expect(refused).toContainText(`Il team grafico non ha potuto lavorare questa foto. Motivo: «${REASON}».`);
   await expect(refused).toContainText('I crediti riservati ti sono stati restituiti.');
   const summary = shop.locator('.page-header p[aria-live]');
   await expect(summary).toContainText('1 in coda per i grafici');

@@ -160,7 +160,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
         </p>
       ) : job?.error_message ? (
         <p className="form-error photo-error" role="note">
-          {job.status === 'rejected_human' ? `Rifiutata dal grafico: ${job.error_message}` : job.error_message}
+          {job.status === 'rejected_human' ? `Il team grafico non ha potuto lavorare questa foto. Motivo: ${quoted(job.error_message)}.` : job.error_message}
         </p>
       ) : null}
       {job?.status === 'rejected_human' && !reworkRejected ? <p className="muted photo-hint">I crediti riservati ti sono stati restituiti.</p> : null}
