@@ -199,7 +199,7 @@ describe('signed-in layout', () => {
     const user = userEvent.setup();
     const { router } = renderRoutes(routes, ['/dashboard']);
     const admin = await screen.findByRole('navigation', { name: 'Amministrazione' });
-    expect(within(admin).getByRole('link', { name: 'Dashboard Grafici' })).toHaveAttribute('href', '/graphics-dashboard');
+    expect(within(admin).getByRole('link', { name: 'Bacheca grafici' })).toHaveAttribute('href', '/graphics-dashboard');
     expect(within(screen.getByRole('navigation', { name: 'Area Cliente' })).getByRole('link', { name: 'Carica foto' })).toBeInTheDocument();
 
     await user.click(screen.getByRole('button', { name: 'Notifiche' }));
@@ -330,6 +330,8 @@ describe('dashboard, upload and photos', () => {
     await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(2));
     body = (callsTo(server, 'POST', '/api/photos/batch')[1][1] as RequestInit).body as FormData;
     expect([body.get('job_type'), body.get('client_notes')]).toEqual(['background_removal_human', 'ombra morbida']);
+    // a designer's job is not 'in elaborazione': it is delivered in 24-48 working hours
+    expect(await screen.findByText('1 foto inviata al team grafico: consegna in 24-48 ore lavorative.', {}, { timeout: 8_000 })).toBeInTheDocument();
   });
 
   it('lists photos with badges, Italian relative time, colours and downloads as the SEO name', async () => {

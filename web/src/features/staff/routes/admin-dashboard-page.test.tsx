@@ -81,8 +81,8 @@ describe('admin dashboard', () => {
   it('shows the overview counters', async () => {
     setup();
     renderRoutes(routes, ['/admin-dashboard']);
-    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
-    expect(screen.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
+    expect(await screen.findByRole('heading', { name: 'Pannello di amministrazione' })).toBeInTheDocument();
+    expect(screen.getByRole('tab', { name: 'Panoramica' })).toHaveAttribute('aria-selected', 'true');
     const cards = await screen.findByRole('list', { name: 'Indicatori' });
     expect(within(cards).getByText('Utenti totali').nextSibling).toHaveTextContent('42');
     expect(within(cards).getByText('Senza crediti').nextSibling).toHaveTextContent('3');
@@ -179,7 +179,7 @@ describe('admin dashboard', () => {
     expect(within(timeline).getAllByText('Prenotazione crediti')).toHaveLength(2);
     expect(within(timeline).getByText('tentativo 1 fallito: database occupato')).toBeInTheDocument();
     expect(within(timeline).getByText('1 tentativo ripetuto')).toBeInTheDocument();
-    expect(within(timeline).getByRole('link', { name: 'Apri in Temporal UI' })).toHaveAttribute('href', 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history');
+    expect(within(timeline).getByRole('link', { name: 'Apri in Temporal' })).toHaveAttribute('href', 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history');
   });
 
   it("shows the assignment error title and the server's detail", async () => {

@@ -81,7 +81,7 @@ describe('graphics dashboard', () => {
     const user = userEvent.setup();
     renderRoutes(routes, ['/graphics-dashboard']);
 
-    expect(await screen.findByRole('heading', { name: 'Dashboard Lavori' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Bacheca lavori' })).toBeInTheDocument();
     const list = await screen.findByRole('list', { name: 'Lavori' });
     expect(within(list).getAllByRole('listitem').map((li) => li.getAttribute('aria-label'))).toEqual(['urgente.jpg', 'mia.jpg', 'in-corso.jpg', 'bassa.jpg']);
     expect(screen.getByText('Giulia Bianchi')).toBeInTheDocument();

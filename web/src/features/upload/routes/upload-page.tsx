@@ -150,6 +150,7 @@ export function UploadPage() {
     }
     const batch = items.filter((i) => i.status === 'queued');
     if (batch.length === 0) return;
+    const sentType = jobType;
     const ids = new Set(batch.map((i) => i.id));
     setBusy(true);
     setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploading' } : i)));
@@ -158,7 +159,7 @@ export function UploadPage() {
     try {
       const { photos: created, rejected } = await uploadPhotos({
         files: batch.map((i) => i.file),
-        jobType,
+        jobType: sentType,
         backgroundCategory: category,
         preset,
         brand,
@@ -177,7 +178,14 @@ export function UploadPage() {
         }),
       );
       setItems((prev) => prev.map((i) => ({ ...i, ...(outcome.get(i.id) ?? {}) })));
-      if (created.length > 0) toast({ title: 'Foto caricate', description: `${created.length} foto in elaborazione.` });
+      if (created.length > 0) {
+        // a designer's job is not 'in elaborazione' now: it is delivered in 24–48 working hours
+        const description =
+          sentType === 'background_removal_human'
+            ? `${created.length} foto ${created.length === 1 ? 'inviata' : 'inviate'} al team grafico: consegna in 24-48 ore lavorative.`
+            : `${created.length} foto in elaborazione.`;
+        toast({ title: 'Foto caricate', description });
+      }
       if (rejected.length > 0) {
         toast({
           title: rejected.length === 1 ? (rejected[0].title ?? 'Errore upload') : `${rejected.length} file non caricati`,
