@@ -280,3 +280,48 @@ for (const [label, width, height] of [
     await sellerContext.close();
   });
 }
+
+test("l'admin legge i lavori a 375 px come schede e la cronologia con un solo formato di data, ora italiana", async ({ browser, request }) => {
+  test.setTimeout(PROCESSING_TIMEOUT_MS + 60_000);
+  const admin = { email: uniqueEmail('e2e-admin-schede'), password: PASSWORD, role: 'admin' as const, first_name: 'Ada' };
+  const seller = { email: uniqueEmail('e2e-venditore-schede'), password: PASSWORD, role: 'client' as const };
+  createUsers([admin, seller]);
+  const headers = await apiLogin(request, seller.email, PASSWORD);
+  const jobId = await uploadPhoto(request, headers, 'tazza-verde.jpg', productJpeg());
+  await waitForJob(request, headers, jobId, ['completed']);
+
+  // a browser set to New York still reads Italian time
+  const context = await browser.newContext({ viewport: { width: 375, height: 812 }, timezoneId: 'America/New_York' });
+  const page = await context.newPage();
+  await uiLogin(page, admin.email, PASSWORD);
+  await expect(page).toHaveURL(/\/dashboard$/);
+  await page.goto('/admin-dashboard');
+  await page.getByRole('tab', { name: 'Lavori' }).click();
+  await page.getByLabel('Cerca lavori').fill(seller.email);
+  const row = page.getByRole('row', { name: /tazza-verde\.jpg/ });
+  await expect(row).toBeVisible();
+  // every value of the row within the screen: nothing behind a sideways scroll
+  for (const label of ['Stato', 'Creato', 'Concluso', 'Cronologia']) {
+    const cell = row.locator(`td[data-label="${label}"]`);
+    await expect(cell).toBeVisible();
+    const box = await cell.boundingBox();
+    expect(box && box.x + box.width, label).toBeLessThanOrEqual(375);
+  }
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
+  await shots(page, 'admin-jobs');
+
+  const created = (await row.locator('td[data-label="Creato"] time').textContent()) ?? '';
+  const dateTime = /^\d{1,2} [a-z]{3} \d{4}, \d{2}:\d{2}$/;
+  expect(created).toMatch(dateTime);
+  const { items } = (await (await request.get('/api/photos', { headers })).json()) as { items: { jobs: { id: string; created_at: string }[] }[] };
+  const createdAt = items[0].jobs[0].created_at;
+  const rome = new Intl.DateTimeFormat('it-IT', { hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZone: 'Europe/Rome' }).format(new Date(createdAt));
+  expect(created.endsWith(rome)).toBe(true);
+
+  await row.getByRole('button', { name: 'Cronologia tazza-verde.jpg' }).click();
+  const timeline = page.getByRole('region', { name: 'Cronologia tazza-verde.jpg' });
+  const waiting = timeline.getByRole('listitem').filter({ hasText: 'Attesa prima della cancellazione dei file' });
+  await expect(waiting).toContainText(/prevista il \d{1,2} [a-z]{3} \d{4}, \d{2}:\d{2}/);
+  for (const time of await timeline.locator('time').allTextContents()) expect(time.trim()).toMatch(dateTime);
+  await context.close();
+});
