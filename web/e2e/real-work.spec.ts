@@ -3,6 +3,7 @@ import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { PROCESSING_TIMEOUT_MS, solidPng } from './helpers';
 import { RESULTS_DIR } from './paths';
+import { ageCheckouts } from './stack-db';
 import { apiLogin, createUsers, productJpeg, uiLogin, uniqueEmail, uploadPhoto, waitForJob } from './staff-helpers';
 
 /**
@@ -325,3 +326,26 @@ test("l'admin legge i lavori a 375 px come schede e la cronologia con un solo fo
   for (const time of await timeline.locator('time').allTextContents()) expect(time.trim()).toMatch(dateTime);
   await context.close();
 });
+
+for (const [label, width, height] of [
+  ['1366', 1366, 900],
+  ['375', 375, 812],
+] as const) {
+  test(`un pagamento avviato e abbandonato non resta 'In attesa' per sempre (${label} px)`, async ({ page }) => {
+    await page.setViewportSize({ width, height });
+    const seller = { email: uniqueEmail('e2e-abbandono'), password: PASSWORD, role: 'client' as const, first_name: 'Sara' };
+    createUsers([seller]);
+    await uiLogin(page, seller.email, PASSWORD);
+    await expect(page).toHaveURL(/\/dashboard$/);
+    await page.goto('/credits');
+    await page.getByRole('listitem').filter({ hasText: 'Light' }).getByRole('button').click();
+    await expect(page).toHaveURL(/\/dev\/checkout\//);
+    await page.goto('/orders'); // the seller leaves the checkout page
+    await expect(page.getByText('In attesa', { exact: true })).toHaveCount(1);
+    ageCheckouts(seller.email, 60); // an hour later: past the checkout session's life (30 min)
+    await page.reload();
+    await expect(page.getByText('Scaduto', { exact: true })).toHaveCount(1);
+    await expect(page.getByText('In attesa', { exact: true })).toHaveCount(0);
+    await page.screenshot({ path: path.join(RESULTS_DIR, 'screens', `real-work-orders-abandoned-${label}.png`), fullPage: true });
+  });
+}
