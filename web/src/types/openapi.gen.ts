@@ -638,7 +638,9 @@ export interface paths {
          *
          *     Raises:
          *         ApiError: 400 ``reason_required`` (title 'Impossibile rifiutare il lavoro') when the reason is
-         *             missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed.
+         *             missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed; 400
+         *             ``reason_without_words`` when it is not words (:func:`api.text_rules.says_something`:
+         *             ``"__main__"``, ``"999999"``).
          */
         post: operations["designer-jobs-reject"];
         delete?: never;
