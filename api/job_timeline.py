@@ -157,9 +157,15 @@ def local_activity(attrs: Any, at: datetime) -> _Activity | None:
 ITALY = ZoneInfo("Europe/Rome")
 
 
+_MONTHS_SHORT = ("gen", "feb", "mar", "apr", "mag", "giu", "lug", "ago", "set", "ott", "nov", "dic")
+"""Italian short month names, as the web app's dates write them (``it-IT``, ``month: 'short'``)."""
+
+
 def format_it(dt: datetime) -> str:
-    """``26/11/2026 15:04``, Italian time (the service's users are in Italy)."""
-    return dt.astimezone(ITALY).strftime("%d/%m/%Y %H:%M")
+    """``26 nov 2026, 15:04``, Italian time (Europe/Rome, the service's users are in Italy): the same
+    format and zone as every date the web app shows (``formatDateTime`` in web/src/lib/format.ts)."""
+    local = dt.astimezone(ITALY)
+    return f"{local.day} {_MONTHS_SHORT[local.month - 1]} {local.year}, {local:%H:%M}"
 
 
 def _duration(start: datetime, end: datetime | None) -> int | None:

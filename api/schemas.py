@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from api.services.photo_rules import reprocess_refusal, rework_refusal
+from api.services.photo_rules import reprocess_refusal, rework_refusal, shown_job
 from api.text_rules import PersonName, SingleLine
 from fotopronta.domain import FREE_REWORK_DAYS, JobStatus, JobType, PhotoStatus
 from fotopronta.models import Photo
@@ -125,6 +125,10 @@ class PhotoPublic(BaseModel):
     can_reprocess: bool = False
     """``POST /api/photos/{id}/reprocess`` would be accepted now, credits aside (the caller's balance,
     in ``GET /api/me``; :func:`api.services.photo_rules.reprocess_refusal`)."""
+    shown_job_id: uuid.UUID | None = None
+    """The job whose status the photo's badge shows (:func:`api.services.photo_rules.shown_job`): the
+    newest, or, after a free rework that ended without a result, the delivery it was asked on (the
+    rework is then a note on the card). ``null`` without jobs."""
 
     @model_validator(mode="before")
     @classmethod
@@ -134,8 +138,10 @@ class PhotoPublic(BaseModel):
         if not isinstance(data, Photo):
             return data
         fields = {name: getattr(data, name) for name in cls.model_fields if hasattr(data, name)}
+        shown = shown_job(data)
         return {
             **fields,
+            "shown_job_id": shown.id if shown is not None else None,
             "can_rework": rework_refusal(data) is None,
             "can_reprocess": reprocess_refusal(data) is None,
         }

@@ -48,6 +48,22 @@ U+FFA0; Braille blank U+2800; Mongolian vowel separator U+180E; Khmer inherent v
 NAME_INVISIBLE = "Il nome deve contenere lettere visibili."
 
 
+_LETTER_WORD = re.compile(r"[^\W\d_]{2,}")
+REASON_MIN_WORDS = 2
+"""A reason for the seller needs at least this many words of letters (two or more letters each)."""
+
+
+def says_something(text: str) -> bool:
+    """Whether ``text`` is made of words a person can read: at least :data:`REASON_MIN_WORDS` words of
+    two or more letters (any script; digits and ``_`` are not letters), and letters at least half of
+    its non-space characters. ``"__main__"``, ``"999999"`` or ``"!!! ??"`` say nothing;
+    ``"Foto sfocata"`` does."""
+    words = _LETTER_WORD.findall(text)
+    letters = sum(len(w) for w in words)
+    visible = sum(1 for ch in text if not ch.isspace())
+    return len(words) >= REASON_MIN_WORDS and letters * 2 >= visible
+
+
 def has_control_characters(value: str, *, allow_newlines: bool = False) -> bool:
     """Whether ``value`` holds NUL or another control or invisible formatting character (Unicode
     categories Cc and Cf, line and paragraph separators). With ``allow_newlines`` ``\\n``, ``\\r`` and

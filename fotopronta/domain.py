@@ -101,8 +101,9 @@ WITH_DESIGNER_STATUSES: frozenset[JobStatus] = frozenset(
 """SPEC §9 Designer capacity: a human job that occupies a designer (assigned or being worked on)."""
 CANCELLABLE_STATUSES: frozenset[JobStatus] = DESIGNER_QUEUE_STATUSES
 """DESIGN decisions: the seller may cancel a photo queued for designers until a designer starts it."""
-REWORKABLE_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.completed})
-"""The free rework is offered on an AI delivery only (see ``api.services.photo_rules.rework_refusal``)."""
+REWORKABLE_STATUSES: frozenset[JobStatus] = DELIVERED_STATUSES
+"""The free rework is offered on every delivery, the AI's and a designer's, once per photo (see
+``api.services.photo_rules.rework_refusal``)."""
 REPROCESSABLE_STATUSES: frozenset[JobStatus] = frozenset({JobStatus.failed})
 """Only a failed job may be reprocessed, and only with a retryable error (:func:`can_reprocess`)."""
 

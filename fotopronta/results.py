@@ -1,5 +1,5 @@
-"""Delivered results: their download names and the rule that one photo's deletion never deletes a file
-another photo still uses.
+"""Delivered results: their download names, a ZIP of several streamed one file at a time, and the
+rule that one photo's deletion never deletes a file another photo still uses.
 
 Result files are stored under ids (:func:`fotopronta.storage.result_key`); the SEO name the pipeline
 computes (``processing_details["seo_filename"]``) is only the name the seller's browser saves.
@@ -7,7 +7,12 @@ computes (``processing_details["seo_filename"]``) is only the name the seller's 
 
 from __future__ import annotations
 
+import io
+import time
+import zipfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import PurePath
+from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -83,3 +88,67 @@ def keys_used_elsewhere(session: Session, photo: Photo) -> set[str]:
         )
     ).all()
     return {k for row in rows for k in row if k in keys}
+
+
+def unique_names(names: Iterable[str]) -> list[str]:
+    """``names`` with repeats numbered (``a.jpg``, ``a-2.jpg``, ``a-3.jpg``…), in order: ZIP entries
+    must not collide (two photos of one product can share an SEO name)."""
+    used: set[str] = set()
+    out: list[str] = []
+    for name in names:
+        stem, suffix = PurePath(name).stem, PurePath(name).suffix
+        candidate, n = name, 2
+        while candidate in used:
+            candidate, n = f"{stem}-{n}{suffix}", n + 1
+        used.add(candidate)
+        out.append(candidate)
+    return out
+
+
+class _Chunks(io.RawIOBase):
+    """A write-only, unseekable sink that keeps what :class:`zipfile.ZipFile` writes until
+    :meth:`take` hands it on (``ZipFile`` then writes data descriptors instead of seeking back)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._parts: list[bytes] = []
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        chunk = bytes(data)
+        self._parts.append(chunk)
+        return len(chunk)
+
+    def take(self) -> bytes:
+        data, self._parts = b"".join(self._parts), []
+        return data
+
+
+def stream_zip(entries: Sequence[tuple[str, str]], read: Callable[[str], bytes | None]) -> Iterator[bytes]:
+    """A ZIP archive (entries stored, not compressed: JPEG/WebP/PNG are compressed already) produced
+    one entry at a time, so at most one file is held in memory.
+
+    Args:
+        entries: ``(entry name, storage key)`` pairs, names already unique (:func:`unique_names`).
+        read: the file's bytes for a key, or ``None`` when it is gone (the entry is then left out).
+
+    Yields:
+        The archive's bytes, in order (local headers, data and data descriptors, then the central
+        directory); concatenated they are a valid ZIP (``zipfile`` reads it back).
+    """
+    sink = _Chunks()
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, key in entries:
+            data = read(key)
+            if data is None:
+                continue
+            info = zipfile.ZipInfo(name, date_time=time.localtime()[:6])
+            info.compress_type = zipfile.ZIP_STORED
+            archive.writestr(info, data)
+            del data
+            yield sink.take()
+    tail = sink.take()
+    if tail:
+        yield tail

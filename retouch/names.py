@@ -54,10 +54,46 @@ CAMERA_WORDS = frozenset(
         "tif",
         "tiff",
         "raw",
+        # editing apps and what they add to a name (``lamp2_meitu_1``, ``borsa-photoroom``, ``edited``)
+        "meitu",
+        "photoroom",
+        "snapseed",
+        "lightroom",
+        "picsart",
+        "canva",
+        "vsco",
+        "facetune",
+        "remini",
+        "removebg",
+        "remove",
+        "bg",
+        "cutout",
+        "edited",
+        "modified",
+        "modifica",
+        "enhanced",
+        "retouched",
+        "export",
+        "exported",
+        "resized",
+        "compressed",
+        "cropped",
+        "upscaled",
+        "hdr",
+        "version",
+        "versione",
+        "ver",
+        "draft",
+        "bozza",
+        "output",
+        "snap",
+        "pexels",
+        "unsplash",
     ]
 )
-"""Words of camera and app file names (``IMG_0001``, ``PXL_2024…``, ``WhatsApp Image …``,
-``Screenshot …``, ``copia``) that say nothing about the product: left out of SEO names."""
+"""Words of camera and editing-app file names (``IMG_0001``, ``PXL_2024…``, ``WhatsApp Image …``,
+``Screenshot …``, ``copia``, ``meitu``, ``photoroom``, ``edited``) that say nothing about the product:
+left out of SEO names. Camera makers' names are not here: they can be the product's brand."""
 
 
 def slugify(text: str, max_len: int = 60) -> str:
@@ -75,24 +111,28 @@ def slugify(text: str, max_len: int = 60) -> str:
 
 def name_words(filename: str | None, max_words: int = 6) -> str:
     """The words of an original file name that can describe the product, joined by spaces: the
-    extension, numbers, words with digits (``0001``, ``img2``), single letters and the
-    :data:`CAMERA_WORDS` are left out; at most ``max_words`` words.
+    extension, numbers, words with digits inside (``a4b``, ``x2``), single letters and the
+    :data:`CAMERA_WORDS` are left out, digits at a word's ends are dropped (``lamp2`` is ``lamp``,
+    ``img2`` is ``img``, a camera word); at most ``max_words`` words.
 
     >>> name_words("Borsa_pelle-NERA (2).JPG")
     'borsa pelle nera'
     >>> name_words("IMG_20240101_0001.jpg")
     ''
+    >>> name_words("lamp2_meitu_1.jpg")
+    'lamp'
     """
     if not filename:
         return ""
     stem = filename.rsplit("/", 1)[-1]
     if "." in stem:
         stem = stem.rsplit(".", 1)[0]
-    words = [
-        w
-        for w in slugify(stem, max_len=200).split("-")
-        if len(w) > 1 and w.isalpha() and w not in CAMERA_WORDS
-    ]
+    words = []
+    for token in slugify(stem, max_len=200).split("-"):
+        # digits stuck to a word (``lamp2``, ``3borse``) are a counter, not the word: keep the word
+        w = token.strip("0123456789") if len(token.strip("0123456789")) >= 3 else token
+        if len(w) > 1 and w.isalpha() and w not in CAMERA_WORDS:
+            words.append(w)
     return " ".join(words[:max_words])
 
 

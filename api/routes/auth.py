@@ -29,8 +29,11 @@ Sessions and accounts:
   and invalidates the older links. Sign-up also sets an HttpOnly cookie ``fp_browser`` (a random
   browser id, stored only as SHA-256 with the sign-up). Opening the link in the same browser keeps the
   password chosen at sign-up; opened anywhere else, the address is confirmed but the pending password
-  is discarded and the answer is a one-time "set your password" session (``password_required``, like a
-  reset link), so a password chosen by someone else never works.
+  is held (it signs in nowhere) and the answer is a one-time "set your password" session
+  (``password_required``, like a reset link). There the opener either types the 6-digit pairing code
+  the signing-up browser was shown (``POST /signup/pair``: the sign-up password then works, in the
+  signing-up browser too) or sets a new password; a password chosen by someone else who signed up
+  with this address never works, since they cannot make the mailbox's owner type their code.
 - Login verifies a dummy argon2 hash when the e-mail is unknown: same time either way.
 
 The transactions and the token/code lifecycle live in :mod:`api.services.auth`; these routes check
@@ -130,6 +133,9 @@ class SignupOut(ProfilePublic):
 
     title: str = SIGNUP_OK[0]
     detail: str = SIGNUP_OK[1]
+    pairing_code: str = ""
+    """Six digits shown to the signing-up browser only: if the link is opened in another browser, typing
+    them there lets the password chosen now work (``POST /signup/pair``)."""
 
 
 # --- sign-up and confirmation -----------------------------------------------------------------------
@@ -166,7 +172,7 @@ async def signup(body: SignupIn, session: SessionDep, request: Request, response
     browser_id = request.cookies.get(BROWSER_COOKIE) or ""
     if len(browser_id) < 32 or len(browser_id) > 100:
         browser_id = new_opaque_token()
-    profile, email_msg = await run_in_threadpool(
+    profile, email_msg, pairing = await run_in_threadpool(
         lambda: service.signup(
             session,
             email=body.email,
@@ -189,7 +195,9 @@ async def signup(body: SignupIn, session: SessionDep, request: Request, response
         await mailer.send_email(email_msg)
     except mailer.MailDeliveryError:  # the account exists; 'forgot password' also confirms it
         log.exception("confirmation e-mail to %s not delivered", profile.email)
-    return SignupOut.model_validate(profile, from_attributes=True)
+    out = SignupOut.model_validate(profile, from_attributes=True)
+    out.pairing_code = pairing
+    return out
 
 
 @router.post("/verify", response_model=SessionOut, operation_id="auth-verify")
@@ -204,6 +212,28 @@ def verify(body: VerifyIn, session: SessionDep, request: Request) -> SessionOut:
     reset della password non è valido. Richiedi un nuovo link.' or '… è scaduto. Richiedi un nuovo link.'.
     """
     return service.verify_link(session, body.token_hash, body.type, request.cookies.get(BROWSER_COOKIE))
+
+
+class PairIn(BaseModel):
+    """``POST /api/auth/signup/pair``: the pairing code the signing-up browser showed."""
+
+    code: str = Field(min_length=1, max_length=20)
+
+
+@router.post("/signup/pair", response_model=SessionOut, operation_id="auth-signup-pair")
+def pair_signup(body: PairIn, claims: RecoveryClaims, session: SessionDep, response: Response) -> SessionOut:
+    """With the one-time session of a sign-up link opened in another browser (``password_required``):
+    the 6-digit code shown after sign-up proves the link's opener is who signed up, so the password
+    chosen then works again, in the signing-up browser too (:func:`api.services.auth.pair_signup`).
+    Answers an ordinary session for this browser.
+
+    Errors: 400 'Codice non valido' (``pairing_code_invalid``; after 5 wrong codes the code is spent
+    and a new password is the way in); 400/401/403 as ``POST /password/reset`` for a missing, spent or
+    non-recovery session.
+    """
+    out = service.pair_signup(session, claims, body.code)
+    set_device_cookie(response, out.user.id)  # the e-mailed link and the code prove the owner
+    return out
 
 
 # --- login, refresh, logout ------------------------------------------------------------------------------

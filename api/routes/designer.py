@@ -22,7 +22,7 @@ from api.request_limits import DESIGNER_RESULT_MAX_BYTES
 from api.schemas import DesignerJob
 from api.services import designer as service
 from api.services.thumbnails import THUMBNAIL_CACHE_S, decoded_preview, thumbnail_unavailable
-from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters
+from api.text_rules import INVALID_CHARACTERS, FreeText, has_control_characters, says_something
 from api.uploads import inspect_image
 from fotopronta import mailer
 from fotopronta.domain import UserRole
@@ -51,6 +51,10 @@ REJECT_REASON_MIN_CHARS = 5
 REJECT_REASON_REQUIRED = (
     f"Scrivi il motivo del rifiuto (almeno {REJECT_REASON_MIN_CHARS} caratteri): il cliente lo riceve "
     "nella notifica."
+)
+REJECT_REASON_WORDS = (
+    "Scrivi il motivo del rifiuto a parole (almeno due parole, non solo numeri o simboli): il cliente "
+    "lo legge per capire cosa fare."
 )
 
 
@@ -200,11 +204,15 @@ async def reject_job(
 
     Raises:
         ApiError: 400 ``reason_required`` (title 'Impossibile rifiutare il lavoro') when the reason is
-            missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed.
+            missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed; 400
+            ``reason_without_words`` when it is not words (:func:`api.text_rules.says_something`:
+            ``"__main__"``, ``"999999"``).
     """
     reason = _clean_notes(body.notes)
     if reason is None or len(reason) < REJECT_REASON_MIN_CHARS:
         raise ApiError(400, REJECT_REASON_REQUIRED, "reason_required", "Impossibile rifiutare il lavoro")
+    if not says_something(reason):
+        raise ApiError(400, REJECT_REASON_WORDS, "reason_without_words", "Impossibile rifiutare il lavoro")
     job, _ = await run_in_threadpool(service.load_human_job, session, job_id)
     service.require_assignee(job, user)
     await run_job_update(

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import contextlib
 import uuid
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, File, Form, Query, Request, UploadFile, status
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import Response
+from fastapi.concurrency import iterate_in_threadpool, run_in_threadpool
+from fastapi.responses import Response, StreamingResponse
 from pydantic import BaseModel, Field
 from temporalio.service import RPCError
 
@@ -41,6 +42,7 @@ from api.uploads import (
 )
 from fotopronta.domain import CANCELLABLE_STATUSES, SMART_BACKGROUND_COST, JobStatus, JobType
 from fotopronta.models import Profile
+from fotopronta.results import stream_zip
 from retouch.presets import DEFAULT_PRESET, PRESETS, SMART_BACKGROUND_CATEGORIES
 from workflows.photo_job import PhotoJobWorkflow
 from workflows.starter import start_job_workflow, start_job_workflows_or_defer
@@ -240,6 +242,33 @@ def list_photos(
     page, its jobs (``selectinload``) and the counts. Each photo says whether a free rework
     (``can_rework``) or a reprocess (``can_reprocess``) would be accepted."""
     return service.list_photos(session, user.id, limit=limit, cursor=cursor, q=q, status=status, sort=sort)
+
+
+class ZipBody(BaseModel):
+    """``POST /api/photos/zip``: the selected photos' ids (at most ``ZIP_MAX_PHOTOS``, checked with an
+    Italian error)."""
+
+    photo_ids: list[uuid.UUID]
+
+
+@router.post(
+    "/zip",
+    operation_id="photos-zip",
+    responses={200: {"content": {"application/zip": {}}}},
+    response_class=StreamingResponse,
+)
+async def download_zip(body: ZipBody, user: SellerUser, session: SessionDep) -> StreamingResponse:
+    """One ZIP of the caller's selected delivered photos ('Scarica selezionate'), each entry named with
+    the SEO name its card shows (:func:`api.services.photos.zip_entries`), streamed one file at a time
+    (:func:`fotopronta.results.stream_zip`): the archive is never held whole in memory. The checks
+    (owner only, the bound on ids, something to download) answer before the first byte."""
+    entries = await run_in_threadpool(service.zip_entries, session, user, body.photo_ids)
+    name = f"fotopronta-foto-{datetime.now(UTC):%Y%m%d-%H%M%S}.zip"
+    return StreamingResponse(
+        iterate_in_threadpool(stream_zip(entries, service.read_result)),
+        media_type="application/zip",
+        headers={"Content-Disposition": content_disposition(name)},
+    )
 
 
 @router.get(

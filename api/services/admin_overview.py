@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import and_, case, func, select
+from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 from sqlalchemy.sql import ColumnElement
 
@@ -43,7 +43,14 @@ def overview(session: Session) -> AdminOverview:
     users_total, users_without_credits = session.execute(
         select(
             func.count(),
-            func.count().filter(and_(Profile.credits_remaining == 0, Profile.created_at >= since)),
+            # sellers only (clients, and staff whose role is off): designers and admins need no credits
+            func.count().filter(
+                and_(
+                    Profile.credits_remaining == 0,
+                    Profile.created_at >= since,
+                    or_(Profile.user_role == UserRole.client.value, Profile.is_active.is_(False)),
+                )
+            ),
         ).select_from(Profile)
     ).one()
     photos_total = session.execute(select(func.count()).select_from(Photo)).scalar_one()

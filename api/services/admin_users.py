@@ -10,6 +10,7 @@ from typing import Any
 from sqlalchemy import String, cast, exists, func, select
 from sqlalchemy.orm import Session
 
+from api.deps import effective_role
 from api.errors import ApiError
 from api.services.queries import contains_any, sorted_page
 from fotopronta import ledger
@@ -58,11 +59,19 @@ def grant_credits(
     Returns the purchase id and the refreshed profile.
 
     Raises:
-        ApiError: 404 unknown user; 500 the Free package is missing.
+        ApiError: 404 unknown user; 400 ``designer_needs_no_credits`` for an active designer (their
+            account has no seller pages); 500 the Free package is missing.
     """
     profile = session.get(Profile, user_id)
     if profile is None:
         raise ApiError(404, "Utente non trovato.", "user_not_found", CREDITS_TITLE)
+    if effective_role(profile) is UserRole.graphic:
+        raise ApiError(
+            400,
+            "I grafici non usano crediti: il loro account non carica foto.",
+            "designer_needs_no_credits",
+            CREDITS_TITLE,
+        )
     free = session.execute(select(CreditPackage).where(CreditPackage.name == "Free")).scalar_one_or_none()
     if free is None:
         raise ApiError(

@@ -30,7 +30,6 @@ from fotopronta.db import get_engine
 from fotopronta.models import OneTimeCode, Profile, RefreshSession, User
 from fotopronta.security import (
     JWT_ALGORITHM,
-    UNUSABLE_PASSWORD,
     create_access_token,
     create_device_token,
     device_cookie_name,
@@ -70,6 +69,31 @@ def already_registered() -> ApiError:
     """400 'Un utente con questa email è già registrato'."""
     return ApiError(
         400, "Un utente con questa email è già registrato", "user_already_registered", "Errore registrazione"
+    )
+
+
+def password_on_hold() -> ApiError:
+    """401 ``confirmed_in_other_browser``: the right password of an account confirmed from another
+    browser than the sign-up's, before the pairing code was typed there (said only to whoever knows the
+    password)."""
+    return ApiError(
+        401,
+        "Hai confermato l'indirizzo da un altro dispositivo: lì inserisci il codice di 6 cifre che ti "
+        "abbiamo mostrato dopo la registrazione, poi accedi qui con la tua password. In alternativa, "
+        "scegli lì una nuova password.",
+        "confirmed_in_other_browser",
+        LOGIN_TITLE,
+    )
+
+
+def pairing_code_invalid() -> ApiError:
+    """400 ``pairing_code_invalid``: a wrong or spent pairing code."""
+    return ApiError(
+        400,
+        "Il codice non corrisponde a quello mostrato dopo la registrazione. Controlla e riprova, "
+        "oppure scegli una nuova password.",
+        "pairing_code_invalid",
+        "Codice non valido",
     )
 
 
@@ -208,12 +232,36 @@ def _new_secret(
     return row
 
 
-def _burn_unused(session: Session, user_id: uuid.UUID, purpose: str, now: datetime) -> None:
-    """Invalidate every unused code and link of ``purpose`` (a new request replaces them)."""
-    session.execute(
-        update(OneTimeCode)
-        .where(OneTimeCode.user_id == user_id, OneTimeCode.purpose == purpose, OneTimeCode.used_at.is_(None))
-        .values(used_at=now)
+def _burn_unused(
+    session: Session, user_id: uuid.UUID, purpose: str, now: datetime, *, kinds: tuple[str, ...] | None = None
+) -> None:
+    """Invalidate every unused code and link of ``purpose`` (a new request replaces them), or only
+    those of ``kinds``."""
+    stmt = update(OneTimeCode).where(
+        OneTimeCode.user_id == user_id, OneTimeCode.purpose == purpose, OneTimeCode.used_at.is_(None)
+    )
+    if kinds is not None:
+        stmt = stmt.where(OneTimeCode.kind.in_(kinds))
+    session.execute(stmt.values(used_at=now))
+
+
+HOLD_TTL_S = 10 * 365 * 24 * 3600
+"""A held sign-up password stays held until paired or replaced (:func:`password_held` ignores expiry)."""
+
+
+def password_held(session: Session, user_id: uuid.UUID) -> bool:
+    """Whether the account's password is the one chosen at a sign-up whose link was opened in another
+    browser, neither paired (:func:`pair_signup`) nor replaced since: it signs in nowhere."""
+    return (
+        session.execute(
+            select(OneTimeCode.id).where(
+                OneTimeCode.user_id == user_id,
+                OneTimeCode.purpose == "signup",
+                OneTimeCode.kind == "hold",
+                OneTimeCode.used_at.is_(None),
+            )
+        ).first()
+        is not None
     )
 
 
@@ -226,6 +274,7 @@ def _set_password(
     account's lock-out ends."""
     user.password_hash = hash_password(password)
     _burn_unused(session, user.id, "recovery", now)
+    _burn_unused(session, user.id, "signup", now)  # a held sign-up password and its pairing code end
     user.failed_logins, user.last_failed_login_at, user.login_locked_until = 0, None, None
     revoke = update(RefreshSession).where(
         RefreshSession.user_id == user.id, RefreshSession.revoked_at.is_(None)
@@ -238,11 +287,13 @@ def _set_password(
 # --- sign-up and e-mailed links ------------------------------------------------------------------------------
 def signup(
     session: Session, *, email: str, password: str, first_name: str, last_name: str | None, browser_id: str
-) -> tuple[Profile, mailer.Email]:
+) -> tuple[Profile, mailer.Email, str]:
     """Create an unconfirmed client (15 free credits, ``fotopronta.accounts.create_user``), or replace
-    the pending password and names of an address not confirmed yet (older links stop working), and
-    store the sign-up link and the browser id (SHA-256 only); commits. Returns the profile and the
-    confirmation e-mail to send.
+    the pending password and names of an address not confirmed yet (older links and codes stop
+    working), and store the sign-up link, the browser id and a 6-digit pairing code (SHA-256 only);
+    commits. Returns the profile, the confirmation e-mail to send and the pairing code, which only the
+    signing-up browser is shown: typed where the link is opened in another browser, it tells us the
+    owner of the mailbox is the one who signed up (:func:`pair_signup`).
 
     Raises:
         ApiError: 400 'Un utente con questa email è già registrato'.
@@ -275,10 +326,12 @@ def signup(
     _new_secret(session, user_id=profile.id, purpose="signup", kind="browser", secret=browser_id, ttl_s=ttl_s)
     token = new_opaque_token()
     _new_secret(session, user_id=profile.id, purpose="signup", kind="link", secret=token, ttl_s=ttl_s)
+    pairing = f"{secrets.randbelow(1_000_000):06d}"
+    _new_secret(session, user_id=profile.id, purpose="signup", kind="pair", secret=pairing, ttl_s=ttl_s)
     session.commit()
     session.refresh(profile)
     link = mailer.public_link("/auth/callback", token_hash=token, type="signup")
-    return profile, mailer.signup_confirmation_email(to=profile.email, link=link, ttl_s=ttl_s)
+    return profile, mailer.signup_confirmation_email(to=profile.email, link=link, ttl_s=ttl_s), pairing
 
 
 def _same_browser(session: Session, user_id: uuid.UUID, browser_id: str | None, now: datetime) -> bool:
@@ -301,8 +354,11 @@ def _same_browser(session: Session, user_id: uuid.UUID, browser_id: str | None, 
 def verify_link(session: Session, token_hash: str, link_type: str, browser_id: str | None) -> SessionOut:
     """Exchange an e-mailed link (``link_type`` ``recovery``, else sign-up) for a session; single use;
     commits. Opening any link confirms the address. A recovery link, or a sign-up link opened in
-    another browser (the pending password is discarded), yields a one-time recovery session
-    (``amr=recovery`` and a stored ``jti``) with ``password_required``.
+    another browser, yields a one-time recovery session (``amr=recovery`` and a stored ``jti``) with
+    ``password_required``. In the latter case the password chosen at sign-up is *held*: it may have
+    been chosen by someone else (account pre-hijacking), so it signs in nowhere until the link's
+    opener either types the sign-up's pairing code (:func:`pair_signup`: then it works, in the
+    signing-up browser too) or sets a new password (which ends the hold).
 
     Raises:
         ApiError: 400 sign-up 'Link non valido o scaduto'; recovery invalid or expired link.
@@ -329,10 +385,20 @@ def verify_link(session: Session, token_hash: str, link_type: str, browser_id: s
         user.email_confirmed_at = now
         if purpose == "signup":
             same_browser = _same_browser(session, user.id, browser_id, now)
-            _burn_unused(session, user.id, "signup", now)
-            if not same_browser:
-                # the pending password may have been chosen by someone else: the owner sets one now
-                user.password_hash = UNUSABLE_PASSWORD
+            if same_browser:
+                _burn_unused(session, user.id, "signup", now)
+            else:
+                # the pending password may have been chosen by someone else: held until the opener
+                # proves they signed up (the pairing code) or sets a new one
+                _burn_unused(session, user.id, "signup", now, kinds=("link", "browser"))
+                _new_secret(
+                    session,
+                    user_id=user.id,
+                    purpose="signup",
+                    kind="hold",
+                    secret=new_opaque_token(),
+                    ttl_s=HOLD_TTL_S,
+                )
                 set_password = True
     extra: dict[str, Any] | None = None
     if set_password:
@@ -506,6 +572,8 @@ def login(
         session.commit()
     if user.email_confirmed_at is None:
         raise email_not_confirmed()
+    if password_held(session, user.id):
+        raise password_on_hold()
     out = issue_session(session, user.profile)
     session.commit()
     return out, create_device_token(user.id)
@@ -677,6 +745,63 @@ def reset_with_recovery_session(session: Session, claims: dict[str, Any], passwo
     _set_password(session, session.get_one(User, row.user_id), password, now)
     session.commit()
     return row.user_id
+
+
+def pair_signup(session: Session, claims: dict[str, Any], code: str) -> SessionOut:
+    """The opener of a sign-up link in another browser says they signed up: ``code`` is the 6-digit
+    pairing code the signing-up browser was shown (:func:`signup`). Then the held sign-up password is
+    released (it signs in everywhere, the signing-up browser too), the link's one-time recovery session
+    is spent and an ordinary session is returned for this browser; commits.
+
+    A wrong code counts an attempt on the code; ``recovery_code_max_attempts`` burn it (the opener then
+    sets a new password). Only the mailbox's owner holds such a recovery session, and only the person
+    who signed up saw the code: both together prove they are the same person.
+
+    Raises:
+        ApiError: 400 link invalid, used or expired; 400 ``pairing_code_invalid``.
+    """
+    settings = get_settings()
+    now = datetime.now(UTC)
+    spent = session.execute(
+        select(OneTimeCode)
+        .where(
+            OneTimeCode.code_hash == sha256_hex(str(claims["jti"])),
+            OneTimeCode.purpose == "recovery",
+            OneTimeCode.kind == "session",
+        )
+        .with_for_update()
+    ).scalar_one_or_none()
+    if spent is None or spent.used_at is not None or str(spent.user_id) != str(claims["sub"]):
+        raise reset_link_invalid()
+    if spent.expires_at <= now:
+        raise reset_link_expired()
+    user = session.get_one(User, spent.user_id)
+    row = session.execute(
+        select(OneTimeCode)
+        .where(
+            OneTimeCode.user_id == user.id,
+            OneTimeCode.purpose == "signup",
+            OneTimeCode.kind == "pair",
+            OneTimeCode.used_at.is_(None),
+            OneTimeCode.expires_at > now,
+        )
+        .order_by(OneTimeCode.created_at.desc())
+        .limit(1)
+        .with_for_update()
+    ).scalar_one_or_none()
+    if row is None or not password_held(session, user.id):
+        raise pairing_code_invalid()
+    if not hmac.compare_digest(row.code_hash, sha256_hex(code.strip())):
+        row.attempts += 1
+        if row.attempts >= settings.recovery_code_max_attempts:
+            row.used_at = now
+        session.commit()
+        raise pairing_code_invalid()
+    spent.used_at = now
+    _burn_unused(session, user.id, "signup", now)  # the hold and the code: the password now works
+    out = issue_session(session, user.profile)
+    session.commit()
+    return out
 
 
 def change_password(

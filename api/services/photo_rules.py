@@ -11,7 +11,13 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from api.errors import ApiError
-from fotopronta.domain import FREE_REWORK_DAYS, FREE_REWORK_WINDOW, JobStatus, can_reprocess
+from fotopronta.domain import (
+    DELIVERED_STATUSES,
+    FREE_REWORK_DAYS,
+    FREE_REWORK_WINDOW,
+    UNDELIVERED_END_STATUSES,
+    can_reprocess,
+)
 from fotopronta.models import Photo, PhotoProcessingJob
 
 REWORK_TITLE = "Revisione non disponibile"
@@ -21,6 +27,20 @@ REPROCESS_TITLE = "Impossibile avviare la rielaborazione"
 def latest_job(photo: Photo) -> PhotoProcessingJob | None:
     """The photo's newest job by ``created_at`` (``None`` without jobs)."""
     return max(photo.jobs, key=lambda j: j.created_at) if photo.jobs else None
+
+
+def is_rework(job: PhotoProcessingJob) -> bool:
+    """The job is a free rework (``options.rework``), not a paid job."""
+    return bool((job.options or {}).get("rework"))
+
+
+def shown_job(photo: Photo) -> PhotoProcessingJob | None:
+    """The job whose status describes the photo the seller has: the newest job, except a free rework
+    that ended without a result (rejected by the designers, or cancelled): the result it was asked
+    on is still the seller's, so the delivery before it is shown (the rework stays a note). The SQL
+    twin is :func:`api.services.photos.latest_job_status`."""
+    kept = [j for j in photo.jobs if not (is_rework(j) and j.status in UNDELIVERED_END_STATUSES)]
+    return max(kept, key=lambda j: j.created_at) if kept else latest_job(photo)
 
 
 def rework_already_requested() -> ApiError:
@@ -37,7 +57,9 @@ def rework_already_requested() -> ApiError:
 
 def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None:
     """Why the free rework (DESIGN decisions) is refused for ``photo``, or ``None`` when allowed: asked
-    once per photo, for a latest job ``completed`` by the AI (``completed_at`` set) less than
+    once per photo (a photo has one paid delivery, by the AI or by a designer; the rework's own
+    delivery is that free revision), for a latest job delivered (``completed`` by the AI or
+    ``completed_human`` by a designer, ``completed_at`` set) less than
     :data:`~fotopronta.domain.FREE_REWORK_DAYS` days before ``now`` (default: the current time), while
     the files are kept.
 
@@ -46,9 +68,9 @@ def rework_refusal(photo: Photo, now: datetime | None = None) -> ApiError | None
         ``rework_expired``; 410 ``file_deleted``. Title 'Revisione non disponibile'.
     """
     job = latest_job(photo)
-    if any((j.options or {}).get("rework") for j in photo.jobs):
+    if any(is_rework(j) for j in photo.jobs):
         return rework_already_requested()
-    if job is None or job.status != JobStatus.completed or job.completed_at is None:
+    if job is None or job.status not in DELIVERED_STATUSES or job.completed_at is None:
         return ApiError(
             409,
             "La revisione gratuita è possibile solo per una foto elaborata.",

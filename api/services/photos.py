@@ -47,7 +47,7 @@ from fotopronta.domain import (
 )
 from fotopronta.models import REWORK_INDEX, CreditLedgerEntry, Order, Photo, PhotoProcessingJob, Profile
 from fotopronta.orders import PACKAGE_LABELS, refresh_order
-from fotopronta.results import cutout_keys, download_name, keys_used_elsewhere
+from fotopronta.results import cutout_keys, download_name, keys_used_elsewhere, unique_names
 from fotopronta.settings import get_settings
 from fotopronta.storage import (
     BUCKET_PROCESSED,
@@ -248,10 +248,17 @@ StatusGroup = Literal["all", "completed", "processing", "failed", "pending"]
 
 
 def latest_job_status() -> ColumnElement[str | None]:
-    """The status of each photo's newest job (NULL without jobs), as a correlated subquery."""
+    """The status each photo shows (NULL without jobs), as a correlated subquery: its newest job's,
+    passing over a free rework that ended without a result (rejected or cancelled: the earlier
+    delivery is still the seller's; :func:`api.services.photo_rules.shown_job` in Python). The
+    /photos filter, sort and counters and the orders' counts use it."""
+    ended_rework = and_(
+        func.coalesce(PhotoProcessingJob.options["rework"].astext, "false") == "true",
+        PhotoProcessingJob.status.in_(sorted(UNDELIVERED_END_STATUSES)),
+    )
     return (
         select(PhotoProcessingJob.status)
-        .where(PhotoProcessingJob.photo_id == Photo.id)
+        .where(PhotoProcessingJob.photo_id == Photo.id, ~ended_rework)
         .order_by(PhotoProcessingJob.created_at.desc())
         .limit(1)
         .correlate(Photo)
@@ -627,3 +634,60 @@ def request_rework(
         raise rework_already_requested() from exc
     email = session.execute(select(Profile.email).where(Profile.id == photo.user_id)).scalar_one()
     return rework, email, photo.original_filename
+
+
+ZIP_MAX_PHOTOS = 100
+"""The most photos one ``POST /api/photos/zip`` puts in an archive (a page of the list holds 100)."""
+
+
+def zip_entries(session: Session, user: Profile, photo_ids: Sequence[uuid.UUID]) -> list[tuple[str, str]]:
+    """``(entry name, storage key)`` of the caller's selected photos' delivered results, in the order
+    asked (repeated ids once), each named as its card and single download name it
+    (:func:`fotopronta.results.download_name`), repeats numbered (:func:`fotopronta.results.unique_names`).
+    A selected photo with nothing to download (not delivered yet, files removed by retention) is
+    left out (blocking: threadpool).
+
+    Raises:
+        ApiError: 400 ``no_photos_selected`` for an empty list; 400 ``too_many_photos`` past
+            :data:`ZIP_MAX_PHOTOS`; 404 'Foto non trovata' when an id is not one of the caller's photos
+            (an admin gets only their own: the ZIP is the owner's); 409 ``nothing_to_download`` when
+            none of them has a delivered result.
+    """
+    ids = list(dict.fromkeys(photo_ids))
+    if not ids:
+        raise ApiError(
+            400, "Seleziona almeno una foto da scaricare.", "no_photos_selected", "Errore download"
+        )
+    if len(ids) > ZIP_MAX_PHOTOS:
+        raise ApiError(
+            400,
+            f"Puoi scaricare al massimo {ZIP_MAX_PHOTOS} foto in un unico ZIP: selezionane di meno.",
+            "too_many_photos",
+            "Errore download",
+        )
+    rows = session.scalars(
+        select(Photo).where(Photo.id.in_(ids), Photo.user_id == user.id).options(selectinload(Photo.jobs))
+    ).all()
+    by_id = {photo.id: photo for photo in rows}
+    if len(by_id) != len(ids):
+        raise ApiError(404, "Foto non trovata", "photo_not_found", "Errore download")
+    chosen = [
+        by_id[i]
+        for i in ids
+        if by_id[i].status == PhotoStatus.processed
+        and by_id[i].processed_path
+        and by_id[i].files_deleted_at is None
+    ]
+    if not chosen:
+        raise ApiError(409, "Nessuna foto completata da scaricare", "nothing_to_download", "Errore download")
+    keys = [str(photo.processed_path) for photo in chosen]
+    names = unique_names(download_name(photo, key) for photo, key in zip(chosen, keys, strict=True))
+    return list(zip(names, keys, strict=True))
+
+
+def read_result(key: str) -> bytes | None:
+    """The delivered file stored at ``key``, or ``None`` when it is gone (for :func:`fotopronta.results.stream_zip`)."""
+    try:
+        return get_storage().get(BUCKET_PROCESSED, key)
+    except ObjectNotFoundError:
+        return None

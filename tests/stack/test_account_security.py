@@ -314,7 +314,7 @@ async def test_link_opened_in_another_browser_discards_the_pending_password(stac
         assert session["password_required"] is True
         # the attacker's password never works, before or after the owner chooses one
         bad = await attacker.post("/api/auth/login", json={"email": victim, "password": "attaccante1"})
-        assert (bad.status_code, bad.json()["detail"]) == (401, "Email o password non corretti")
+        assert (bad.status_code, bad.json()["code"]) == (401, "confirmed_in_other_browser")
         # the session is a one-time "set your password" session, like a reset link's
         resp = await owner.post(
             "/api/auth/password/reset", headers=bearer(session), json={"password": "mia12345"}
@@ -322,7 +322,77 @@ async def test_link_opened_in_another_browser_discards_the_pending_password(stac
         assert resp.status_code == 200, resp.text
         await login(owner, victim, "mia12345")
         bad = await attacker.post("/api/auth/login", json={"email": victim, "password": "attaccante1"})
+        assert (bad.status_code, bad.json()["detail"]) == (401, "Email o password non corretti")
+
+
+async def test_confirmed_on_the_phone_the_laptop_logs_in_after_the_pairing_code(
+    stack, browser: Browser
+) -> None:  # type: ignore[no-untyped-def]
+    seller = unique_email("venditrice")
+    async with browser() as laptop, browser() as phone:
+        resp = await laptop.post(
+            "/api/auth/signup", json={"email": seller, "password": "portatile1", "first_name": "Sara"}
+        )
+        assert resp.status_code == 201
+        code = resp.json()["pairing_code"]
+        assert re.fullmatch(r"\d{6}", code)
+        link = (await latest_mail(phone, seller))["links"][0]
+        opened = await phone.post("/api/auth/verify", json=link_body(link))
+        assert opened.status_code == 200 and opened.json()["password_required"] is True
+        # on the laptop, before the code is typed on the phone: the right password is held, and said so
+        held = await laptop.post("/api/auth/login", json={"email": seller, "password": "portatile1"})
+        assert (held.status_code, held.json()["code"]) == (401, "confirmed_in_other_browser")
+        assert "codice di 6 cifre" in held.json()["detail"]
+        wrong = await laptop.post("/api/auth/login", json={"email": seller, "password": "sbagliata1"})
+        assert wrong.json()["detail"] == "Email o password non corretti"
+
+        other = f"{(int(code) + 1) % 1_000_000:06d}"
+        resp = await phone.post("/api/auth/signup/pair", headers=bearer(opened.json()), json={"code": other})
+        assert (resp.status_code, resp.json()["code"]) == (400, "pairing_code_invalid")
+        resp = await phone.post("/api/auth/signup/pair", headers=bearer(opened.json()), json={"code": code})
+        assert resp.status_code == 200, resp.text
+        paired = resp.json()
+        assert paired["password_required"] is False
+        assert (await phone.get("/api/me", headers=bearer(paired))).status_code == 200
+        # the laptop now simply logs in with the password chosen at sign-up
+        await login(laptop, seller, "portatile1")
+        # the link's one-time session is spent: neither a second pairing nor a password reset with it
+        again = await phone.post("/api/auth/signup/pair", headers=bearer(opened.json()), json={"code": code})
+        assert again.status_code == 400
+        reset = await phone.post(
+            "/api/auth/password/reset", headers=bearer(opened.json()), json={"password": "x1234567"}
+        )
+        assert reset.status_code == 400
+
+
+async def test_a_pre_registered_password_stays_held_without_the_code(stack, browser: Browser) -> None:  # type: ignore[no-untyped-def]
+    victim = unique_email("vittima")
+    async with browser() as attacker, browser() as owner:
+        resp = await attacker.post(
+            "/api/auth/signup", json={"email": victim, "password": "attaccante1", "first_name": "Mallory"}
+        )
+        code = resp.json()["pairing_code"]
+        link = (await latest_mail(owner, victim))["links"][0]
+        session = (await owner.post("/api/auth/verify", json=link_body(link))).json()
+        assert session["password_required"] is True
+        # guesses burn the code: after five wrong ones even the right code is refused
+        for n in range(5):
+            guess = f"{(int(code) + n + 1) % 1_000_000:06d}"
+            resp = await owner.post("/api/auth/signup/pair", headers=bearer(session), json={"code": guess})
+            assert resp.status_code == 400
+        resp = await owner.post("/api/auth/signup/pair", headers=bearer(session), json={"code": code})
+        assert (resp.status_code, resp.json()["code"]) == (400, "pairing_code_invalid")
+        bad = await attacker.post("/api/auth/login", json={"email": victim, "password": "attaccante1"})
         assert bad.status_code == 401
+        # an ordinary session cannot pair; only the link's one-time session can
+        assert (await owner.post("/api/auth/signup/pair", json={"code": code})).status_code == 401
+        resp = await owner.post(
+            "/api/auth/password/reset", headers=bearer(session), json={"password": "mia12345"}
+        )
+        assert resp.status_code == 200, resp.text
+        await login(owner, victim, "mia12345")
+        bad = await attacker.post("/api/auth/login", json={"email": victim, "password": "attaccante1"})
+        assert bad.json()["detail"] == "Email o password non corretti"
 
 
 # --- rate limits ------------------------------------------------------------------------------------------

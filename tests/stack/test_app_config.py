@@ -85,7 +85,7 @@ async def test_config_is_public_and_matches_the_constants(stack: Stack, api: htt
             "designer_queue": ["assigned_to_graphic", "pending_human"],
             "with_designer": ["assigned_to_graphic", "in_progress_human"],
             "cancellable": ["assigned_to_graphic", "pending_human"],
-            "reworkable": ["completed"],
+            "reworkable": ["completed", "completed_human"],
             "reprocessable": ["failed"],
         },
         "status_filters": {

@@ -99,6 +99,14 @@ async def test_note_reaches_the_seller_and_a_rejection_needs_a_reason(
         body = resp.json()
         assert body["code"] == "reason_required" and body["title"] == "Impossibile rifiutare il lavoro"
         assert "motivo del rifiuto" in body["detail"]
+    # a reason must be words: not a symbol name nor a row of digits
+    for notes in ("__main__", "999999999999", "!!! ??? ...", "a1 b2 c3 d4"):
+        resp = await api.post(
+            f"/api/designer/jobs/{rejected}/reject", headers=designer, json={"notes": notes}
+        )
+        assert resp.status_code == 400, (notes, resp.text)
+        assert resp.json()["code"] == "reason_without_words"
+        assert "a parole" in resp.json()["detail"]
     with sessions() as session:
         assert session.get_one(PhotoProcessingJob, uuid.UUID(rejected)).status == "in_progress_human"
     resp = await api.post(f"/api/designer/jobs/{rejected}/reject", headers=designer, json={"notes": REASON})

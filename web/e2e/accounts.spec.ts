@@ -7,7 +7,8 @@ interface OutboxMail {
 /**
  * Account pre-hijacking: someone signs up the owner's address with their own password (from
  * another "browser": Playwright's request context has its own cookies). The owner opens the e-mailed
- * link in their browser, is asked to choose a password, and signs in with it; the other password
+ * link in their browser, is told the address is confirmed and asked for the code shown after sign-up
+ * (which they do not have) or a new password; they choose one and sign in with it; the other password
  * never works.
  */
 test('il link aperto in un altro browser chiede la password: quella scelta da altri non funziona', async ({ page, request }) => {
@@ -21,8 +22,9 @@ test('il link aperto in un altro browser chiede la password: quella scelta da al
   expect(link).toContain('type=signup');
 
   await page.goto(link);
-  await expect(page).toHaveURL(/\/auth\?type=recovery$/);
-  await expect(page.getByRole('status').filter({ hasText: 'Email confermata' })).toBeVisible();
+  await expect(page).toHaveURL(/\/auth\?type=recovery&from=signup$/);
+  await expect(page.getByRole('heading', { name: 'Email confermata' })).toBeVisible();
+  await expect(page.getByText('Il tuo indirizzo email è confermato.')).toBeVisible();
   const form = page.getByRole('form', { name: 'Nuova password' });
   await form.getByLabel('Nuova password').fill('la-mia-password');
   await form.getByRole('button', { name: 'Cambia password' }).click();

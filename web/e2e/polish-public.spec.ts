@@ -97,7 +97,7 @@ test('la landing non scarica il codice delle pagine riservate (rotte lazy)', asy
     const source = await (await page.request.get(url)).text();
     bytes += source.length;
     // Text that only the signed-in pages carry: dashboard, photos, upload, staff dashboards.
-    for (const marker of ['Cosa vuoi processare oggi?', 'Foto Processate', 'Carica le tue foto', 'Dashboard Lavori', 'Admin Dashboard']) {
+    for (const marker of ['Cosa vuoi processare oggi?', 'Foto Processate', 'Carica le tue foto', 'Bacheca lavori', 'Pannello di amministrazione']) {
       expect(source.includes(marker), `${url} contiene "${marker}"`).toBe(false);
     }
   }

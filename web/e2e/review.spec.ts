@@ -121,9 +121,11 @@ test('un risultato AI dubbio è "Da verificare" e va a un grafico gratis con un 
   const rejected = await request.post(`/api/designer/jobs/${reworkId}/reject`, { headers: designerAuth, data: { notes: reason } });
   expect(rejected.status(), await rejected.text()).toBe(200);
   await page.goto('/photos');
-  await expect(card.getByText('Rifiutata', { exact: true })).toBeVisible();
-  await expect(card.getByText(`Revisione rifiutata dal grafico: ${reason}`)).toBeVisible();
-  await expect(card.getByText('Il risultato precedente resta disponibile.')).toBeVisible();
+  // the photo the seller has is delivered: its badge says so, the rejected rework is a note
+  await expect(card.getByText('Completata', { exact: true })).toBeVisible();
+  await expect(card.getByText('Rifiutata', { exact: true })).toHaveCount(0);
+  await expect(card.getByRole('note').filter({ hasText: 'Revisione gratuita non eseguita' })).toContainText(`«${reason}»`);
+  await expect(card.getByRole('note').filter({ hasText: 'Revisione gratuita non eseguita' })).toContainText('Il risultato consegnato resta tuo');
   const downloading = page.waitForEvent('download');
   await card.getByRole('button', { name: 'Scarica', exact: true }).click();
   expect((await downloading).suggestedFilename()).toMatch(/\.jpg$/);

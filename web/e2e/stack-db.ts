@@ -90,3 +90,23 @@ with session_scope() as session:
 export function addPhotoRows(email: string, rows: { name: string; photo_status: string; job_status: string; second: number }[]): void {
   runPython(['-c', ADD_PHOTO_ROWS, email, JSON.stringify(rows)]);
 }
+
+const AGE_CHECKOUTS = `
+import sys
+from datetime import timedelta
+from sqlalchemy import select, update
+from fotopronta.db import session_scope
+from fotopronta.models import CreditPurchase, Profile
+with session_scope() as session:
+    user_id = session.execute(select(Profile.id).where(Profile.email == sys.argv[1])).scalar_one()
+    session.execute(
+        update(CreditPurchase)
+        .where(CreditPurchase.user_id == user_id, CreditPurchase.status == "pending")
+        .values(created_at=CreditPurchase.created_at - timedelta(minutes=int(sys.argv[2])))
+    )
+`;
+
+/** Moves the account's pending checkouts `minutes` into the past: a checkout left open and forgotten. */
+export function ageCheckouts(email: string, minutes: number): void {
+  runPython(['-c', AGE_CHECKOUTS, email, String(minutes)]);
+}

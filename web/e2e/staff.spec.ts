@@ -16,7 +16,7 @@ async function screenshots(page: Page, name: string): Promise<void> {
 
 /**
  * An admin finds a delivered AI job by the seller's e-mail and reads its Italian
- * timeline (credits, AI retouch attempt, delivery, the 30-day deletion), with the Temporal UI link.
+ * timeline (credits, AI retouch attempt, delivery, the 30-day deletion), with the link to the run in Temporal.
  */
 test("l'admin cerca un lavoro AI e ne legge la cronologia in italiano con il link a Temporal", async ({ page, request }) => {
   const admin = { email: uniqueEmail('e2e-admin'), password: PASSWORD, role: 'admin' as const, first_name: 'Ada' };
@@ -51,7 +51,7 @@ test("l'admin cerca un lavoro AI e ne legge la cronologia in italiano con il lin
   await expect(steps.filter({ hasText: 'Attesa prima della cancellazione dei file' })).toContainText('prevista il');
   await expect(timeline.getByText(/^Consegnato — file conservati fino al \d{1,2} [a-z]+ \d{4}$/)).toBeVisible();
   await expect(timeline.getByText('Nessun errore')).toBeVisible();
-  const link = timeline.getByRole('link', { name: 'Apri in Temporal UI' });
+  const link = timeline.getByRole('link', { name: 'Apri in Temporal' });
   await expect(link).toHaveAttribute('href', new RegExp(`/namespaces/default/workflows/photo-job-${jobId}/[^/]+/history$`));
   await expect(link).toHaveAttribute('target', '_blank');
   await timeline.scrollIntoViewIfNeeded();

@@ -2,7 +2,7 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { useSessionStore } from '@/stores/session';
 import { callsTo, fakeServer } from '@/test/fake-server';
-import { makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
+import { JPEG_HEAD, makePhoto, makeProfile, photoListHandler } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import { routes } from './router';
 
@@ -50,7 +50,7 @@ describe('auth screens', () => {
   });
 
   it('signs up with first and last name', async () => {
-    const server = fakeServer({ 'POST /api/auth/signup': () => jsonResponse({ id: 'u2' }, 201) });
+    const server = fakeServer({ 'POST /api/auth/signup': () => jsonResponse({ id: 'u2', email: 'anna@example.com', pairing_code: '123456' }, 201) });
     const user = userEvent.setup();
     renderRoutes(routes, ['/auth?from=free-trial']);
     expect(await screen.findByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
@@ -62,6 +62,12 @@ describe('auth screens', () => {
     await user.click(screen.getByRole('button', { name: 'Crea Account' }));
     expect(await screen.findByText('Registrazione completata')).toBeInTheDocument();
     expect(screen.getByText("Controlla la tua email per confermare l'account")).toBeInTheDocument();
+    // the page keeps saying it, with the code for another device, and the login form has the address
+    const done = screen.getByRole('status', { name: 'Controlla la tua email' });
+    expect(done).toHaveTextContent('anna@example.com');
+    expect(done).toHaveTextContent('123 456');
+    expect(screen.getByRole('tab', { name: 'Accedi' })).toHaveAttribute('aria-selected', 'true');
+    expect(screen.getByLabelText('Email')).toHaveValue('anna@example.com');
     const [, init] = callsTo(server, 'POST', '/api/auth/signup')[0];
     expect(JSON.parse(String((init as RequestInit).body))).toEqual({
       email: 'anna@example.com',
@@ -96,13 +102,54 @@ describe('sign-up link opened in another browser', () => {
     const user = userEvent.setup();
     window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
     const { router } = renderRoutes(routes, ['/auth/callback?token_hash=abc&type=signup']);
-    await waitFor(() => expect(router.state.location.search).toBe('?type=recovery'));
+    await waitFor(() => expect(router.state.location.search).toBe('?type=recovery&from=signup'));
     window.history.replaceState(null, '', '/');
-    expect(await screen.findByText('Email confermata')).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Email confermata' })).toBeInTheDocument();
+    expect(screen.getByText(/Il tuo indirizzo email è confermato/)).toBeInTheDocument();
     await user.type(await screen.findByPlaceholderText('Inserisci la tua nuova password (minimo 6 caratteri)'), 'mia12345');
     await user.click(screen.getByRole('button', { name: 'Cambia password' }));
     await waitFor(() => expect(useSessionStore.getState().session).toBeNull());
     expect(router.state.location.pathname).toBe('/auth');
+  });
+});
+
+describe('sign-up link opened in another browser, with the code shown after sign-up', () => {
+  it('sends the code and signs in; a wrong code is said on the page', async () => {
+    let tries = 0;
+    const server = fakeServer({
+      'POST /api/auth/verify': { ...testSession, password_required: true },
+      'POST /api/auth/signup/pair': () =>
+        ++tries === 1
+          ? jsonResponse({ detail: 'Il codice non corrisponde a quello mostrato dopo la registrazione.', code: 'pairing_code_invalid' }, 400)
+          : jsonResponse(testSession),
+      'GET /api/me': makeProfile(),
+      'GET /api/photos': photoListHandler([]),
+      'GET /api/notifications': [],
+    });
+    const user = userEvent.setup();
+    window.history.replaceState(null, '', '/auth/callback?token_hash=abc&type=signup');
+    const { router } = renderRoutes(routes, ['/auth/callback?token_hash=abc&type=signup']);
+    const field = await screen.findByLabelText('Codice di 6 cifre mostrato dopo la registrazione');
+    window.history.replaceState(null, '', '/');
+    await user.type(field, '111111');
+    await user.click(screen.getByRole('button', { name: 'Conferma con il codice' }));
+    expect(await screen.findByText(/Il codice non corrisponde/)).toBeInTheDocument();
+    await user.clear(field);
+    await user.type(field, '123 456');
+    await user.click(screen.getByRole('button', { name: 'Conferma con il codice' }));
+    await waitFor(() => expect(router.state.location.pathname).toBe('/dashboard'));
+    const [, init] = callsTo(server, 'POST', '/api/auth/signup/pair')[1];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({ code: '123456' });
+  });
+});
+
+describe('/login', () => {
+  it('is the same sign-in page as /auth', async () => {
+    fakeServer({});
+    const { router } = renderRoutes(routes, ['/login?from=free-trial']);
+    await waitFor(() => expect(router.state.location.pathname).toBe('/auth'));
+    expect(router.state.location.search).toBe('?from=free-trial');
+    expect(await screen.findByRole('heading', { name: 'Inizia la tua prova gratuita' })).toBeInTheDocument();
   });
 });
 
@@ -152,7 +199,7 @@ describe('signed-in layout', () => {
     const user = userEvent.setup();
     const { router } = renderRoutes(routes, ['/dashboard']);
     const admin = await screen.findByRole('navigation', { name: 'Amministrazione' });
-    expect(within(admin).getByRole('link', { name: 'Dashboard Grafici' })).toHaveAttribute('href', '/graphics-dashboard');
+    expect(within(admin).getByRole('link', { name: 'Bacheca grafici' })).toHaveAttribute('href', '/graphics-dashboard');
     expect(within(screen.getByRole('navigation', { name: 'Area Cliente' })).getByRole('link', { name: 'Carica foto' })).toBeInTheDocument();
 
     await user.click(screen.getByRole('button', { name: 'Notifiche' }));
@@ -213,7 +260,7 @@ describe('dashboard, upload and photos', () => {
     expect(await screen.findByRole('heading', { name: 'Carica le tue foto' })).toBeInTheDocument();
     await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
     const input = screen.getByLabelText('Seleziona foto');
-    await user.upload(input, [new File(['img'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['%PDF'], 'listino.pdf', { type: 'application/pdf' })]);
+    await user.upload(input, [new File([JPEG_HEAD, 'img'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['%PDF'], 'listino.pdf', { type: 'application/pdf' })]);
     expect(await screen.findByText('Alcuni file ignorati')).toBeInTheDocument();
     expect(screen.getByText('listino.pdf: Solo le immagini sono supportate')).toBeInTheDocument();
     expect(screen.getByRole('listitem', { name: 'scarpa.jpg' })).toHaveTextContent('In coda');
@@ -243,7 +290,7 @@ describe('dashboard, upload and photos', () => {
     const user = userEvent.setup({ applyAccept: false });
     renderRoutes(routes, ['/upload']);
     await waitFor(() => expect(screen.getByRole('button', { name: /Carica 0 foto/ })).toBeInTheDocument());
-    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' }), new File(['testo'], 'finta.jpg', { type: 'image/jpeg' })]);
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File([JPEG_HEAD, 'img'], 'a.jpg', { type: 'image/jpeg' }), new File([JPEG_HEAD, 'testo'], 'finta.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 2 foto' }));
     // Toasts come one at a time: first the photos taken, then the files refused, each by name.
     expect(await screen.findByText('1 foto in elaborazione.')).toBeInTheDocument();
@@ -270,7 +317,7 @@ describe('dashboard, upload and photos', () => {
     await screen.findByRole('option', { name: /^Amazon/ }); // the presets come with GET /api/config
     await user.selectOptions(screen.getByLabelText('Formato di uscita'), 'amazon');
     await user.type(screen.getByLabelText('Marca (facoltativa, per il nome SEO)'), 'Borsalino');
-    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'a.jpg', { type: 'image/jpeg' })]);
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File([JPEG_HEAD, 'img'], 'a.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
     await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(1));
     let body = (callsTo(server, 'POST', '/api/photos/batch')[0][1] as RequestInit).body as FormData;
@@ -278,11 +325,13 @@ describe('dashboard, upload and photos', () => {
 
     await user.click(screen.getByRole('radio', { name: /Ritocco del team grafico/ }));
     await user.type(screen.getByLabelText('Indicazioni per il grafico (facoltative)'), 'ombra morbida');
-    await user.upload(screen.getByLabelText('Seleziona foto'), [new File(['img'], 'b.jpg', { type: 'image/jpeg' })]);
+    await user.upload(screen.getByLabelText('Seleziona foto'), [new File([JPEG_HEAD, 'img'], 'b.jpg', { type: 'image/jpeg' })]);
     await user.click(screen.getByRole('button', { name: 'Carica 1 foto' }));
     await waitFor(() => expect(callsTo(server, 'POST', '/api/photos/batch')).toHaveLength(2));
     body = (callsTo(server, 'POST', '/api/photos/batch')[1][1] as RequestInit).body as FormData;
     expect([body.get('job_type'), body.get('client_notes')]).toEqual(['background_removal_human', 'ombra morbida']);
+    // a designer's job is not 'in elaborazione': it is delivered in 24-48 working hours
+    expect(await screen.findByText('1 foto inviata al team grafico: consegna in 24-48 ore lavorative.', {}, { timeout: 8_000 })).toBeInTheDocument();
   });
 
   it('lists photos with badges, Italian relative time, colours and downloads as the SEO name', async () => {

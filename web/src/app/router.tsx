@@ -1,5 +1,5 @@
 import { lazy, Suspense, type ComponentType, type ReactNode } from 'react';
-import { createBrowserRouter, Navigate, type RouteObject } from 'react-router-dom';
+import { createBrowserRouter, Navigate, useLocation, type RouteObject } from 'react-router-dom';
 import { ErrorBoundary } from '@/components/errors/error-boundary';
 import { FullPageSpinner } from '@/components/ui/spinner';
 import { LandingPage } from '@/features/landing';
@@ -38,6 +38,12 @@ const staff = () => import('@/features/staff');
 const GraphicsDashboardPage = lazyNamed(staff, 'GraphicsDashboardPage');
 const AdminDashboardPage = lazyNamed(staff, 'AdminDashboardPage');
 
+/** `/login` → `/auth` with the same query: one sign-in page. */
+function LoginAlias() {
+  const { search } = useLocation();
+  return <Navigate to={`/auth${search}`} replace />;
+}
+
 const loading = (element: ReactNode) => <Suspense fallback={<FullPageSpinner />}>{element}</Suspense>;
 const guarded = (name: string, element: ReactNode) => <ErrorBoundary name={name}>{loading(element)}</ErrorBoundary>;
 
@@ -45,6 +51,8 @@ const publicRoutes: RouteObject[] = [
   { path: '/', element: <LandingPage /> },
   { path: '/home', element: <Navigate to="/" replace /> },
   { path: '/auth', element: <AuthPage /> },
+  // the address people type: the same page as /auth, its query kept (e.g. ?from=free-trial)
+  { path: '/login', element: <LoginAlias /> },
   { path: '/auth/callback', element: <AuthCallbackPage /> },
   { path: '/forgot-password', element: <ForgotPasswordPage /> },
   { path: '/verify-otp', element: <VerifyOtpPage /> },

@@ -29,15 +29,32 @@ export function notificationTime(value: string | Date, now: Date = new Date()): 
   return format(d, 'dd/MM', { locale: it });
 }
 
-/** "12 marzo 2025". */
+/** Every date and time is shown in Italian time, wherever the browser is (the server's texts too:
+ * `format_it` in api/job_timeline.py writes the same "28 nov 2026, 11:08"). */
+export const APP_TIME_ZONE = 'Europe/Rome';
+const dateFormat = new Intl.DateTimeFormat('it-IT', { day: 'numeric', month: 'long', year: 'numeric', timeZone: APP_TIME_ZONE });
+const dateTimeParts = new Intl.DateTimeFormat('it-IT', {
+  day: 'numeric',
+  month: 'short',
+  year: 'numeric',
+  hour: '2-digit',
+  minute: '2-digit',
+  hourCycle: 'h23',
+  timeZone: APP_TIME_ZONE,
+});
+
+/** "12 marzo 2025" (Europe/Rome). */
 export function formatDate(value: string | Date | null | undefined): string {
   const d = toDate(value);
-  return d ? format(d, 'd MMMM yyyy', { locale: it }) : '';
+  return d ? dateFormat.format(d) : '';
 }
 
+/** "28 nov 2026, 11:08" (Europe/Rome). */
 export function formatDateTime(value: string | Date | null | undefined): string {
   const d = toDate(value);
-  return d ? format(d, "d MMM yyyy, HH:mm", { locale: it }) : '';
+  if (!d) return '';
+  const part = (type: Intl.DateTimeFormatPartTypes) => dateTimeParts.formatToParts(d).find((p) => p.type === type)?.value ?? '';
+  return `${part('day')} ${part('month').replace('.', '')} ${part('year')}, ${part('hour')}:${part('minute')}`;
 }
 
 export function daysUntil(value: string | Date | null | undefined, now: Date = new Date()): number | null {

@@ -33,10 +33,19 @@ export function getPhotoPage({ q, status, sort, limit, cursor }: PhotoListParams
   return api<PhotoPage>('/api/photos', { query });
 }
 
-/** The newest job of a photo (the one its card shows), or null. */
+/** The newest job of a photo (its progress and errors; the badge is {@link shownJob}'s), or null. */
 export function latestJob(photo: Pick<Photo, 'jobs'>): PhotoJob | null {
   if (!photo.jobs?.length) return null;
   return [...photo.jobs].sort((a, b) => b.created_at.localeCompare(a.created_at))[0];
+}
+
+/**
+ * The job whose status the photo's badge, filter and counts show: the server's `shown_job_id` (after a
+ * free rework that ended without a result, the delivery it was asked on: the seller still has it),
+ * else the newest job.
+ */
+export function shownJob(photo: Pick<Photo, 'jobs' | 'shown_job_id'>): PhotoJob | null {
+  return (photo.shown_job_id ? photo.jobs.find((j) => j.id === photo.shown_job_id) : undefined) ?? latestJob(photo);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { filterGroup, latestJob, resultDetails } from '@/lib/photos';
+import { filterGroup, resultDetails, shownJob } from '@/lib/photos';
 import type { AppConfig, Photo, PhotoJob, Profile } from '@/types/api';
 import { utc } from './utc';
 
@@ -35,7 +35,7 @@ export const TEST_CONFIG: AppConfig = {
     designer_queue: ['assigned_to_graphic', 'pending_human'],
     with_designer: ['assigned_to_graphic', 'in_progress_human'],
     cancellable: ['assigned_to_graphic', 'pending_human'],
-    reworkable: ['completed'],
+    reworkable: ['completed', 'completed_human'],
     reprocessable: ['failed'],
   },
   status_filters: {
@@ -167,11 +167,11 @@ export function photoListHandler(photos: Photo[]) {
     const limit = Number(url.searchParams.get('limit') ?? '24');
     const start = Number(url.searchParams.get('cursor') ?? '0');
     const matches = photos.filter((p) => {
-      if (status !== 'all' && filterGroup(latestJob(p)?.status, TEST_CONFIG) !== status) return false;
+      if (status !== 'all' && filterGroup(shownJob(p)?.status, TEST_CONFIG) !== status) return false;
       const seo = resultDetails(p)?.seo_filename ?? '';
       return !q || p.original_filename.toLowerCase().includes(q) || seo.toLowerCase().includes(q);
     });
-    const groups = photos.map((p) => filterGroup(latestJob(p)?.status, TEST_CONFIG));
+    const groups = photos.map((p) => filterGroup(shownJob(p)?.status, TEST_CONFIG));
     const body = {
       items: matches.slice(start, start + limit),
       next_cursor: start + limit < matches.length ? String(start + limit) : null,
@@ -182,11 +182,14 @@ export function photoListHandler(photos: Photo[]) {
         failed: groups.filter((g) => g === 'failed').length,
         pending: groups.filter((g) => g === 'pending').length,
         processed: photos.filter((p) => p.status === 'processed').length,
-        queued: photos.filter((p) => (p.status === 'uploaded' || p.status === 'processing') && !['failed', 'rejected_human'].includes(latestJob(p)?.status ?? '')).length,
-        rejected: photos.filter((p) => latestJob(p)?.status === 'rejected_human').length,
-        designer_queue: photos.filter((p) => ['pending_human', 'assigned_to_graphic'].includes(latestJob(p)?.status ?? '')).length,
+        queued: photos.filter((p) => (p.status === 'uploaded' || p.status === 'processing') && !['failed', 'rejected_human'].includes(shownJob(p)?.status ?? '')).length,
+        rejected: photos.filter((p) => shownJob(p)?.status === 'rejected_human').length,
+        designer_queue: photos.filter((p) => ['pending_human', 'assigned_to_graphic'].includes(shownJob(p)?.status ?? '')).length,
       },
     };
     return new Response(JSON.stringify(body), { status: 200, headers: { 'Content-Type': 'application/json' } });
   };
 }
+
+/** The first bytes of a JPEG: test files made with them pass the upload page's magic-byte check. */
+export const JPEG_HEAD = new Uint8Array([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00]);

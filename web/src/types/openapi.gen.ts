@@ -446,6 +446,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/auth/signup/pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pair Signup
+         * @description With the one-time session of a sign-up link opened in another browser (``password_required``):
+         *     the 6-digit code shown after sign-up proves the link's opener is who signed up, so the password
+         *     chosen then works again, in the signing-up browser too (:func:`api.services.auth.pair_signup`).
+         *     Answers an ordinary session for this browser.
+         *
+         *     Errors: 400 'Codice non valido' (``pairing_code_invalid``; after 5 wrong codes the code is spent
+         *     and a new password is the way in); 400/401/403 as ``POST /password/reset`` for a missing, spent or
+         *     non-recovery session.
+         */
+        post: operations["auth-signup-pair"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/auth/verify": {
         parameters: {
             query?: never;
@@ -657,7 +684,9 @@ export interface paths {
          *
          *     Raises:
          *         ApiError: 400 ``reason_required`` (title 'Impossibile rifiutare il lavoro') when the reason is
-         *             missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed.
+         *             missing or shorter than :data:`REJECT_REASON_MIN_CHARS` characters once trimmed; 400
+         *             ``reason_without_words`` when it is not words (:func:`api.text_rules.says_something`:
+         *             ``"__main__"``, ``"999999"``).
          */
         post: operations["designer-jobs-reject"];
         delete?: never;
@@ -1051,6 +1080,29 @@ export interface paths {
          *     refused). The batch's own rules (count, total size, job options) still refuse it whole (400).
          */
         post: operations["photos-upload-batch"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/photos/zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download Zip
+         * @description One ZIP of the caller's selected delivered photos ('Scarica selezionate'), each entry named with
+         *     the SEO name its card shows (:func:`api.services.photos.zip_entries`), streamed one file at a time
+         *     (:func:`fotopronta.results.stream_zip`): the archive is never held whole in memory. The checks
+         *     (owner only, the bound on ids, something to download) answer before the first byte.
+         */
+        post: operations["photos-zip"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2136,6 +2188,14 @@ export interface components {
             price_cents: number;
         };
         /**
+         * PairIn
+         * @description ``POST /api/auth/signup/pair``: the pairing code the signing-up browser showed.
+         */
+        PairIn: {
+            /** Code */
+            code: string;
+        };
+        /**
          * PhotoCounts
          * @description Counters over all the caller's photos: by the newest job's filter group (``completed``,
          *     ``processing``, ``failed``, ``pending``: the /photos summary and filter), by the newest job's own
@@ -2217,6 +2277,8 @@ export interface components {
             original_filename: string;
             /** Processed Path */
             processed_path: string | null;
+            /** Shown Job Id */
+            shown_job_id?: string | null;
             status: components["schemas"]["PhotoStatus"];
             /** Upload Path */
             upload_path: string;
@@ -2458,6 +2520,11 @@ export interface components {
             last_name: string | null;
             /** Max Concurrent Jobs */
             max_concurrent_jobs: number;
+            /**
+             * Pairing Code
+             * @default
+             */
+            pairing_code: string;
             /** Specializations */
             specializations: string[] | null;
             /**
@@ -2779,6 +2846,15 @@ export interface components {
             status: "enabled" | "disabled";
             /** Url */
             url: string;
+        };
+        /**
+         * ZipBody
+         * @description ``POST /api/photos/zip``: the selected photos' ids (at most ``ZIP_MAX_PHOTOS``, checked with an
+         *     Italian error).
+         */
+        ZipBody: {
+            /** Photo Ids */
+            photo_ids: string[];
         };
         /**
          * VerifyIn
@@ -3408,6 +3484,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SignupOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "auth-signup-pair": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PairIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionOut"];
                 };
             };
             /** @description Validation Error */
@@ -4260,6 +4369,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["UploadBatchResult"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    "photos-zip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ZipBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": unknown;
                 };
             };
             /** @description Validation Error */

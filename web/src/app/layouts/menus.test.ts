@@ -7,18 +7,18 @@ describe('menus by role (SPEC §2)', () => {
     expect(shape('client')).toEqual([
       [
         'Menu Principale',
-        ['Overview /dashboard', 'Carica foto /upload', 'Foto processate /photos', 'Ordini /orders', 'Crediti /credits', 'Profilo /profile'],
+        ['Panoramica /dashboard', 'Carica foto /upload', 'Foto processate /photos', 'Ordini /orders', 'Crediti /credits', 'Profilo /profile'],
       ],
     ]);
   });
 
   it('graphic: Team Grafici', () => {
-    expect(shape('graphic')).toEqual([['Team Grafici', ['Dashboard Lavori /graphics-dashboard', 'Profilo /profile']]]);
+    expect(shape('graphic')).toEqual([['Team Grafici', ['Bacheca lavori /graphics-dashboard', 'Profilo /profile']]]);
   });
 
   it('admin: Area Cliente and Amministrazione', () => {
     const groups = shape('admin');
     expect(groups[0]).toEqual(shape('client')[0].map((x, i) => (i === 0 ? 'Area Cliente' : x)));
-    expect(groups[1]).toEqual(['Amministrazione', ['Dashboard Grafici /graphics-dashboard', 'Admin Dashboard /admin-dashboard']]);
+    expect(groups[1]).toEqual(['Amministrazione', ['Bacheca grafici /graphics-dashboard', 'Pannello di amministrazione /admin-dashboard']]);
   });
 });

@@ -13,7 +13,7 @@ export interface MenuGroup {
 }
 
 const CLIENT_ITEMS: MenuItem[] = [
-  { label: 'Overview', to: '/dashboard', icon: House },
+  { label: 'Panoramica', to: '/dashboard', icon: House },
   { label: 'Carica foto', to: '/upload', icon: Upload },
   { label: 'Foto processate', to: '/photos', icon: Images },
   { label: 'Ordini', to: '/orders', icon: Receipt },
@@ -29,7 +29,7 @@ export function menuForRole(role: UserRole): MenuGroup[] {
         {
           label: 'Team Grafici',
           items: [
-            { label: 'Dashboard Lavori', to: '/graphics-dashboard', icon: Palette },
+            { label: 'Bacheca lavori', to: '/graphics-dashboard', icon: Palette },
             { label: 'Profilo', to: '/profile', icon: User },
           ],
         },
@@ -40,8 +40,8 @@ export function menuForRole(role: UserRole): MenuGroup[] {
         {
           label: 'Amministrazione',
           items: [
-            { label: 'Dashboard Grafici', to: '/graphics-dashboard', icon: Palette },
-            { label: 'Admin Dashboard', to: '/admin-dashboard', icon: Wrench },
+            { label: 'Bacheca grafici', to: '/graphics-dashboard', icon: Palette },
+            { label: 'Pannello di amministrazione', to: '/admin-dashboard', icon: Wrench },
           ],
         },
       ];

@@ -18,3 +18,7 @@ export const verifyOtp = (input: VerifyOtpInput) =>
 
 /** `POST /api/auth/password/reset` for a signed-in recovery session (reached from the e-mailed link). */
 export const resetPassword = (password: string) => api<MessageResult>('/api/auth/password/reset', { method: 'POST', json: { password } });
+
+/** `POST /api/auth/signup/pair` with the one-time session of a sign-up link opened in another browser:
+ * the 6-digit code shown after sign-up → an ordinary session; the sign-up password then works everywhere. */
+export const pairSignup = (code: string) => api<Session>('/api/auth/signup/pair', { method: 'POST', json: { code } });

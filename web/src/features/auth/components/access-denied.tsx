@@ -15,7 +15,7 @@ const WORDING: Record<AccessDeniedVariant, { lead: string; detail: string }> = {
   },
   seller: {
     lead: 'Questa pagina è riservata ai clienti',
-    detail: 'Il tuo account fa parte del team grafico: i tuoi lavori sono nella Dashboard Lavori.',
+    detail: 'Il tuo account fa parte del team grafico: i tuoi lavori sono nella Bacheca lavori.',
   },
 };
 

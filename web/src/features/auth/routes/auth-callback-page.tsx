@@ -15,8 +15,8 @@ function readParam(name: string): string | null {
 
 /**
  * `/auth/callback?token_hash=…&type=signup|recovery` from an e-mailed link. A sign-up link opened in
- * another browser than the sign-up answers `password_required`: the page then asks for a password
- * like a reset link does.
+ * another browser than the sign-up answers `password_required`: `/auth?type=recovery&from=signup` then
+ * says the address is confirmed and asks for the code shown after sign-up, or a new password.
  */
 export function AuthCallbackPage() {
   const navigate = useNavigate();
@@ -39,13 +39,10 @@ export function AuthCallbackPage() {
         if (type === 'recovery') {
           navigate('/auth?type=recovery', { replace: true });
         } else if (session.password_required) {
-          // Opened in another browser than the sign-up: the owner chooses the password now, so one
-          // set by whoever signed up this address never works (account pre-hijacking).
-          toast({
-            title: 'Email confermata',
-            description: 'Per sicurezza scegli ora la password del tuo account: il link è stato aperto in un browser diverso da quello della registrazione.',
-          });
-          navigate('/auth?type=recovery', { replace: true });
+          // Opened in another browser than the sign-up: the page explains it and offers the sign-up's
+          // pairing code or a new password (a password chosen by whoever signed up this address must
+          // not work unasked: account pre-hijacking).
+          navigate('/auth?type=recovery&from=signup', { replace: true });
         } else {
           toast({ title: 'Accesso effettuato', description: 'Email confermata: benvenuto in FotoPronta' });
           navigate('/dashboard', { replace: true });

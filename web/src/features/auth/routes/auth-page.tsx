@@ -7,15 +7,15 @@ import { useConfig } from '@/lib/app-config';
 import { errorMessage } from '@/lib/api-client';
 import { login } from '@/lib/auth';
 import { useSessionStore } from '@/stores/session';
-import { resetPassword, signup } from '../api/auth-api';
+import { pairSignup, resetPassword, signup } from '../api/auth-api';
 import { AuthShell } from '../components/auth-shell';
 import { SignedInRedirect } from '../components/guards';
 
 type Tab = 'login' | 'signup';
 
-function LoginForm() {
+function LoginForm({ initialEmail = '' }: { initialEmail?: string }) {
   const setSession = useSessionStore((s) => s.setSession);
-  const [email, setEmail] = useState('');
+  const [email, setEmail] = useState(initialEmail);
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
 
@@ -48,7 +48,13 @@ function LoginForm() {
   );
 }
 
-function SignupForm({ onDone }: { onDone: () => void }) {
+/** What the sign-up left on the page: the address the link went to and the code for another browser. */
+interface SignedUp {
+  email: string;
+  pairingCode: string;
+}
+
+function SignupForm({ onDone }: { onDone: (done: SignedUp) => void }) {
   const [firstName, setFirstName] = useState('');
   const [lastName, setLastName] = useState('');
   const [email, setEmail] = useState('');
@@ -63,9 +69,9 @@ function SignupForm({ onDone }: { onDone: () => void }) {
     }
     setBusy(true);
     try {
-      await signup({ email: email.trim(), password, first_name: firstName.trim(), last_name: lastName.trim() });
+      const result = await signup({ email: email.trim(), password, first_name: firstName.trim(), last_name: lastName.trim() });
       toast({ title: 'Registrazione completata', description: "Controlla la tua email per confermare l'account", duration: 8000 });
-      onDone();
+      onDone({ email: result.email ?? email.trim(), pairingCode: result.pairing_code ?? '' });
     } catch (error) {
       toast({ title: 'Errore registrazione', description: errorMessage(error), variant: 'destructive' });
     } finally {
@@ -100,18 +106,106 @@ function SignupForm({ onDone }: { onDone: () => void }) {
   );
 }
 
+/** Stays on the page after sign-up: where the link went, and the code to type if it is opened elsewhere. */
+function CheckYourEmail({ done }: { done: SignedUp }) {
+  const spaced = done.pairingCode.replace(/^(\d{3})(\d{3})$/, '$1 $2');
+  return (
+    <section className="notice success signup-done" role="status" aria-labelledby="signup-done-title">
+      <h2 id="signup-done-title" className="notice-title">
+        Controlla la tua email
+      </h2>
+      <p>
+        Abbiamo inviato il link di conferma a <strong>{done.email}</strong>. Aprilo per attivare l'account, poi accedi qui sotto con la password che hai
+        scelto.
+      </p>
+      {done.pairingCode ? (
+        <p>
+          Se apri il link su un altro dispositivo (per esempio sul telefono), lì ti chiederemo questo codice:{' '}
+          <strong className="pairing-code" aria-label={`Codice ${done.pairingCode.split('').join(' ')}`}>
+            {spaced}
+          </strong>
+          . Così potrai accedere anche da qui con la tua password.
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+/** A sign-up link opened in another browser (`/auth?type=recovery&from=signup`): the address is
+ * confirmed; the code shown after sign-up makes the password chosen then work (here and where the
+ * seller signed up), otherwise a new password is chosen here. */
+function ConfirmedElsewhere() {
+  const navigate = useNavigate();
+  const setSession = useSessionStore((s) => s.setSession);
+  const [code, setCode] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
+
+  const onSubmit = async (e: FormEvent) => {
+    e.preventDefault();
+    const digits = code.replace(/\s+/g, '');
+    if (!/^\d{6}$/.test(digits)) {
+      setError('Inserisci il codice di 6 cifre mostrato dopo la registrazione.');
+      return;
+    }
+    setBusy(true);
+    setError(null);
+    try {
+      setSession(await pairSignup(digits));
+      toast({ title: 'Accesso effettuato', description: 'Ora puoi accedere anche dal dispositivo in cui ti sei registrato, con la password che avevi scelto.' });
+      navigate('/dashboard', { replace: true });
+    } catch (err) {
+      setError(errorMessage(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <div className="form">
+      <div className="notice success" role="status">
+        <p>
+          <strong>Il tuo indirizzo email è confermato.</strong> Hai aperto il link in un browser diverso da quello in cui è stato creato l'account: per
+          sicurezza, qui la password scelta alla registrazione non vale finché non ci confermi che l'account l'hai creato tu.
+        </p>
+      </div>
+      <form onSubmit={onSubmit} className="form" aria-label="Codice della registrazione">
+        <Field
+          label="Codice di 6 cifre mostrato dopo la registrazione"
+          inputMode="numeric"
+          autoComplete="one-time-code"
+          maxLength={7}
+          value={code}
+          onChange={(e) => setCode(e.target.value)}
+          hint="Lo trovi sulla pagina in cui ti sei registrato, sotto 'Controlla la tua email'. Poi potrai accedere lì con la tua password."
+        />
+        {error ? (
+          <p className="form-error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" className="btn btn-primary btn-block" disabled={busy}>
+          {busy ? 'Verifica in corso...' : 'Conferma con il codice'}
+        </button>
+      </form>
+      <p className="muted">Non hai il codice, o l'account non l'hai creato tu? Scegli qui una nuova password: sarà l'unica valida.</p>
+      <RecoveryForm announce={false} />
+    </div>
+  );
+}
+
 /** Password-reset mode (`/auth?type=recovery`), reached with a recovery session from the e-mailed link. */
-function RecoveryForm() {
+function RecoveryForm({ announce = true }: { announce?: boolean }) {
   const navigate = useNavigate();
   const [password, setPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const announced = useRef(false);
 
   useEffect(() => {
-    if (announced.current) return;
+    if (announced.current || !announce) return;
     announced.current = true;
     toast({ title: 'Cambia Password', description: 'Inserisci la tua nuova password (minimo 6 caratteri)' });
-  }, []);
+  }, [announce]);
 
   const onSubmit = async (e: FormEvent) => {
     e.preventDefault();
@@ -162,8 +256,17 @@ export function AuthPage() {
   const freeTrial = params.get('from') === 'free-trial';
   const freeCredits = useConfig().data?.free_credits ?? '…';
   const [tab, setTab] = useState<Tab>(freeTrial ? 'signup' : 'login');
+  const [signedUp, setSignedUp] = useState<SignedUp | null>(null);
 
   if (session && !recovery) return <SignedInRedirect />;
+
+  if (recovery && session && params.get('from') === 'signup') {
+    return (
+      <AuthShell title="Email confermata" subtitle="Ancora un passo per accedere in sicurezza.">
+        <ConfirmedElsewhere />
+      </AuthShell>
+    );
+  }
 
   if (recovery && session) {
     return (
@@ -207,8 +310,18 @@ export function AuthPage() {
           </button>
         ))}
       </div>
+      {signedUp ? <CheckYourEmail done={signedUp} /> : null}
       <div role="tabpanel" id={`panel-${tab}`} aria-labelledby={`tab-${tab}`} className="tab-panel">
-        {tab === 'login' ? <LoginForm /> : <SignupForm onDone={() => setTab('login')} />}
+        {tab === 'login' ? (
+          <LoginForm key={signedUp?.email ?? ''} initialEmail={signedUp?.email} />
+        ) : (
+          <SignupForm
+            onDone={(done) => {
+              setSignedUp(done);
+              setTab('login');
+            }}
+          />
+        )}
       </div>
     </AuthShell>
   );

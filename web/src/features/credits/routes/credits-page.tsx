@@ -5,6 +5,7 @@ import { Card, CardHeader } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
 import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
+import { useConfig } from '@/lib/app-config';
 import type { CreditPurchase } from '@/types/api';
 import { ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { creditCount, daysUntil, formatCents, formatDate } from '@/lib/format';
@@ -24,6 +25,7 @@ function expiryText(date: string | null | undefined): { text: string; soon: bool
 
 export function CreditsPage() {
   const me = useMe();
+  const costs = useConfig().data?.job_costs;
   const purchases = usePurchases();
   const packages = usePackages();
   const queryClient = useQueryClient();
@@ -117,7 +119,12 @@ export function CreditsPage() {
     <div className="page">
       <header className="page-header">
         <h1>Crediti</h1>
-        <p className="muted">1 credito = 1 foto elaborata con l’AI. I crediti valgono 365 giorni dall’acquisto.</p>
+        <p className="muted">
+          {costs
+            ? `Sfondo bianco (AI): ${creditCount(costs.background_removal)} a foto · sfondo creativo (AI): ${creditCount(costs.smart_backgrounds)} · ritocco del team grafico: ${creditCount(costs.background_removal_human)}.`
+            : 'Ogni foto costa crediti secondo il tipo di elaborazione.'}{' '}
+          I crediti valgono 365 giorni dall’acquisto.
+        </p>
       </header>
       <section className="stat-grid three" aria-label="Riepilogo crediti">
         <Card role="group" aria-label="Crediti rimanenti">

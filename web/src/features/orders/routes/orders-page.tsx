@@ -8,7 +8,7 @@ import { toast } from '@/components/ui/toast';
 import { errorMessage } from '@/lib/api-client';
 import { countOf, creditCount, formatCents, formatDate } from '@/lib/format';
 import { useConfig } from '@/lib/app-config';
-import { jobStatusLabel, latestJob, resultDetails, type StatusConfig } from '@/lib/photos';
+import { jobStatusLabel, latestJob, resultDetails, shownJob, type StatusConfig } from '@/lib/photos';
 import type { CreditPurchase, Order, Photo } from '@/types/api';
 import { downloadOrder, useOptionalPurchases, useOrderDetail, useOrders } from '../api/orders-api';
 
@@ -88,12 +88,15 @@ function toRows(orders: Order[], purchases: CreditPurchase[]): Row[] {
 
 /** What became of one photo of the order: its status, and why it was not delivered. */
 function photoOutcome(p: Photo, config: StatusConfig | undefined): string {
-  const job = latestJob(p);
+  const job = shownJob(p);
   const label = jobStatusLabel(job?.status ?? null, config);
   if (job && config?.status_groups.ended_undelivered.includes(job.status)) {
     const why = job.error_message ? `: ${job.error_message}` : '';
     return `${label}${why} · crediti restituiti`;
   }
+  const latest = latestJob(p);
+  // a free rework the designers rejected: the delivered result stays, the rework is a note
+  if (latest && job && latest.id !== job.id && latest.status === 'rejected_human') return `${label} · revisione gratuita non eseguita`;
   return label;
 }
 

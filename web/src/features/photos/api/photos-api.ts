@@ -39,3 +39,10 @@ export const reprocessPhoto = (id: string) => api<unknown>(`/api/photos/${id}/re
 /** Free rework by the designers, once, within 7 days of an AI delivery (DESIGN decisions). */
 export const requestRework = (id: string, notes?: string) =>
   api<unknown>(`/api/photos/${id}/rework`, { method: 'POST', json: { notes: notes || null } });
+
+/** `POST /api/photos/zip` with the selected ids → one ZIP of their results, each entry under its card's
+ * SEO name, saved under the server's name ('Scarica selezionate'). */
+export async function downloadZip(photoIds: string[]): Promise<void> {
+  const response = await apiFetch('/api/photos/zip', { method: 'POST', json: { photo_ids: photoIds } });
+  saveBlob(await response.blob(), dispositionName(response.headers.get('Content-Disposition')) ?? 'fotopronta-foto.zip');
+}

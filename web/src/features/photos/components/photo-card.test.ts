@@ -1,6 +1,6 @@
 import { makePhoto } from '@/test/fixtures';
-import { confidencePercent, needsReview, resultDetails } from '@/lib/photos';
-import { isDownloadable } from './photo-card';
+import { confidencePercent, needsReview, resultDetails, shownJob } from '@/lib/photos';
+import { isDownloadable, quoted } from './photo-card';
 
 describe("download rules (the free rework and reprocess are the server's can_rework / can_reprocess)", () => {
   it('keeps the first result downloadable during a free rework', () => {
@@ -28,5 +28,16 @@ describe("'Da verificare' (processing_details.needs_review)", () => {
     expect(needsReview(asked)).toBe(false);
     expect(resultDetails(asked)?.seo_filename).toBe('banana.jpg'); // the rework keeps the AI result's name
     expect(confidencePercent({ processing_details: null })).toBeNull();
+  });
+});
+
+describe('the badge describes the photo the seller has (shown_job_id)', () => {
+  it('after a rejected free rework the badge job is the earlier delivery; the newest job otherwise', () => {
+    const delivered = makePhoto();
+    const rejected = { ...delivered.jobs[0], id: 'j2', job_type: 'background_removal_human' as const, status: 'rejected_human' as const, processing_details: null, created_at: new Date().toISOString() };
+    const photo = { ...delivered, shown_job_id: delivered.jobs[0].id, jobs: [...delivered.jobs, rejected] };
+    expect(shownJob(photo)?.status).toBe('completed');
+    expect(shownJob({ ...photo, shown_job_id: null })?.id).toBe('j2'); // an older server: the newest
+    expect(quoted('Già corretta.')).toBe('«Già corretta»');
   });
 });

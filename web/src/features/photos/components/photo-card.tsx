@@ -3,7 +3,7 @@ import { Badge } from '@/components/ui/badge';
 import { Progress } from '@/components/ui/progress';
 import { formatBytes, relativeTime } from '@/lib/format';
 import { useAuthImage } from '@/lib/use-auth-image';
-import { confidencePercent, latestJob, needsReview, resultDetails, useJobStatusText } from '@/lib/photos';
+import { confidencePercent, latestJob, needsReview, resultDetails, shownJob, useJobStatusText } from '@/lib/photos';
 import type { Photo } from '@/types/api';
 import type { DownloadFormat } from '../api/photos-api';
 
@@ -32,6 +32,12 @@ export const REVIEW_REASON = 'Il ritocco automatico non è sicuro di aver isolat
 /** The same doubt once the free rework is no longer available (asked already, or the window is over). */
 export const REVIEW_REASON_NO_REWORK = 'Il ritocco automatico non è sicuro di aver isolato il prodotto giusto: controlla il risultato prima di usarlo.';
 
+/** A designer's reason inside a sentence: «…», without its final full stop. */
+export function quoted(reason: string | null | undefined): string {
+  const text = (reason ?? '').trim().replace(/[.!…]+$/u, '');
+  return text ? `«${text}»` : 'non era possibile rifarla';
+}
+
 /** Original and result side by side, for a result flagged 'Da verificare'. */
 function BeforeAfter({ photoId, title, after }: { photoId: string; title: string; after: string | null }) {
   const before = useAuthImage(`/api/photos/${photoId}/thumbnail?variant=original`);
@@ -51,6 +57,8 @@ function BeforeAfter({ photoId, title, after }: { photoId: string; title: string
 
 export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, onRework, onReviewRework, onDelete, busy }: Props) {
   const job = latestJob(photo);
+  // the badge describes the photo the seller has: after a rejected free rework, the earlier delivery
+  const shown = shownJob(photo);
   const statusText = useJobStatusText();
   const details = resultDetails(photo);
   const title = details?.seo_filename || photo.original_filename;
@@ -65,8 +73,8 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
   const flagged = needsReview(photo);
   const canRework = photo.can_rework;
   const confidence = flagged ? confidencePercent(job) : null;
-  // a free rework the designers rejected: the earlier result stays (DESIGN decisions)
-  const reworkRejected = job?.status === 'rejected_human' && canDownload;
+  // a free rework the designers rejected: the earlier result stays (DESIGN decisions), shown as delivered
+  const reworkRejected = job?.status === 'rejected_human' && shown?.id !== job.id;
 
   return (
     <article className="card photo-card" aria-label={title}>
@@ -80,7 +88,7 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           </div>
         )}
         <div className="photo-badges">
-          <Badge tone={statusText.tone(job?.status)}>{statusText.label(job?.status ?? null)}</Badge>
+          <Badge tone={statusText.tone(shown?.status)}>{statusText.label(shown?.status ?? null)}</Badge>
           {flagged ? <Badge tone="warning">Da verificare</Badge> : null}
         </div>
       </div>
@@ -134,9 +142,9 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
           {colors.length > MAX_COLORS ? <li className="muted">+{colors.length - MAX_COLORS}</li> : null}
         </ul>
       ) : null}
-      {job?.status === 'completed_human' && job.graphic_notes ? (
+      {shown?.status === 'completed_human' && shown.graphic_notes ? (
         <p className="photo-note" role="note">
-          <strong>Nota del grafico:</strong> {job.graphic_notes}
+          <strong>Nota del grafico:</strong> {shown.graphic_notes}
         </p>
       ) : null}
       {details?.resolution_notice ? (
@@ -145,16 +153,16 @@ export function PhotoCard({ photo, selected, onSelect, onDownload, onReprocess, 
         </p>
       ) : null}
       {inProgress ? <Progress value={job?.progress_percentage ?? 0} label={`Avanzamento ${title}`} /> : null}
-      {job?.error_message ? (
+      {reworkRejected ? (
+        <p className="photo-note" role="note">
+          <strong>Revisione gratuita non eseguita:</strong> il grafico ha spiegato che {quoted(job.error_message)}. Il risultato consegnato resta tuo e
+          puoi scaricarlo.
+        </p>
+      ) : job?.error_message ? (
         <p className="form-error photo-error" role="note">
-          {reworkRejected
-            ? `Revisione rifiutata dal grafico: ${job.error_message}`
-            : job.status === 'rejected_human'
-              ? `Rifiutata dal grafico: ${job.error_message}`
-              : job.error_message}
+          {job.status === 'rejected_human' ? `Il team grafico non ha potuto lavorare questa foto. Motivo: ${quoted(job.error_message)}.` : job.error_message}
         </p>
       ) : null}
-      {reworkRejected ? <p className="muted photo-sub">Il risultato precedente resta disponibile.</p> : null}
       {job?.status === 'rejected_human' && !reworkRejected ? <p className="muted photo-hint">I crediti riservati ti sono stati restituiti.</p> : null}
       <div className="photo-actions">
         {canDownload ? (

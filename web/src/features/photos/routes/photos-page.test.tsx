@@ -13,9 +13,9 @@ const photos = [
   makePhoto({ id: 'f2', original_filename: 'rotta-2.jpg', status: 'uploaded', processed_path: null }, { status: 'failed', error_message: 'Immagine non valida', processing_details: null }),
 ];
 
-function setup() {
+function setup(extra: Record<string, unknown> = {}) {
   useSessionStore.getState().setSession(testSession);
-  return fakeServer({ 'GET /api/me': makeProfile(), 'GET /api/notifications': [], 'GET /api/photos': photoListHandler(photos) });
+  return fakeServer({ 'GET /api/me': makeProfile(), 'GET /api/notifications': [], 'GET /api/photos': photoListHandler(photos), ...extra });
 }
 
 const listCalls = (server: ReturnType<typeof setup>) =>
@@ -53,5 +53,22 @@ describe('/photos with the paginated API', () => {
     await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(2));
     // the summary stays the account's, whatever the filter
     expect(screen.getByText(/32 foto · 30 completate/)).toBeInTheDocument();
+  });
+
+  it("'Scarica selezionate' asks the server for one ZIP of the selected ids, not one download each", async () => {
+    const zipHandler = vi.fn(() => new Response(new Blob(['PK']), { headers: { 'Content-Disposition': 'attachment; filename="fotopronta-foto.zip"' } }));
+    const server = setup({ 'POST /api/photos/zip': zipHandler });
+    URL.createObjectURL = vi.fn(() => 'blob:zip');
+    URL.revokeObjectURL = vi.fn();
+    const user = userEvent.setup();
+    renderRoutes(routes, ['/photos']);
+    await waitFor(() => expect(screen.getAllByRole('article')).toHaveLength(24));
+
+    await user.click(screen.getByRole('button', { name: /Seleziona completate/ }));
+    await user.click(screen.getByRole('button', { name: 'Scarica selezionate (24)' }));
+    await waitFor(() => expect(zipHandler).toHaveBeenCalledTimes(1));
+    const [, init] = callsTo(server, 'POST', '/api/photos/zip')[0];
+    expect(JSON.parse(String((init as RequestInit).body))).toEqual({ photo_ids: photos.slice(0, 24).map((p) => p.id) });
+    expect(callsTo(server, 'GET', '/api/photos/p0/download')).toHaveLength(0);
   });
 });

@@ -10,7 +10,7 @@ import { confidencePercent, latestJob, PHOTOS_KEY, usePhotoPages, type PhotoSort
 import type { Photo } from '@/types/api';
 import { isDownloadable, PhotoCard } from '../components/photo-card';
 import { DeletePhotoDialog, ReworkDialog } from '../components/photo-dialogs';
-import { deletePhoto, downloadPhoto, reprocessPhoto, requestRework, type DownloadFormat } from '../api/photos-api';
+import { deletePhoto, downloadPhoto, downloadZip, reprocessPhoto, requestRework, type DownloadFormat } from '../api/photos-api';
 
 const FILTERS: { value: StatusFilter; label: string }[] = [
   { value: 'all', label: 'Tutte' },
@@ -28,7 +28,6 @@ const SORTS: { value: PhotoSort; label: string }[] = [
   { value: 'status', label: 'Stato' },
 ];
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Pause after typing before the search goes to the server. */
 export const SEARCH_DEBOUNCE_MS = 300;
@@ -98,17 +97,13 @@ export function PhotosPage() {
 
   const downloadSelected = async () => {
     setBulkBusy(true);
-    let failed = 0;
-    for (const [i, photo] of selectedPhotos.entries()) {
-      if (i > 0) await sleep(500);
-      try {
-        await downloadPhoto(photo, 'jpeg');
-      } catch {
-        failed++;
-      }
+    try {
+      await downloadZip(selectedPhotos.map((p) => p.id));
+    } catch (error) {
+      toast({ title: 'Errore download', description: errorMessage(error, 'Errore durante il download di alcune foto'), variant: 'destructive' });
+    } finally {
+      setBulkBusy(false);
     }
-    setBulkBusy(false);
-    if (failed > 0) toast({ title: 'Errore download', description: 'Errore durante il download di alcune foto', variant: 'destructive' });
   };
 
   /** Whether the photo's job waits for designers and none has started it: deleting cancels it. */

@@ -90,7 +90,7 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
         <LoadErrorCard title={'Impossibile caricare i lavori'} error={jobs.error} onRetry={() => void jobs.refetch()} />
       ) : (
         <TableCard>
-          <table className="table">
+          <table className="table table-cards jobs-table">
             <caption className="sr-only">Lavori</caption>
             <thead>
               <tr>
@@ -116,17 +116,23 @@ export function AdminJobsTab({ initialStatus = '' }: { initialStatus?: string })
                     <th scope="row" className="cell-email">
                       {j.original_filename}
                     </th>
-                    <td className="cell-email">{j.user_email}</td>
-                    <td className="hide-narrow">{jobTypeLabel(j.job_type, config)}</td>
-                    <td>
+                    <td className="cell-email" data-label="Utente">
+                      {j.user_email}
+                    </td>
+                    <td className="hide-narrow" data-label="Tipo">
+                      {jobTypeLabel(j.job_type, config)}
+                    </td>
+                    <td data-label="Stato">
                       <Badge tone={statusText.tone(j.status)}>{statusText.label(j.status)}</Badge>
                       {j.overdue ? <Badge tone="danger">In ritardo</Badge> : null}
                     </td>
-                    <td>
+                    <td data-label="Creato">
                       <time dateTime={j.created_at}>{formatDateTime(j.created_at)}</time>
                     </td>
-                    <td className="hide-narrow">{j.completed_at ? <time dateTime={j.completed_at}>{formatDateTime(j.completed_at)}</time> : <span className="muted">—</span>}</td>
-                    <td>
+                    <td className="hide-narrow" data-label="Concluso">
+                      {j.completed_at ? <time dateTime={j.completed_at}>{formatDateTime(j.completed_at)}</time> : <span className="muted">—</span>}
+                    </td>
+                    <td data-label="Cronologia">
                       <button
                         type="button"
                         className="btn btn-outline btn-sm"

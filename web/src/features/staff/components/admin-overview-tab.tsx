@@ -30,7 +30,7 @@ export function AdminOverviewTab({ onShowNeedsReview }: { onShowNeedsReview?: ()
   const o = overview.data;
   const cards: { label: string; value: string | number; hint?: string; action?: { label: string; run: () => void } }[] = [
     { label: 'Utenti totali', value: o.users_total },
-    { label: 'Senza crediti', value: o.users_without_credits, hint: 'Registrati negli ultimi 30 giorni con 0 crediti' },
+    { label: 'Senza crediti', value: o.users_without_credits, hint: 'Clienti registrati negli ultimi 30 giorni con 0 crediti (il team non usa crediti)' },
     { label: 'Foto totali', value: o.photos_total },
     { label: 'Lavori in attesa di un grafico', value: o.pending_human_unassigned },
     {

@@ -121,7 +121,7 @@ export function AdminTeamTab() {
                   </span>
                 </div>
                 <Progress value={d.max_concurrent_jobs > 0 ? (d.active_jobs / d.max_concurrent_jobs) * 100 : 100} label={`Carico di ${personName(d)}`} />
-                <p className="field-hint">{d.completed_jobs} lavori completati</p>
+                <p className="field-hint">{d.completed_jobs} {d.completed_jobs === 1 ? 'lavoro completato' : 'lavori completati'}</p>
               </li>
             ))}
           </ul>

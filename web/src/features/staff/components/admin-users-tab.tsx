@@ -174,7 +174,8 @@ export function AdminUsersTab() {
                     <time dateTime={u.created_at}>{formatDate(u.created_at)}</time>
                   </td>
                   <td data-label="Aggiungi crediti">
-                    <AddCreditsForm user={u} />
+                    {/* an active designer's account has no seller pages: no credits to give (the server refuses too) */}
+                    {u.user_role === 'graphic' && u.is_active !== false ? <span className="muted">Non usa crediti</span> : <AddCreditsForm user={u} />}
                   </td>
                 </tr>
               ))}

@@ -7,7 +7,7 @@ import { OUTCOME_LABELS, OUTCOME_TONES, formatDuration, timelineSummaryLabel } f
 
 /**
  * The Italian timeline of one job's workflow: a summary (workflow status, retried
- * attempts, failures, link to the Temporal UI) and each step with start, duration and outcome.
+ * attempts, failures, link to the run in Temporal's web interface) and each step with start, duration and outcome.
  */
 export function JobTimelineView({ jobId, name }: { jobId: string; name: string }) {
   const timeline = useJobTimeline(jobId);
@@ -27,7 +27,7 @@ export function JobTimelineView({ jobId, name }: { jobId: string; name: string }
         {t.retries > 0 ? <Badge tone="warning">{t.retries === 1 ? '1 tentativo ripetuto' : `${t.retries} tentativi ripetuti`}</Badge> : null}
         {t.failures > 0 ? <Badge tone="danger">{t.failures === 1 ? '1 passo fallito' : `${t.failures} passi falliti`}</Badge> : <Badge tone="success">Nessun errore</Badge>}
         <a className="btn btn-outline btn-sm" href={t.temporal_url} target="_blank" rel="noopener noreferrer">
-          Apri in Temporal UI
+          Apri in Temporal
         </a>
       </div>
       <ol className="timeline-list">

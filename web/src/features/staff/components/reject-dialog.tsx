@@ -8,6 +8,26 @@ import type { DesignerJob } from '../api/types';
 /** The server refuses a shorter reason (`REJECT_REASON_MIN_CHARS` in api/routes/designer.py). */
 export const REJECT_REASON_MIN_CHARS = 5;
 export const REJECT_REASON_REQUIRED = `Scrivi il motivo del rifiuto (almeno ${REJECT_REASON_MIN_CHARS} caratteri): il cliente lo riceve nella notifica.`;
+/** The server's `REJECT_REASON_WORDS` (api/routes/designer.py). */
+export const REJECT_REASON_WORDS = 'Scrivi il motivo del rifiuto a parole (almeno due parole, non solo numeri o simboli): il cliente lo legge per capire cosa fare.';
+
+/**
+ * Whether a reason is words a person can read, the server's rule (`says_something` in
+ * api/text_rules.py): at least two words of two or more letters, and letters at least half of its
+ * non-space characters. "__main__" and "999999" are not.
+ */
+export function saysSomething(text: string): boolean {
+  const words = text.match(/\p{L}{2,}/gu) ?? [];
+  const letters = words.reduce((n, w) => n + [...w].length, 0);
+  const visible = [...text].filter((c) => !/\s/u.test(c)).length;
+  return words.length >= 2 && letters * 2 >= visible;
+}
+
+/** Why a reason cannot be sent yet, or null. */
+function reasonProblem(reason: string): string | null {
+  if (reason.length < REJECT_REASON_MIN_CHARS) return REJECT_REASON_REQUIRED;
+  return saysSomething(reason) ? null : REJECT_REASON_WORDS;
+}
 
 /**
  * Reject an in-progress job (SPEC §4 step 4): the reason is required (the client reads it) and the
@@ -23,8 +43,9 @@ export function RejectDialog({ job, onClose, onDone }: { job: DesignerJob; onClo
 
   const review = (e: FormEvent) => {
     e.preventDefault();
-    if (reason.length < REJECT_REASON_MIN_CHARS) {
-      setError(REJECT_REASON_REQUIRED);
+    const problem = reasonProblem(reason);
+    if (problem) {
+      setError(problem);
       return;
     }
     setError(null);
@@ -77,7 +98,7 @@ export function RejectDialog({ job, onClose, onDone }: { job: DesignerJob; onClo
             value={notes}
             onChange={(e) => {
               setNotes(e.target.value);
-              if (error && e.target.value.trim().length >= REJECT_REASON_MIN_CHARS) setError(null);
+              if (error && reasonProblem(e.target.value.trim()) === null) setError(null);
             }}
             aria-invalid={error ? true : undefined}
             aria-describedby={`reject-hint-${job.id}${error ? ` reject-error-${job.id}` : ''}`}

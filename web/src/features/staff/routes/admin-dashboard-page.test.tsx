@@ -24,7 +24,8 @@ const overview: AdminOverview = {
 
 const users = [
   makeProfile({ id: 'u1', email: 'mario@example.com', first_name: 'Mario', last_name: 'Rossi', credits_remaining: 15 }),
-  makeProfile({ id: 'u2', email: 'anna@shop.it', first_name: 'Anna', last_name: 'Verdi', credits_remaining: 0, user_role: 'graphic' }),
+  makeProfile({ id: 'u2', email: 'anna@shop.it', first_name: 'Anna', last_name: 'Verdi', credits_remaining: 0, user_role: 'admin' }),
+  makeProfile({ id: 'u3', email: 'luca@fotopronta.it', first_name: 'Luca', last_name: 'Neri', credits_remaining: 0, user_role: 'graphic' }),
 ];
 
 function designer(overrides: Partial<DesignerLoad>): DesignerLoad {
@@ -81,8 +82,8 @@ describe('admin dashboard', () => {
   it('shows the overview counters', async () => {
     setup();
     renderRoutes(routes, ['/admin-dashboard']);
-    expect(await screen.findByRole('heading', { name: 'Admin Dashboard' })).toBeInTheDocument();
-    expect(screen.getByRole('tab', { name: 'Overview' })).toHaveAttribute('aria-selected', 'true');
+    expect(await screen.findByRole('heading', { name: 'Pannello di amministrazione' })).toBeInTheDocument();
+    expect(screen.getByRole('tab', { name: 'Panoramica' })).toHaveAttribute('aria-selected', 'true');
     const cards = await screen.findByRole('list', { name: 'Indicatori' });
     expect(within(cards).getByText('Utenti totali').nextSibling).toHaveTextContent('42');
     expect(within(cards).getByText('Senza crediti').nextSibling).toHaveTextContent('3');
@@ -105,13 +106,18 @@ describe('admin dashboard', () => {
     renderRoutes(routes, ['/admin-dashboard']);
     await user.click(await screen.findByRole('tab', { name: 'Gestione utenti' }));
     expect(await screen.findByRole('row', { name: /mario@example.com/ })).toBeInTheDocument();
+    // a designer's account has no seller pages: no credits offered
+    const designerRow = screen.getByRole('row', { name: /luca@fotopronta.it/ });
+    expect(within(designerRow).getByText('Grafico')).toBeInTheDocument();
+    expect(within(designerRow).getByText('Non usa crediti')).toBeInTheDocument();
+    expect(within(designerRow).queryByRole('button', { name: 'Aggiungi crediti' })).toBeNull();
 
     await user.type(screen.getByLabelText('Cerca utenti'), 'verdi');
     // the search is debounced: on a loaded machine the 1 s default of waitFor is not always enough
     await waitFor(() => expect(screen.queryByRole('row', { name: /mario@example.com/ })).not.toBeInTheDocument(), { timeout: 5_000 });
     expect(callsTo(server, 'GET', '/api/admin/users').some(([input]) => String(input).includes('q=verdi'))).toBe(true);
     const row = screen.getByRole('row', { name: /anna@shop.it/ });
-    expect(within(row).getByText('Grafico')).toBeInTheDocument();
+    expect(within(row).getByText('Admin')).toBeInTheDocument(); // an admin also has the client area
 
     const amount = within(row).getByLabelText('Crediti da aggiungere a anna@shop.it');
     const add = within(row).getByRole('button', { name: 'Aggiungi crediti' });
@@ -179,7 +185,7 @@ describe('admin dashboard', () => {
     expect(within(timeline).getAllByText('Prenotazione crediti')).toHaveLength(2);
     expect(within(timeline).getByText('tentativo 1 fallito: database occupato')).toBeInTheDocument();
     expect(within(timeline).getByText('1 tentativo ripetuto')).toBeInTheDocument();
-    expect(within(timeline).getByRole('link', { name: 'Apri in Temporal UI' })).toHaveAttribute('href', 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history');
+    expect(within(timeline).getByRole('link', { name: 'Apri in Temporal' })).toHaveAttribute('href', 'http://localhost:8233/namespaces/default/workflows/photo-job-j1/r1/history');
   });
 
   it("shows the assignment error title and the server's detail", async () => {

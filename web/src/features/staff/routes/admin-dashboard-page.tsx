@@ -5,14 +5,14 @@ import { AdminTeamTab } from '../components/admin-team-tab';
 import { AdminUsersTab } from '../components/admin-users-tab';
 
 const TABS = [
-  { id: 'overview', label: 'Overview' },
+  { id: 'overview', label: 'Panoramica' },
   { id: 'users', label: 'Gestione utenti' },
   { id: 'team', label: 'Team grafici' },
   { id: 'jobs', label: 'Lavori' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
-/** /admin-dashboard (SPEC §2, §6 Admin): Overview, Gestione utenti, Team grafici, Lavori. */
+/** /admin-dashboard (SPEC §2, §6 Admin): Panoramica, Gestione utenti, Team grafici, Lavori. */
 export function AdminDashboardPage() {
   const [tab, setTab] = useState<TabId>('overview');
   // the jobs tab's first status filter, when another tab sends the admin there
@@ -40,7 +40,7 @@ export function AdminDashboardPage() {
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Admin Dashboard</h1>
+        <h1>Pannello di amministrazione</h1>
         <p className="muted">Utenti, crediti e lavori del team grafici.</p>
       </header>
       <div role="tablist" aria-label="Sezioni amministrazione" className="tabs tabs-4 admin-tabs" onKeyDown={onKeyDown}>

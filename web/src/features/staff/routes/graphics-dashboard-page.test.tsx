@@ -81,7 +81,7 @@ describe('graphics dashboard', () => {
     const user = userEvent.setup();
     renderRoutes(routes, ['/graphics-dashboard']);
 
-    expect(await screen.findByRole('heading', { name: 'Dashboard Lavori' })).toBeInTheDocument();
+    expect(await screen.findByRole('heading', { name: 'Bacheca lavori' })).toBeInTheDocument();
     const list = await screen.findByRole('list', { name: 'Lavori' });
     expect(within(list).getAllByRole('listitem').map((li) => li.getAttribute('aria-label'))).toEqual(['urgente.jpg', 'mia.jpg', 'in-corso.jpg', 'bassa.jpg']);
     expect(screen.getByText('Giulia Bianchi')).toBeInTheDocument();
@@ -171,6 +171,15 @@ describe('graphics dashboard', () => {
     await user.type(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'), '   ');
     await user.click(within(dialog).getByRole('button', { name: 'Rifiuta lavoro' }));
     expect(callsTo(server, 'POST', '/api/designer/jobs/j1/reject')).toHaveLength(0);
+    // words, not a symbol name or digits
+    for (const nonsense of ['__main__', '999999999']) {
+      await user.clear(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'));
+      await user.type(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'), nonsense);
+      await user.click(within(dialog).getByRole('button', { name: 'Rifiuta lavoro' }));
+      expect(within(dialog).getByRole('alert')).toHaveTextContent('Scrivi il motivo del rifiuto a parole');
+    }
+    expect(callsTo(server, 'POST', '/api/designer/jobs/j1/reject')).toHaveLength(0);
+    await user.clear(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'));
     await user.type(within(dialog).getByLabelText('Motivo del rifiuto (obbligatorio)'), 'Foto troppo sfocata');
     await user.click(within(dialog).getByRole('button', { name: 'Rifiuta lavoro' }));
     // confirmation in the app's dialog, with the reason the client will read

@@ -38,7 +38,7 @@ type View = 'queue' | 'completed';
 
 type Open = { kind: 'complete' | 'reject'; job: DesignerJob } | null;
 
-/** /graphics-dashboard 'Dashboard Lavori' (SPEC §2, §4 Human workflow, §6 Designer). */
+/** /graphics-dashboard 'Bacheca lavori' (SPEC §2, §4 Human workflow, §6 Designer). */
 export function GraphicsDashboardPage() {
   const me = useMe();
   const statusText = useJobStatusText();
@@ -89,7 +89,7 @@ export function GraphicsDashboardPage() {
   return (
     <div className="page">
       <header className="page-header">
-        <h1>Dashboard Lavori</h1>
+        <h1>Bacheca lavori</h1>
         {profile ? (
           <p className="muted designer-info">
             <span>{personName(profile)}</span> <Badge tone="brand">{roleLabel(role)}</Badge>

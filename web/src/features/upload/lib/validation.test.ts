@@ -1,5 +1,5 @@
 import { TEST_CONFIG } from '@/test/fixtures';
-import { checkBatch, estimatedMinutes, isImageFile, uploadLimits } from './validation';
+import { checkBatch, estimatedMinutes, filesWithoutImageContent, imageSignature, isImageFile, uploadLimits } from './validation';
 
 const STANDARD = uploadLimits(TEST_CONFIG, false)!;
 const ADMIN = uploadLimits(TEST_CONFIG, true)!;
@@ -68,5 +68,32 @@ describe('camera files', () => {
     expect(isImageFile(new File(['x'], 'foto.heic', { type: 'application/octet-stream' }))).toBe(true);
     expect(isImageFile(new File(['x'], 'listino.pdf', { type: 'application/pdf' }))).toBe(false);
     expect(isImageFile(new File(['x'], 'note.txt', { type: '' }))).toBe(false);
+  });
+});
+
+describe('content check by magic bytes', () => {
+  it('knows the image formats the server takes and refuses text', () => {
+    const bytes = (...parts: (number[] | string)[]) =>
+      new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...p].map((c) => c.charCodeAt(0)) : p)).concat(Array(16).fill(0)).slice(0, 16));
+    expect(imageSignature(bytes([0xff, 0xd8, 0xff, 0xe0]))).toBe(true);
+    expect(imageSignature(bytes([0x89], 'PNG', [0x0d, 0x0a, 0x1a, 0x0a]))).toBe(true);
+    expect(imageSignature(bytes('RIFF', [1, 2, 3, 4], 'WEBP'))).toBe(true);
+    expect(imageSignature(bytes([0, 0, 0, 24], 'ftypheic'))).toBe(true);
+    expect(imageSignature(bytes([0, 0, 0, 24], 'ftypavif'))).toBe(true);
+    expect(imageSignature(bytes('GIF89a'))).toBe(true);
+    expect(imageSignature(bytes('II*', [0]))).toBe(true);
+    expect(imageSignature(bytes('non sono una foto'))).toBe(false);
+    expect(imageSignature(bytes('RIFF', [1, 2, 3, 4], 'WAVE'))).toBe(false);
+    expect(imageSignature(bytes([0, 0, 0, 24], 'ftypisom'))).toBe(false); // an MP4 video
+  });
+
+  it('reads the chosen files and ignores the renamed text file like a non-image', async () => {
+    const photo = new File([new Uint8Array([0xff, 0xd8, 0xff, 0xe1, 0, 0]), 'x'], 'scarpa.jpg', { type: 'image/jpeg' });
+    const text = new File(['solo testo rinominato'], 'appunti.jpg', { type: 'image/jpeg' });
+    const notImages = await filesWithoutImageContent([photo, text]);
+    expect([...notImages].map((f) => f.name)).toEqual(['appunti.jpg']);
+    const check = checkBatch([photo, text], 0, 0, STANDARD, notImages);
+    expect(check.accepted.map((f) => f.name)).toEqual(['scarpa.jpg']);
+    expect(check.issues[0].description).toBe('appunti.jpg: Solo le immagini sono supportate');
   });
 });

@@ -2,7 +2,7 @@ import { fireEvent, screen, within } from '@testing-library/react';
 import { routes } from '@/app/router';
 import { useSessionStore } from '@/stores/session';
 import { fakeServer } from '@/test/fake-server';
-import { makeProfile, TEST_CONFIG } from '@/test/fixtures';
+import { JPEG_HEAD, makeProfile, TEST_CONFIG } from '@/test/fixtures';
 import { jsonResponse, renderRoutes, testSession } from '@/test/utils';
 import type { AppConfig } from '@/types/api';
 
@@ -24,7 +24,7 @@ function openUpload(config: AppConfig | (() => Promise<Response>), role: 'client
   return renderRoutes(routes, ['/upload']);
 }
 
-const images = (n: number) => Array.from({ length: n }, (_, i) => new File(['x'], `f${i}.jpg`, { type: 'image/jpeg' }));
+const images = (n: number) => Array.from({ length: n }, (_, i) => new File([JPEG_HEAD, 'x'], `f${i}.jpg`, { type: 'image/jpeg' }));
 
 describe('upload page: the server rules it shows come from GET /api/config', () => {
   it("offers the server's batch limit and refuses one file more", async () => {
@@ -40,6 +40,19 @@ describe('upload page: the server rules it shows come from GET /api/config', () 
     expect(await screen.findByText('Puoi caricare al massimo 4 foto alla volta (Limite standard)')).toBeInTheDocument();
     fireEvent.change(input, { target: { files: images(4) } });
     expect(await screen.findByText('f3.jpg')).toBeInTheDocument();
+  });
+
+  it('checks the content when files are chosen: a text file renamed .jpg is listed as not uploaded and not counted', async () => {
+    const { container } = openUpload(TEST_CONFIG);
+    await screen.findByText(/Massimo \d+ foto/);
+    const input = container.querySelector('input[type="file"]') as HTMLInputElement;
+    fireEvent.change(input, {
+      target: { files: [new File([JPEG_HEAD, 'x'], 'scarpa.jpg', { type: 'image/jpeg' }), new File(['non sono una foto'], 'appunti.jpg', { type: 'image/jpeg' })] },
+    });
+    expect(await screen.findByText('appunti.jpg: Solo le immagini sono supportate')).toBeInTheDocument();
+    expect(screen.getByRole('listitem', { name: 'appunti.jpg' })).toHaveTextContent('Non caricato');
+    expect(screen.getByRole('button', { name: 'Carica 1 foto' })).toBeInTheDocument();
+    expect(screen.getByText(/In coda: 1 foto · costo 1 credito/)).toBeInTheDocument();
   });
 
   it('gives admins the admin limit', async () => {

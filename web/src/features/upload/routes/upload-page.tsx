@@ -10,11 +10,11 @@ import { LARGE_BATCH_THRESHOLD } from '@/config/constants';
 import { errorMessage, errorTitle } from '@/lib/api-client';
 import { effectiveRole, ME_QUERY_KEY, useMe } from '@/lib/auth';
 import { creditCount, formatBytes } from '@/lib/format';
-import { latestJob, PHOTOS_KEY, useJobStatusText, useRecentPhotos } from '@/lib/photos';
+import { PHOTOS_KEY, shownJob, useJobStatusText, useRecentPhotos } from '@/lib/photos';
 import { CONFIG_KEY, creditsPerPhoto, formatList, getConfig, useConfig } from '@/lib/app-config';
 import { useOnChange } from '@/lib/use-on-change';
 import { uploadPhotos, type UploadInput } from '../api/upload-api';
-import { checkBatch, estimatedMinutes, NOT_AN_IMAGE, uploadLimits } from '../lib/validation';
+import { checkBatch, estimatedMinutes, filesWithoutImageContent, NOT_AN_IMAGE, uploadLimits } from '../lib/validation';
 
 type ItemStatus = 'queued' | 'uploading' | 'uploaded' | 'error';
 
@@ -122,9 +122,11 @@ export function UploadPage() {
       }
       if (!rules) return;
     }
+    // by content too (the magic bytes), before anything is listed as queued or counted in the cost
+    const notImages = await filesWithoutImageContent(files);
     const queued = itemsRef.current.filter((i) => i.status === 'queued');
     const listedBytes = queued.reduce((s, i) => s + i.file.size, 0);
-    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, rules);
+    const { accepted, ignored, issues } = checkBatch(files, queued.length, listedBytes, rules, notImages);
     issues.forEach((issue) => toast({ ...issue, variant: 'destructive' }));
     // non-images stay in the list, by name and with the reason, but are never sent
     const refusedItems: UploadItem[] = ignored.map((file) => ({ id: `u${++counter}`, file, preview: null, status: 'error', errorMessage: NOT_AN_IMAGE, refused: true }));
@@ -148,6 +150,7 @@ export function UploadPage() {
     }
     const batch = items.filter((i) => i.status === 'queued');
     if (batch.length === 0) return;
+    const sentType = jobType;
     const ids = new Set(batch.map((i) => i.id));
     setBusy(true);
     setItems((prev) => prev.map((i) => (ids.has(i.id) ? { ...i, status: 'uploading' } : i)));
@@ -156,7 +159,7 @@ export function UploadPage() {
     try {
       const { photos: created, rejected } = await uploadPhotos({
         files: batch.map((i) => i.file),
-        jobType,
+        jobType: sentType,
         backgroundCategory: category,
         preset,
         brand,
@@ -175,7 +178,14 @@ export function UploadPage() {
         }),
       );
       setItems((prev) => prev.map((i) => ({ ...i, ...(outcome.get(i.id) ?? {}) })));
-      if (created.length > 0) toast({ title: 'Foto caricate', description: `${created.length} foto in elaborazione.` });
+      if (created.length > 0) {
+        // a designer's job is not 'in elaborazione' now: it is delivered in 24–48 working hours
+        const description =
+          sentType === 'background_removal_human'
+            ? `${created.length} foto ${created.length === 1 ? 'inviata' : 'inviate'} al team grafico: consegna in 24-48 ore lavorative.`
+            : `${created.length} foto in elaborazione.`;
+        toast({ title: 'Foto caricate', description });
+      }
       if (rejected.length > 0) {
         toast({
           title: rejected.length === 1 ? (rejected[0].title ?? 'Errore upload') : `${rejected.length} file non caricati`,
@@ -355,7 +365,7 @@ export function UploadPage() {
           <ul className="upload-list">
             {items.map((item) => {
               const photo = item.photoId ? photoById.get(item.photoId) : undefined;
-              const job = photo ? latestJob(photo) : null;
+              const job = photo ? shownJob(photo) : null;
               const label = photo ? statusText.label(job?.status ?? null) : item.refused ? 'Non caricato' : LOCAL_LABELS[item.status];
               const tone = photo ? statusText.tone(job?.status) : item.status === 'error' ? 'danger' : item.status === 'uploaded' ? 'success' : 'neutral';
               const progress = job?.status === 'processing' || job?.status === 'in_progress_human' ? (job.progress_percentage ?? 0) : null;
