@@ -72,6 +72,8 @@ PUBLIC: frozenset[tuple[str, str]] = frozenset(
 SPECIAL: dict[tuple[str, str], dict[str, int]] = {
     # only a recovery session (from the e-mailed link) may set a password without the old one
     ("POST", "/api/auth/password/reset"): {"anonymous": 401, "client": 403, "graphic": 403, "admin": 403},
+    # the same session (the link opened in another browser) releases the sign-up password with the code
+    ("POST", "/api/auth/signup/pair"): {"anonymous": 401, "client": 403, "graphic": 403, "admin": 403},
 }
 
 SELLERS = frozenset({"client", "admin"})

@@ -259,7 +259,11 @@ async def test_released_credits_resume_waiting_jobs_in_upload_order(
     jid = rejected["jobs"][0]["id"]
     assert (await api.post(f"/api/designer/jobs/{jid}/assign-to-me", headers=designer)).status_code == 200
     assert (await api.post(f"/api/designer/jobs/{jid}/start", headers=designer)).status_code == 200
-    resp = await api.post(f"/api/designer/jobs/{jid}/reject", headers=designer, json={"notes": "sfocata"})
+    resp = await api.post(
+        f"/api/designer/jobs/{jid}/reject",
+        headers=designer,
+        json={"notes": "foto sfocata, serve un nuovo scatto"},
+    )
     assert resp.status_code == 200, resp.text
     await wait_job_status(sessions, waiting[3], {"completed"})
     assert credits_and_ledger(sessions, client_id) == (2, 2)
