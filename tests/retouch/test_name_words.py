@@ -1,5 +1,5 @@
 """SEO names keep the product's words of the original file name and leave out the words cameras and
-editing apps add (issue 51, item 13)."""
+editing apps add."""
 
 from __future__ import annotations
 

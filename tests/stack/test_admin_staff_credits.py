@@ -1,5 +1,5 @@
 """Admin: the 'Senza crediti' counter counts sellers only, and designers are not offered credits (the
-server refuses them); an admin, who also has the client area, still can be (issue 51, item 10)."""
+server refuses them); an admin, who also has the client area, still can be."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """'Scarica selezionate': ``POST /api/photos/zip`` answers one streamed ZIP of the selected delivered
 photos, each entry named as its card names it (the SEO name), for the owner only, with a bounded
-number of ids (issue 51, item 4)."""
+number of ids."""
 
 from __future__ import annotations
 

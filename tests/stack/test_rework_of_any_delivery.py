@@ -1,7 +1,7 @@
 """The free rework ('Revisione gratuita') holds for every delivery, a designer's too, once per photo
 within 7 days; and a photo whose free rework was rejected is what the seller has, a delivered photo:
 its badge job, the /photos filter and counters and the order's counts say so, the rejected rework
-stays on the photo as a note (issue 51, items 2 and 3)."""
+stays on the photo as a note."""
 
 from __future__ import annotations
 

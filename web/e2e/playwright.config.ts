@@ -56,7 +56,7 @@ export default defineConfig({
     // the public API's keys on 'Sviluppatori': create, copy, last use, revoke
     { name: 'developers', testMatch: /developers\.spec\.ts$/ },
     { name: 'webhooks', testMatch: /webhooks\.spec\.ts$/ },
-    // what a day of real work still tripped on (issue 51): own accounts, created in the database
+    // what a day of real work still tripped on: own accounts, created in the database
     { name: 'real-work', testMatch: /real-work\.spec\.ts$/ },
   ],
 });

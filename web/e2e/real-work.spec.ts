@@ -7,7 +7,7 @@ import { ageCheckouts } from './stack-db';
 import { apiLogin, createUsers, productJpeg, uiLogin, uniqueEmail, uploadPhoto, waitForJob } from './staff-helpers';
 
 /**
- * What a day of real work still tripped on (issue 51): 'Scarica selezionate' as one ZIP named like the
+ * What a day of real work still tripped on: 'Scarica selezionate' as one ZIP named like the
  * cards, the free rework of a designer's delivery, and a photo whose rework was rejected shown as the
  * delivered photo it is. Screenshots at 1366 and 375 px go to test-results/screens/real-work-*.png.
  */
